@@ -1,0 +1,272 @@
+package frame
+
+import (
+	"io"
+	"strconv"
+	"sync"
+)
+
+// maxBatch bounds the bytes a batching Writer holds while a Write is in
+// flight; past it, callers wait for the Write instead of buffering more.
+const maxBatch = 1 << 20
+
+// Writer writes an ANTH stream to an io.Writer. Each Write… call encodes its
+// frames and hands them to the underlying writer in one Write, at once: the
+// Writer never holds a frame back to wait for more. Magic goes out with the
+// first frame (or at Flush, for a stream with none).
+//
+// Errors from the underlying writer are sticky. A Writer is safe for
+// concurrent use; frames of concurrent calls are never interleaved.
+type Writer struct {
+	mu      sync.Mutex
+	idle    sync.Cond // signalled when a batching Write returns
+	w       io.Writer
+	pending []byte // encoded, not yet handed to w
+	spare   []byte // the other half of the double buffer used when batching
+	off     int64  // stream offset of the next frame
+	magic   bool   // whether Magic is in pending or written
+	writing bool   // a batching Write is in flight
+	err     error
+	batch   bool
+	padTo   int
+}
+
+// A WriterOption configures a Writer.
+type WriterOption func(*Writer)
+
+// WithBatching makes a Writer gather frames that arrive while its previous
+// Write is still blocked (a slow client, a full socket buffer) and hand them
+// over together when that Write returns. It adds no latency: a frame that
+// finds the Writer idle is written at once, by the calling goroutine. Calls
+// that find a Write in flight return without waiting, and a later call or
+// Flush reports any error the Write met.
+func WithBatching() WriterOption { return func(w *Writer) { w.batch = true } }
+
+// WithPadding makes each Write… call follow its frames with a PAD frame so
+// that the bytes it writes are a multiple of block. Fixed frame sizes hide
+// how long each token is from an observer of encrypted traffic (SPEC.md
+// §3.6); a larger block hides more and costs more. block ≤ 0 disables it.
+func WithPadding(block int) WriterOption {
+	return func(w *Writer) { w.padTo = max(block, 0) }
+}
+
+// NewWriter returns a Writer that writes an ANTH stream to w.
+func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
+	wr := &Writer{w: w}
+	wr.idle.L = &wr.mu
+	for _, o := range opts {
+		o(wr)
+	}
+	return wr
+}
+
+// begin locks the Writer for one call and returns where its frames start in
+// pending, or the sticky error (unlocked).
+func (w *Writer) begin() (int, error) {
+	w.mu.Lock()
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return 0, err
+	}
+	if !w.magic {
+		w.pending = AppendMagic(w.pending)
+		w.magic = true
+		w.off = int64(len(Magic))
+	}
+	return len(w.pending), nil
+}
+
+// abort unlocks after a call that wrote nothing and returns err.
+func (w *Writer) abort(err error) error {
+	w.mu.Unlock()
+	return err
+}
+
+// commit pads the frames appended since start, hands them to the underlying
+// writer and unlocks.
+func (w *Writer) commit(start int) error {
+	if w.padTo > 0 {
+		n := len(w.pending) - start + HeaderSize
+		if r := n % w.padTo; r != 0 {
+			n = w.padTo - r
+		} else {
+			n = 0
+		}
+		w.pending = appendHeader(w.pending, TypePad, n)
+		w.pending = append(w.pending, make([]byte, n)...)
+	}
+	w.off += int64(len(w.pending) - start)
+	if !w.batch {
+		_, err := w.w.Write(w.pending)
+		w.pending = w.pending[:0]
+		if err != nil {
+			w.err = err
+		}
+		w.mu.Unlock()
+		return err
+	}
+	for w.writing {
+		if len(w.pending) <= maxBatch {
+			// The Write in flight takes these frames when it returns.
+			w.mu.Unlock()
+			return nil
+		}
+		w.idle.Wait()
+	}
+	return w.drain()
+}
+
+// drain writes pending, and whatever other calls add meanwhile, then unlocks.
+func (w *Writer) drain() error {
+	w.writing = true
+	for len(w.pending) > 0 && w.err == nil {
+		buf := w.pending
+		w.pending = w.spare[:0]
+		w.mu.Unlock()
+		_, err := w.w.Write(buf)
+		w.mu.Lock()
+		w.spare = buf[:0]
+		if err != nil {
+			w.err = err
+		}
+	}
+	w.writing = false
+	w.idle.Broadcast()
+	err := w.err
+	w.mu.Unlock()
+	return err
+}
+
+// Flush hands every frame the Writer holds to the underlying writer
+// (waiting for a batching Write in flight) and then, if the underlying writer
+// has a Flush method (bufio.Writer, http.ResponseWriter's http.Flusher),
+// calls it. For a stream with no frames yet it writes Magic.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	for w.writing {
+		w.idle.Wait()
+	}
+	if !w.magic && w.err == nil {
+		w.pending = AppendMagic(w.pending)
+		w.magic = true
+	}
+	if w.err == nil && len(w.pending) > 0 {
+		if err := w.drain(); err != nil {
+			return err
+		}
+		w.mu.Lock()
+	}
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	switch f := w.w.(type) {
+	case interface{ Flush() error }:
+		w.err = f.Flush()
+	case interface{ Flush() }:
+		f.Flush()
+	}
+	return w.err
+}
+
+// WriteToken writes ids as TOKEN or TOKEN32 frames (see AppendToken).
+func (w *Writer) WriteToken(ids ...uint32) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return w.abort(nil)
+	}
+	w.pending = AppendToken(w.pending, ids...)
+	return w.commit(start)
+}
+
+// WriteText writes text to content block block as TEXT frames (see
+// AppendText).
+func (w *Writer) WriteText(block uint16, text []byte) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	w.pending = AppendText(w.pending, block, text)
+	return w.commit(start)
+}
+
+// WriteUsage writes a USAGE frame. It fails with ErrBadPayload, writing
+// nothing, if u.CacheHitRatio exceeds PPM.
+func (w *Writer) WriteUsage(u Usage) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if u.CacheHitRatio > PPM {
+		return w.abort(frameErr(w.off, TypeUsage, ErrBadPayload, "cache_hit_ratio "+strconv.FormatUint(uint64(u.CacheHitRatio), 10)+", want at most 1000000"))
+	}
+	w.pending = AppendUsage(w.pending, u)
+	return w.commit(start)
+}
+
+// WriteCacheUsage writes a CACHE_USAGE frame.
+func (w *Writer) WriteCacheUsage(u CacheUsage) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	w.pending = AppendCacheUsage(w.pending, u)
+	return w.commit(start)
+}
+
+// WriteError writes an ERROR frame (see AppendError).
+func (w *Writer) WriteError(code ErrorCode, message string) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	w.pending = AppendError(w.pending, code, message)
+	return w.commit(start)
+}
+
+// WriteDone writes a DONE frame (see AppendDone). It does not Flush.
+func (w *Writer) WriteDone(reason StopReason, stopSequence string) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	w.pending = AppendDone(w.pending, reason, stopSequence)
+	return w.commit(start)
+}
+
+// WritePad writes PAD frames carrying n bytes of payload (see AppendPad).
+func (w *Writer) WritePad(n int) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		return w.abort(nil)
+	}
+	w.pending = AppendPad(w.pending, n)
+	return w.commit(start)
+}
+
+// WriteFrame writes f as it is, after checking it as Parse would: a proxy
+// uses it to forward frames, including ignorable ones it does not know.
+func (w *Writer) WriteFrame(f Frame) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if len(f.Payload) > MaxPayload {
+		return w.abort(frameErr(w.off, f.Type, ErrTooLarge, "payload of "+strconv.Itoa(len(f.Payload))+" bytes, want at most 65535"))
+	}
+	if e := checkHeader(f.Type, len(f.Payload), w.off); e != nil {
+		return w.abort(e)
+	}
+	if e := checkPayload(f.Type, f.Payload, w.off); e != nil {
+		return w.abort(e)
+	}
+	w.pending = f.Append(w.pending)
+	return w.commit(start)
+}

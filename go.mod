@@ -1,0 +1,5 @@
+module github.com/layer0/anth
+
+go 1.25
+
+require github.com/google/go-cmp v0.7.0
