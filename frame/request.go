@@ -88,7 +88,8 @@ func (l Limits) messages() int {
 }
 
 // SizeRequest returns the number of bytes AppendRequest appends for req, or
-// -1 if AppendRequest would fail.
+// -1 if req does not fit the wire's fields (a model name over 255 bytes, more
+// than 65,535 parts). It does not check roles or UTF-8.
 func SizeRequest(req Request) int {
 	if len(req.Model) > maxModel {
 		return -1
@@ -126,7 +127,16 @@ func AppendRequest(b []byte, req Request) ([]byte, error) {
 		return b, errAt(int64(len(Magic)+1), ErrBadPayload, "model name is not valid UTF-8")
 	}
 	parts := 0
+	for _, m := range req.Messages {
+		parts += split(len(m.Content), partMax)
+	}
+	if parts > maxParts {
+		return b, errAt(int64(len(Magic)+1+len(req.Model)), ErrTooLarge, strconv.Itoa(parts)+" message parts, want at most 65535")
+	}
 	off := len(Magic) + 2 + len(req.Model)
+	if parts >= countEscape {
+		off += 2
+	}
 	for i, m := range req.Messages {
 		if m.Role > RoleSystem {
 			return b, errAt(int64(off), ErrBadPayload, "message "+strconv.Itoa(i)+": role "+strconv.Itoa(int(m.Role))+", want 0, 1 or 2")
@@ -134,12 +144,7 @@ func AppendRequest(b []byte, req Request) ([]byte, error) {
 		if !utf8.ValidString(m.Content) {
 			return b, errAt(int64(off+3), ErrBadPayload, "message "+strconv.Itoa(i)+": content is not valid UTF-8")
 		}
-		k := split(len(m.Content), partMax)
-		parts += k
-		off += 3*k + len(m.Content)
-	}
-	if parts > maxParts {
-		return b, errAt(int64(len(Magic)+1+len(req.Model)), ErrTooLarge, strconv.Itoa(parts)+" message parts, want at most 65535")
+		off += 3*split(len(m.Content), partMax) + len(m.Content)
 	}
 
 	b = AppendMagic(b)

@@ -1,6 +1,9 @@
 package frame
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // PPM is the scale of Usage.CacheHitRatio: parts per million, so 1,000,000
 // means every input token was read from the prompt cache.
@@ -83,11 +86,9 @@ func CacheHitRatio(cached, input uint64) uint32 {
 	if cached >= input {
 		return PPM
 	}
-	// cached < input ≤ 2^64, so the product can overflow only for inputs
-	// beyond 1.8e13 tokens; scale down first there.
-	for cached > (1<<64-1)/PPM {
-		cached >>= 1
-		input >>= 1
-	}
-	return uint32(cached * PPM / input)
+	// A 128-bit product keeps it exact for any counts; hi < input because
+	// cached < input, so the division cannot overflow.
+	hi, lo := bits.Mul64(cached, PPM)
+	q, _ := bits.Div64(hi, lo, input)
+	return uint32(q)
 }

@@ -1,0 +1,188 @@
+package frame
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestReaderStickyError(t *testing.T) {
+	in := string(AppendToken(AppendMagic(nil), 1)) + "\x06\x00\x00" + string(AppendToken(nil, 2))
+	r := NewReader(strings.NewReader(in))
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.Next()
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnknownType) || e.Offset != 9 || e.Type != 0x06 {
+		t.Fatalf("Next: %v, want ErrUnknownType for type 0x06 at 9", err)
+	}
+	for range 3 {
+		if _, again := r.Next(); again != err {
+			t.Fatalf("Next after an error: %v, want the same error", again)
+		}
+	}
+}
+
+func TestReaderReset(t *testing.T) {
+	r := NewReader(strings.NewReader("JUNK"))
+	if _, err := r.Next(); !errors.Is(err, ErrBadMagic) {
+		t.Fatalf("Next: %v, want ErrBadMagic", err)
+	}
+	r.Reset(bytes.NewReader(AppendToken(AppendMagic(nil), 7)))
+	f, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := f.Tokens(nil); len(ids) != 1 || ids[0] != 7 || r.Offset() != 9 {
+		t.Fatalf("after Reset: tokens %v at offset %d", ids, r.Offset())
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("end: %v, want io.EOF", err)
+	}
+}
+
+func TestReaderUnderlyingError(t *testing.T) {
+	boom := errors.New("connection reset")
+	stream := AppendToken(AppendMagic(nil), 1)
+	r := NewReader(io.MultiReader(bytes.NewReader(stream), iotest.ErrReader(boom)))
+	if _, err := r.Next(); err != nil {
+		t.Fatalf("frame before the error: %v", err)
+	}
+	if _, err := r.Next(); err != boom {
+		t.Fatalf("Next: %v, want the reader's own error", err)
+	}
+}
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+func TestReaderNoProgress(t *testing.T) {
+	if _, err := NewReader(emptyReader{}).Next(); err != io.ErrNoProgress {
+		t.Fatalf("Next: %v, want io.ErrNoProgress", err)
+	}
+}
+
+// TestReaderLargeFrames crosses the initial buffer size, and checks the
+// buffer never grows past one frame.
+func TestReaderLargeFrames(t *testing.T) {
+	stream := AppendMagic(nil)
+	sizes := []int{0, 1, initialBufSize - 5, initialBufSize, 40_000, maxTextPerFrame, 3}
+	for i, n := range sizes {
+		stream = AppendText(stream, uint16(i), bytes.Repeat([]byte{byte('a' + i)}, n))
+	}
+	for name, wrap := range readers {
+		r := NewReader(wrap(bytes.NewReader(stream)))
+		i := 0
+		for f, err := range r.All() {
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			block, text, _ := f.Text()
+			if int(block) != i || !bytes.Equal(text, bytes.Repeat([]byte{byte('a' + i)}, sizes[i])) {
+				t.Fatalf("%s: frame %d: block %d, %d bytes", name, i, block, len(text))
+			}
+			i++
+		}
+		if i != len(sizes) || len(r.buf) > MaxFrameSize {
+			t.Fatalf("%s: %d frames, buffer %d bytes", name, i, len(r.buf))
+		}
+	}
+}
+
+// TestReaderChecksBeforeReading: a header that cannot be valid fails before
+// the Reader asks for (or makes room for) its payload.
+func TestReaderChecksBeforeReading(t *testing.T) {
+	// A USAGE frame declaring 65,535 bytes, and then nothing: the Reader must
+	// say "bad payload", not wait for 65,535 bytes and say "truncated".
+	r := NewReader(strings.NewReader("ANTH\x01\xFF\xFF"))
+	if _, err := r.Next(); !errors.Is(err, ErrBadPayload) {
+		t.Fatalf("Next: %v, want ErrBadPayload", err)
+	}
+	if len(r.buf) > initialBufSize {
+		t.Fatalf("buffer grew to %d bytes for a frame it rejects", len(r.buf))
+	}
+}
+
+func TestWrongTypeAccessors(t *testing.T) {
+	f := Frame{Type: TypePad}
+	errs := []error{}
+	_, err := f.Tokens(nil)
+	errs = append(errs, err)
+	_, err = f.Usage()
+	errs = append(errs, err)
+	_, err = f.CacheUsage()
+	errs = append(errs, err)
+	_, _, err = f.Text()
+	errs = append(errs, err)
+	_, _, err = f.Error()
+	errs = append(errs, err)
+	_, _, err = Frame{Type: TypeText}.Done()
+	errs = append(errs, err)
+	for i, err := range errs {
+		if !errors.Is(err, ErrWrongType) {
+			t.Errorf("accessor %d: %v, want ErrWrongType", i, err)
+		}
+	}
+	if got := errs[0].Error(); got != "anth: PAD frame: wrong frame type: accessor for TOKEN or TOKEN32" {
+		t.Errorf("message %q", got)
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	_, err := NewReader(strings.NewReader("ANTH\x01\x00\x0B")).Next()
+	want := "anth: offset 5: USAGE frame: bad payload: payload length 11, want 12"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{TypeCacheUsage.String(), "CACHE_USAGE"},
+		{Type(0x42).String(), "TYPE(0x42)"},
+		{StopToolUse.String(), "tool_use"},
+		{StopReason(99).String(), "stop_reason(99)"},
+		{CodeOverloaded.String(), "overloaded_error"},
+		{ErrorCode(418).String(), "error(418)"},
+		{RoleSystem.String(), "system"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	for r := StopEndTurn; r <= StopModelContextWindowExceeded; r++ {
+		if back, ok := ParseStopReason(r.String()); !ok || back != r {
+			t.Errorf("ParseStopReason(%q) = %v, %v", r, back, ok)
+		}
+	}
+	for c := range codeNames {
+		if back, ok := ParseErrorCode(c.String()); !ok || back != c {
+			t.Errorf("ParseErrorCode(%q) = %v, %v", c, back, ok)
+		}
+	}
+	if _, ok := ParseStopReason(""); ok {
+		t.Error(`ParseStopReason("") succeeded`)
+	}
+	if !TypePad.Ignorable() || TypeText.Ignorable() || Type(0x90).Known() {
+		t.Error("type ranges wrong")
+	}
+}
+
+func TestCacheHitRatio(t *testing.T) {
+	for _, c := range []struct {
+		cached, input uint64
+		want          uint32
+	}{
+		{0, 0, 0}, {0, 10, 0}, {1, 4, 250_000}, {10, 10, PPM}, {11, 10, PPM},
+		{1 << 62, 1 << 63, 500_000}, {1<<64 - 2, 1<<64 - 1, 999_999},
+	} {
+		if got := CacheHitRatio(c.cached, c.input); got != c.want {
+			t.Errorf("CacheHitRatio(%d, %d) = %d, want %d", c.cached, c.input, got, c.want)
+		}
+	}
+}

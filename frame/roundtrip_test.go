@@ -1,0 +1,327 @@
+package frame
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
+)
+
+// value is a frame's content as a user sees it through the accessors.
+type value struct {
+	Type       Type
+	IDs        []uint32
+	Usage      Usage
+	CacheUsage CacheUsage
+	Code       ErrorCode
+	Block      uint16
+	Reason     StopReason
+	Bytes      []byte // text, message, stop sequence or raw payload
+}
+
+func (v value) append(b []byte) []byte {
+	switch v.Type {
+	case TypeToken, TypeToken32:
+		return AppendToken(b, v.IDs...)
+	case TypeUsage:
+		return AppendUsage(b, v.Usage)
+	case TypeCacheUsage:
+		return AppendCacheUsage(b, v.CacheUsage)
+	case TypeError:
+		return AppendError(b, v.Code, string(v.Bytes))
+	case TypeDone:
+		return AppendDone(b, v.Reason, string(v.Bytes))
+	case TypeText:
+		return AppendText(b, v.Block, v.Bytes)
+	case TypePad:
+		return AppendPad(b, len(v.Bytes))
+	}
+	return Frame{v.Type, v.Bytes}.Append(b)
+}
+
+func (v value) size() int {
+	switch v.Type {
+	case TypeToken, TypeToken32:
+		return SizeToken(v.IDs...)
+	case TypeUsage:
+		return SizeUsage
+	case TypeCacheUsage:
+		return SizeCacheUsage
+	case TypeError:
+		return SizeError(len(v.Bytes))
+	case TypeDone:
+		return SizeDone(v.Reason, len(v.Bytes))
+	case TypeText:
+		return SizeText(len(v.Bytes))
+	case TypePad:
+		return SizePad(len(v.Bytes))
+	}
+	return HeaderSize + len(v.Bytes)
+}
+
+// decode reads a frame back into a value through the typed accessors.
+func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
+	v := value{Type: f.Type}
+	var err error
+	switch f.Type {
+	case TypeToken, TypeToken32:
+		v.IDs, err = f.Tokens(nil)
+	case TypeUsage:
+		v.Usage, err = f.Usage()
+	case TypeCacheUsage:
+		v.CacheUsage, err = f.CacheUsage()
+	case TypeError:
+		v.Code, v.Bytes, err = f.Error()
+	case TypeDone:
+		v.Reason, v.Bytes, err = f.Done()
+	case TypeText:
+		v.Block, v.Bytes, err = f.Text()
+	default:
+		v.Bytes = f.Payload
+	}
+	if err != nil {
+		t.Fatalf("accessor on a parsed %v frame: %v", f.Type, err)
+	}
+	v.Bytes = append([]byte{}, v.Bytes...)
+	return v
+}
+
+// genValue makes any one-frame value, including unknown ignorable frames.
+func genValue() *rapid.Generator[value] {
+	small := rapid.SliceOfN(rapid.Byte(), 0, 40)
+	return rapid.Custom(func(t *rapid.T) value {
+		switch rapid.IntRange(0, 8).Draw(t, "kind") {
+		case 0:
+			ids := rapid.SliceOfN(rapid.Uint32Range(0, 0xFFFF), 1, 20).Draw(t, "ids")
+			return value{Type: TypeToken, IDs: ids}
+		case 1:
+			ids := rapid.SliceOfN(rapid.Uint32(), 1, 20).Draw(t, "ids")
+			ids = append(ids, rapid.Uint32Min(0x10000).Draw(t, "wide"))
+			return value{Type: TypeToken32, IDs: ids}
+		case 2:
+			return value{Type: TypeUsage, Usage: Usage{
+				rapid.Uint32().Draw(t, "in"), rapid.Uint32().Draw(t, "out"),
+				rapid.Uint32Range(0, PPM).Draw(t, "ratio")}}
+		case 3:
+			return value{Type: TypeCacheUsage, CacheUsage: CacheUsage{rapid.Uint32().Draw(t, "read"), rapid.Uint32().Draw(t, "create")}}
+		case 4:
+			return value{Type: TypeError, Code: ErrorCode(rapid.Uint16().Draw(t, "code")), Bytes: small.Draw(t, "msg")}
+		case 5:
+			v := value{Type: TypeDone, Reason: StopReason(rapid.Uint8().Draw(t, "reason")), Bytes: small.Draw(t, "seq")}
+			if v.Reason == StopUnspecified && len(v.Bytes) == 0 {
+				v.Bytes = nil
+			}
+			return v
+		case 6:
+			return value{Type: TypeText, Block: rapid.Uint16().Draw(t, "block"), Bytes: small.Draw(t, "text")}
+		case 7:
+			return value{Type: TypePad, Bytes: make([]byte, rapid.IntRange(1, 40).Draw(t, "pad"))}
+		}
+		typ := Type(rapid.IntRange(0x82, 0xFF).Draw(t, "type"))
+		return value{Type: typ, Bytes: small.Draw(t, "raw")}
+	})
+}
+
+// readers wraps a stream in the ways a network delivers it.
+var readers = map[string]func(io.Reader) io.Reader{
+	"whole":    func(r io.Reader) io.Reader { return r },
+	"one-byte": iotest.OneByteReader,
+	"half":     iotest.HalfReader,
+	"data-err": iotest.DataErrReader,
+}
+
+func TestRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		vs := rapid.SliceOfN(genValue(), 0, 30).Draw(t, "frames")
+		stream := AppendMagic(nil)
+		for _, v := range vs {
+			before := len(stream)
+			stream = v.append(stream)
+			if got := len(stream) - before; got != v.size() {
+				t.Fatalf("%v: appended %d bytes, size function says %d", v.Type, got, v.size())
+			}
+		}
+
+		// Slice layer: Parse frame by frame.
+		var parsed []value
+		for b := stream[len(Magic):]; len(b) > 0; {
+			f, n, err := Parse(b)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			parsed = append(parsed, decode(t, f))
+			b = b[n:]
+		}
+		if d := cmp.Diff(vs, parsed, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("Parse (-want +got):\n%s", d)
+		}
+
+		// Streaming layer, however the bytes arrive. Unknown ignorable
+		// frames reach OnSkip instead of Next, in order.
+		for name, wrap := range readers {
+			r := NewReader(wrap(bytes.NewReader(stream)))
+			var got []value
+			r.OnSkip = func(f Frame) { got = append(got, decode(t, f)) }
+			for f, err := range r.All() {
+				if err != nil {
+					t.Fatalf("%s reader: %v", name, err)
+				}
+				got = append(got, decode(t, f))
+			}
+			if d := cmp.Diff(vs, got, cmpopts.EquateEmpty()); d != "" {
+				t.Fatalf("%s reader (-want +got):\n%s", name, d)
+			}
+		}
+	})
+}
+
+// TestWriterMatchesAppend: what a Writer writes is the magic and what the
+// Append functions make, in call order.
+func TestWriterMatchesAppend(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		vs := rapid.SliceOfN(genValue(), 0, 20).Draw(t, "frames")
+		var out bytes.Buffer
+		w := NewWriter(&out)
+		want := AppendMagic(nil)
+		for _, v := range vs {
+			var err error
+			switch v.Type {
+			case TypeToken, TypeToken32:
+				err = w.WriteToken(v.IDs...)
+			case TypeUsage:
+				err = w.WriteUsage(v.Usage)
+			case TypeCacheUsage:
+				err = w.WriteCacheUsage(v.CacheUsage)
+			case TypeError:
+				err = w.WriteError(v.Code, string(v.Bytes))
+			case TypeDone:
+				err = w.WriteDone(v.Reason, string(v.Bytes))
+			case TypeText:
+				err = w.WriteText(v.Block, v.Bytes)
+			case TypePad:
+				err = w.WritePad(len(v.Bytes))
+			default:
+				err = w.WriteFrame(Frame{v.Type, v.Bytes})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = v.append(want)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("writer wrote\n% X\nappend made\n% X", out.Bytes(), want)
+		}
+	})
+}
+
+// TestTruncation cuts a stream of every valid frame vector at every offset:
+// a cut on a frame boundary is a clean end with the frames before it, any
+// other cut is ErrTruncated at the cut, from Parse and from Reader.
+func TestTruncation(t *testing.T) {
+	stream := AppendMagic(nil)
+	boundaries := map[int]int{len(Magic): 0} // offset → frames before it
+	for _, v := range readSpecVectors(t) {
+		if v.kind != "" || v.name == "stream" || v.name == "request" || v.name == "request-wide" {
+			continue
+		}
+		stream = append(stream, v.bytes...)
+		boundaries[len(stream)] = len(boundaries)
+	}
+	for cut := 0; cut < len(stream); cut++ {
+		frames, err := readAll(NewReader(bytes.NewReader(stream[:cut])))
+		if n, ok := boundaries[cut]; ok {
+			if err != nil || len(frames) != n {
+				t.Fatalf("cut at boundary %d: %d frames, %v; want %d frames, no error", cut, len(frames), err, n)
+			}
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrTruncated) || e.Offset != int64(cut) {
+			t.Fatalf("cut at %d: %v; want ErrTruncated at %d", cut, err, cut)
+		}
+	}
+	for _, v := range readSpecVectors(t) {
+		if v.kind != "" || len(v.bytes) == 0 || v.bytes[0] == 'A' {
+			continue
+		}
+		for cut := range len(v.bytes) {
+			_, n, err := Parse(v.bytes[:cut])
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrTruncated) || e.Offset != int64(cut) || n != 0 {
+				t.Fatalf("%s cut at %d: n=%d, %v; want ErrTruncated at %d", v.name, cut, n, err, cut)
+			}
+		}
+	}
+}
+
+// TestSplitLongValues checks SPEC.md §4: values longer than a frame continue
+// in frames of the same type, and joining them gives the value back.
+func TestSplitLongValues(t *testing.T) {
+	long := bytes.Repeat([]byte("0123456789abcdef"), 9000) // 144,000 bytes
+	ids := make([]uint32, 70_000)
+	for i := range ids {
+		ids[i] = uint32(i * 3)
+	}
+	cases := []struct {
+		name  string
+		b     []byte
+		typ   Type
+		count int
+		join  func(Frame) []byte
+		want  []byte
+	}{
+		{"text", AppendText(nil, 9, long), TypeText, 3, func(f Frame) []byte { _, b, _ := f.Text(); return b }, long},
+		{"error", AppendError(nil, CodeAPI, string(long)), TypeError, 3, func(f Frame) []byte { _, b, _ := f.Error(); return b }, long},
+		{"done", AppendDone(nil, StopSequence, string(long)), TypeDone, 3, func(f Frame) []byte { _, b, _ := f.Done(); return b }, long},
+		{"pad", AppendPad(nil, len(long)), TypePad, 3, func(f Frame) []byte { return f.Payload }, make([]byte, len(long))},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var joined []byte
+			frames := 0
+			for b := c.b; len(b) > 0; frames++ {
+				f, n, err := Parse(b)
+				if err != nil || f.Type != c.typ {
+					t.Fatalf("frame %d: %v %v", frames, f.Type, err)
+				}
+				joined = append(joined, c.join(f)...)
+				b = b[n:]
+			}
+			if frames != c.count || !bytes.Equal(joined, c.want) {
+				t.Fatalf("%d frames joining to %d bytes; want %d frames, %d bytes", frames, len(joined), c.count, len(long))
+			}
+		})
+	}
+	t.Run("tokens", func(t *testing.T) {
+		for _, wide := range []bool{false, true} {
+			in := ids
+			if wide {
+				in = append([]uint32{1 << 20}, ids...)
+			}
+			b := AppendToken(nil, in...)
+			if len(b) != SizeToken(in...) {
+				t.Fatalf("wide=%v: %d bytes, SizeToken %d", wide, len(b), SizeToken(in...))
+			}
+			var got []uint32
+			for len(b) > 0 {
+				f, n, err := Parse(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ = f.Tokens(got)
+				b = b[n:]
+			}
+			if !cmp.Equal(got, in) {
+				t.Fatalf("wide=%v: tokens differ after split", wide)
+			}
+		}
+	})
+}
