@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/layer0/anth/frame"
+)
+
+// dump prints one line per frame: offset, type, payload length, payload.
+func dump(out io.Writer, in io.Reader) error {
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	r := frame.NewReader(in)
+	r.OnSkip = func(f frame.Frame) { printFrame(w, r.Offset()-int64(f.Size()), f) }
+	for f, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		printFrame(w, r.Offset()-int64(f.Size()), f)
+	}
+	return nil
+}
+
+func printFrame(w io.Writer, off int64, f frame.Frame) {
+	fmt.Fprintf(w, "%6d  %-11s %5d  %s\n", off, f.Type, len(f.Payload), describe(f))
+}
+
+// describe renders a frame's payload for people.
+func describe(f frame.Frame) string {
+	switch f.Type {
+	case frame.TypeToken, frame.TypeToken32:
+		ids, _ := f.Tokens(nil)
+		s := make([]string, len(ids))
+		for i, id := range ids {
+			s[i] = strconv.FormatUint(uint64(id), 10)
+		}
+		return strings.Join(s, " ")
+	case frame.TypeText:
+		block, text, _ := f.Text()
+		return fmt.Sprintf("block %d %q", block, text)
+	case frame.TypeUsage:
+		u, _ := f.Usage()
+		return fmt.Sprintf("input_tokens %d, output_tokens %d, cache_hit_ratio %.4f%%",
+			u.InputTokens, u.OutputTokens, float64(u.CacheHitRatio)/frame.PPM*100)
+	case frame.TypeCacheUsage:
+		u, _ := f.CacheUsage()
+		return fmt.Sprintf("cache_read_input_tokens %d, cache_creation_input_tokens %d",
+			u.CacheReadInputTokens, u.CacheCreationInputTokens)
+	case frame.TypeError:
+		code, msg, _ := f.Error()
+		return fmt.Sprintf("%d %s %q", code, code, msg)
+	case frame.TypeDone:
+		reason, seq, _ := f.Done()
+		if reason == frame.StopUnspecified && len(seq) == 0 {
+			return "(no stop reason)"
+		}
+		if len(seq) > 0 {
+			return fmt.Sprintf("%s %q", reason, seq)
+		}
+		return reason.String()
+	case frame.TypePad:
+		return fmt.Sprintf("(%d bytes of padding)", len(f.Payload))
+	}
+	return fmt.Sprintf("skipped ignorable type: % X", f.Payload)
+}

@@ -1,0 +1,71 @@
+// Command anth shows and inspects ANTH streams.
+//
+//	anth [demo]          encode an embedded sample response as ANTH and as
+//	                     SSE JSON, decode both, compare, print the frames
+//	anth dump [file|-]   print one line per frame of an ANTH stream
+//
+// Exit status is 1 when the input is bad and 2 when the command line is.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage:
+  anth [demo]          encode a sample response as ANTH and SSE, decode, compare
+  anth dump [file|-]   print one line per frame of an ANTH stream (default stdin)
+`
+
+// errUsage marks command-line mistakes, which exit with status 2.
+var errUsage = errors.New("usage")
+
+func main() {
+	err := run(os.Args[1:], os.Stdin, os.Stdout)
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "anth:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout io.Writer) error {
+	cmd := "demo"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "demo":
+		if len(args) != 0 {
+			return errUsage
+		}
+		return demo(stdout)
+	case "dump":
+		if len(args) > 1 {
+			return errUsage
+		}
+		in, name := stdin, "-"
+		if len(args) == 1 && args[0] != "-" {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in, name = f, args[0]
+		}
+		if err := dump(stdout, in); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return errUsage
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/layer0/anth/frame"
+)
+
+func TestDemo(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"demo"}, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"decode to the same response", "DONE            1  end_turn", "the size of SSE"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+		}
+	}
+	var noArgs bytes.Buffer
+	if err := run(nil, nil, &noArgs); err != nil || noArgs.String() != out.String() {
+		t.Errorf("anth with no arguments differs from anth demo (%v)", err)
+	}
+}
+
+// TestSamplePieces: the demo's deltas join back to the sample, each valid
+// UTF-8 (SSE JSON cannot carry a split character).
+func TestSamplePieces(t *testing.T) {
+	ps := samplePieces(sampleText)
+	if strings.Join(ps, "") != sampleText || len(ps) < 50 {
+		t.Fatalf("%d pieces joining to %q", len(ps), strings.Join(ps, ""))
+	}
+}
+
+func TestDump(t *testing.T) {
+	b := frame.AppendMagic(nil)
+	b = frame.AppendToken(b, 42, 100276)
+	b = frame.AppendText(b, 2, []byte("hi"))
+	b = frame.Frame{Type: 0x99, Payload: []byte{1, 2}}.Append(b)
+	b = frame.AppendError(b, frame.CodeOverloaded, "Overloaded")
+	b = frame.AppendDone(b, frame.StopSequence, "END")
+	var out bytes.Buffer
+	if err := run([]string{"dump"}, bytes.NewReader(b), &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `     4  TOKEN32         8  42 100276
+    15  TEXT            4  block 2 "hi"
+    22  TYPE(0x99)      2  skipped ignorable type: 01 02
+    27  ERROR          12  529 overloaded_error "Overloaded"
+    42  DONE            4  stop_sequence "END"
+`
+	if out.String() != want {
+		t.Fatalf("dump printed\n%s\nwant\n%s", out.String(), want)
+	}
+
+	// From a file, and a bad stream names the offset.
+	path := filepath.Join(t.TempDir(), "bad.anth")
+	if err := os.WriteFile(path, append(b, 0x01, 0x00), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := run([]string{"dump", path}, nil, &bytes.Buffer{})
+	if !errors.Is(err, frame.ErrTruncated) || !strings.Contains(err.Error(), "offset 51") {
+		t.Fatalf("dump of a cut stream: %v", err)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"nope"}, {"demo", "x"}, {"dump", "a", "b"}} {
+		if err := run(args, nil, &bytes.Buffer{}); !errors.Is(err, errUsage) {
+			t.Errorf("anth %v: %v, want a usage error", args, err)
+		}
+	}
+}
