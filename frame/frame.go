@@ -40,11 +40,36 @@ func appendHeader(b []byte, t Type, n int) []byte {
 // gives ErrTruncated: more input may complete it. Parse does not allocate
 // unless it returns an error.
 func Parse(b []byte) (f Frame, n int, err error) {
+	if f, n, ok := parseFast(b); ok {
+		return f, n, nil
+	}
 	f, n, e := parse(b, 0)
 	if e != nil {
 		return Frame{}, 0, e
 	}
 	return f, n, nil
+}
+
+// parseFast parses the frames that carry a response's content (TOKEN,
+// TOKEN32, TEXT) when they are complete and valid, and reports false for
+// anything else, which parse then handles. It is the per-token path: small
+// enough to inline, one branch per rule.
+func parseFast(b []byte) (Frame, int, bool) {
+	if len(b) < HeaderSize {
+		return Frame{}, 0, false
+	}
+	t, n := Type(b[0]), int(b[1])<<8|int(b[2])
+	end := HeaderSize + n
+	if len(b) < end {
+		return Frame{}, 0, false
+	}
+	switch {
+	case t == TypeToken && n != 0 && n&1 == 0,
+		t == TypeText && n >= 2,
+		t == TypeToken32 && n != 0 && n&3 == 0:
+		return Frame{Type: t, Payload: b[HeaderSize:end:end]}, end, true
+	}
+	return Frame{}, 0, false
 }
 
 // parse is Parse with offsets reported from base. It returns *Error rather

@@ -105,9 +105,12 @@ func (r *Reader) next() (Frame, error) {
 		}
 		b = r.buf[r.start:r.end]
 	}
-	f, n, e := parse(b, r.off)
-	if e != nil {
-		return Frame{}, e
+	f, n, ok := parseFast(b)
+	if !ok {
+		var e *Error
+		if f, n, e = parse(b, r.off); e != nil {
+			return Frame{}, e
+		}
 	}
 	r.start += n
 	r.off += int64(n)

@@ -15,8 +15,10 @@ const maxBatch = 1 << 20
 // Writer never holds a frame back to wait for more. Magic goes out with the
 // first frame (or at Flush, for a stream with none).
 //
-// Errors from the underlying writer are sticky. A Writer is safe for
-// concurrent use; frames of concurrent calls are never interleaved.
+// Errors from the underlying writer are sticky. Like bufio.Writer, a Writer
+// is not safe for concurrent use, and pays for no lock; a Writer made
+// WithBatching is, since gathering frames from several goroutines is what
+// batching is for.
 type Writer struct {
 	mu      sync.Mutex
 	idle    sync.Cond // signalled when a batching Write returns
@@ -34,7 +36,8 @@ type Writer struct {
 // A WriterOption configures a Writer.
 type WriterOption func(*Writer)
 
-// WithBatching makes a Writer gather frames that arrive while its previous
+// WithBatching makes a Writer safe for concurrent use and makes it gather
+// frames that arrive while its previous
 // Write is still blocked (a slow client, a full socket buffer) and hand them
 // over together when that Write returns. It adds no latency: a frame that
 // finds the Writer idle is written at once, by the calling goroutine. Calls
@@ -63,10 +66,10 @@ func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
 // begin locks the Writer for one call and returns where its frames start in
 // pending, or the sticky error (unlocked).
 func (w *Writer) begin() (int, error) {
-	w.mu.Lock()
+	w.lock()
 	if w.err != nil {
 		err := w.err
-		w.mu.Unlock()
+		w.unlock()
 		return 0, err
 	}
 	if !w.magic {
@@ -79,8 +82,21 @@ func (w *Writer) begin() (int, error) {
 
 // abort unlocks after a call that wrote nothing and returns err.
 func (w *Writer) abort(err error) error {
-	w.mu.Unlock()
+	w.unlock()
 	return err
+}
+
+// lock and unlock guard a batching Writer; the others are single-goroutine.
+func (w *Writer) lock() {
+	if w.batch {
+		w.mu.Lock()
+	}
+}
+
+func (w *Writer) unlock() {
+	if w.batch {
+		w.mu.Unlock()
+	}
 }
 
 // commit pads the frames appended since start, hands them to the underlying
@@ -103,7 +119,6 @@ func (w *Writer) commit(start int) error {
 		if err != nil {
 			w.err = err
 		}
-		w.mu.Unlock()
 		return err
 	}
 	for w.writing {
@@ -143,21 +158,27 @@ func (w *Writer) drain() error {
 // has a Flush method (bufio.Writer, http.ResponseWriter's http.Flusher),
 // calls it. For a stream with no frames yet it writes Magic.
 func (w *Writer) Flush() error {
-	w.mu.Lock()
+	w.lock()
 	for w.writing {
 		w.idle.Wait()
 	}
 	if !w.magic && w.err == nil {
 		w.pending = AppendMagic(w.pending)
 		w.magic = true
+		w.off = int64(len(Magic))
 	}
 	if w.err == nil && len(w.pending) > 0 {
-		if err := w.drain(); err != nil {
-			return err
+		if w.batch {
+			if err := w.drain(); err != nil {
+				return err
+			}
+			w.lock()
+		} else {
+			_, w.err = w.w.Write(w.pending)
+			w.pending = w.pending[:0]
 		}
-		w.mu.Lock()
 	}
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.err != nil {
 		return w.err
 	}
