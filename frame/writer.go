@@ -103,24 +103,33 @@ func (w *Writer) unlock() {
 // writer and unlocks.
 func (w *Writer) commit(start int) error {
 	if w.padTo > 0 {
-		n := len(w.pending) - start + HeaderSize
-		if r := n % w.padTo; r != 0 {
-			n = w.padTo - r
-		} else {
-			n = 0
-		}
-		w.pending = appendHeader(w.pending, TypePad, n)
-		w.pending = append(w.pending, make([]byte, n)...)
+		w.pad(start)
 	}
 	w.off += int64(len(w.pending) - start)
-	if !w.batch {
-		_, err := w.w.Write(w.pending)
-		w.pending = w.pending[:0]
-		if err != nil {
-			w.err = err
-		}
-		return err
+	if w.batch {
+		return w.commitBatch()
 	}
+	_, err := w.w.Write(w.pending)
+	w.pending = w.pending[:0]
+	if err != nil {
+		w.err = err
+	}
+	return err
+}
+
+// pad appends the PAD frame that makes pending[start:] a multiple of padTo.
+func (w *Writer) pad(start int) {
+	n := len(w.pending) - start + HeaderSize
+	if r := n % w.padTo; r != 0 {
+		n = w.padTo - r
+	} else {
+		n = 0
+	}
+	w.pending = appendHeader(w.pending, TypePad, n)
+	w.pending = append(w.pending, make([]byte, n)...)
+}
+
+func (w *Writer) commitBatch() error {
 	for w.writing {
 		if len(w.pending) <= maxBatch {
 			// The Write in flight takes these frames when it returns.
