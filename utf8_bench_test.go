@@ -1,6 +1,7 @@
 package anth_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	stdutf8 "unicode/utf8"
@@ -8,13 +9,48 @@ import (
 	"github.com/layer0/anth/utf8"
 )
 
-// utf8Texts are 64 KiB of English, Chinese and mixed text.
+// utf8Texts are 64 KiB of English, Chinese and mixed text. They are drawn
+// from a seeded generator rather than one sentence repeated: a short period
+// lets a branch predictor learn the whole input, which real text does not
+// allow, and would flatter branchy validators.
 var utf8Texts = func() map[string][]byte {
-	fill := func(s string) []byte { return []byte(strings.Repeat(s, 64<<10/len(s)+1)[:64<<10]) }
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields("the model streams each token as it is sampled and a client shows it at once " +
+		"so latency matters more than throughput for people reading along while long answers arrive")
+	english := func(b []byte) []byte {
+		b = append(b, words[rng.IntN(len(words))]...)
+		if rng.IntN(12) == 0 {
+			return append(b, ". "...)
+		}
+		return append(b, ' ')
+	}
+	chinese := func(b []byte) []byte {
+		for range 1 + rng.IntN(12) {
+			b = stdutf8.AppendRune(b, rune(0x4E00+rng.IntN(0x9FA5-0x4E00)))
+		}
+		return stdutf8.AppendRune(b, []rune("，。、；：？！")[rng.IntN(7)])
+	}
+	fill := func(next func([]byte) []byte) []byte {
+		var b []byte
+		for len(b) < 64<<10 {
+			b = next(b)
+		}
+		// Cut at a character boundary: every text is valid as a whole.
+		for n := 64 << 10; ; n-- {
+			if stdutf8.Valid(b[:n]) {
+				return b[:n]
+			}
+		}
+	}
 	return map[string][]byte{
-		"ascii":   fill("Streaming an answer token by token is cheap for the model and costly on the wire. "),
-		"chinese": fill("流式输出时，每个词元都被包成一个完整的事件，字节多得多。中文字符常被切成两三个词元。"),
-		"mixed":   fill("ANTH sends the same text 用更少的字节, and 中文 stays intact; tokens 切分 anywhere. "),
+		"ascii":   fill(english),
+		"chinese": fill(chinese),
+		"mixed": fill(func(b []byte) []byte {
+			if rng.IntN(2) == 0 {
+				return english(b)
+			}
+			return chinese(b)
+		}),
 	}
 }()
 
@@ -81,7 +117,7 @@ func BenchmarkUTF8(b *testing.B) {
 			}
 			b.Run(text+"/"+split+"/Decoder", func(b *testing.B) {
 				var d utf8.Decoder
-				b.SetBytes(64 << 10)
+				b.SetBytes(int64(len(utf8Texts[text])))
 				b.ReportAllocs()
 				for b.Loop() {
 					for _, p := range pieces {
@@ -91,7 +127,7 @@ func BenchmarkUTF8(b *testing.B) {
 				perPiece(b)
 			})
 			b.Run(text+"/"+split+"/utf8.Valid", func(b *testing.B) {
-				b.SetBytes(64 << 10)
+				b.SetBytes(int64(len(utf8Texts[text])))
 				b.ReportAllocs()
 				ok := true
 				for b.Loop() {
@@ -104,7 +140,7 @@ func BenchmarkUTF8(b *testing.B) {
 			})
 			b.Run(text+"/"+split+"/seed", func(b *testing.B) {
 				var s seedParser
-				b.SetBytes(64 << 10)
+				b.SetBytes(int64(len(utf8Texts[text])))
 				b.ReportAllocs()
 				for b.Loop() {
 					for _, p := range pieces {

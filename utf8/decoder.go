@@ -57,8 +57,9 @@ type Decoder struct {
 	// be one.
 	StripBOM bool
 
-	tail    [3]byte
+	tail    [4]byte // held bytes; 3 at most, the 4th slot spares a bounds check
 	n       uint8 // bytes held in tail
+	state   uint8 // the DFA's state after the held bytes
 	started bool  // whether a character has been emitted (for StripBOM)
 	off     int64 // stream offset of the next byte given to Append
 	err     *Error
@@ -68,6 +69,65 @@ type Decoder struct {
 // extended slice. Bytes that may still become a character are held for the
 // next call.
 func (d *Decoder) Append(dst, p []byte) []byte {
+	if len(p) <= smallInput && d.err == nil {
+		if out, ok := d.appendSmall(dst, p); ok {
+			return out
+		}
+	}
+	return d.appendAny(dst, p)
+}
+
+// appendSmall is Append for token-sized pieces, the common case in a token
+// stream, kept apart so that its frame stays small: one walk of the DFA from
+// the held state. Reject is a sink, so one check after the loop finds any
+// ill-formed byte; it then reports false and appendAny does the work.
+func (d *Decoder) appendSmall(dst, p []byte) ([]byte, bool) {
+	s := uint64(d.state)
+	if d.n == 0 {
+		s = sAccept
+	}
+	for _, c := range p {
+		s = dfa[c] >> (s & 63)
+	}
+	if s &= 63; s == sReject {
+		return dst, false
+	}
+	d.off += int64(len(p))
+	start := len(dst)
+	// All valid: what is complete ends where the last incomplete character
+	// starts, at most 3 bytes back; if p holds no lead byte there, p only
+	// continued the held character.
+	end := len(p)
+	if s != sAccept {
+		end = -1
+		for j := len(p) - 1; j >= 0 && j >= len(p)-3; j-- {
+			if p[j]&0xC0 != 0x80 {
+				end = j
+				break
+			}
+		}
+	}
+	if end >= 0 {
+		if d.n > 0 {
+			dst = append(dst, d.tail[:d.n]...)
+			d.n = 0
+		}
+		dst = append(dst, p[:end]...)
+		p = p[end:]
+	}
+	for _, c := range p { // at most 3 bytes: cheaper than a copy call
+		d.tail[d.n&3] = c
+		d.n++
+	}
+	d.state = uint8(s)
+	if !d.started && len(dst) > start {
+		dst = d.stripBOM(dst, start)
+	}
+	return dst, true
+}
+
+// appendAny is Append for input of any length and content.
+func (d *Decoder) appendAny(dst, p []byte) []byte {
 	if d.err != nil {
 		return dst
 	}
@@ -76,32 +136,113 @@ func (d *Decoder) Append(dst, p []byte) []byte {
 	d.off += int64(len(p))
 	if d.n > 0 {
 		var used int
-		if dst, used = d.completeTail(dst, p, base); d.err != nil {
-			return dst
-		}
+		dst, used = d.continueTail(dst, p, base)
 		p = p[used:]
 		base += int64(used)
 	}
-	for len(p) > 0 {
-		k := validPrefix(p)
+	for len(p) > 0 && d.err == nil {
+		var k int
+		var s uint64
+		if len(p) <= smallInput {
+			k, s = smallPrefix(p)
+		} else {
+			k, s = validPrefix(p)
+		}
 		dst = append(dst, p[:k]...)
 		if k == len(p) {
 			break
 		}
-		var used int
-		if dst, used = d.handle(dst, p[k:], base+int64(k)); d.err != nil {
+		if s != sReject {
+			// p[k:] is a proper prefix of a character: hold it.
+			d.n, d.state = uint8(copy(d.tail[:], p[k:])), uint8(s)
 			break
 		}
-		p = p[k+used:]
-		base += int64(k + used)
+		m := subpart(p[k:])
+		if d.Strict {
+			d.err = &Error{Offset: base + int64(k), Bytes: append([]byte(nil), p[k:k+m]...)}
+			break
+		}
+		dst = append(dst, "\uFFFD"...)
+		p = p[k+m:]
+		base += int64(k + m)
 	}
 	if !d.started && len(dst) > start {
-		d.started = true
-		if d.StripBOM && len(dst)-start >= 3 && dst[start] == 0xEF && dst[start+1] == 0xBB && dst[start+2] == 0xBF {
-			dst = append(dst[:start], dst[start+3:]...)
-		}
+		dst = d.stripBOM(dst, start)
 	}
 	return dst
+}
+
+// stripBOM handles the first text of a stream, dst[start:].
+func (d *Decoder) stripBOM(dst []byte, start int) []byte {
+	d.started = true
+	if d.StripBOM && len(dst)-start >= 3 && dst[start] == 0xEF && dst[start+1] == 0xBB && dst[start+2] == 0xBF {
+		dst = append(dst[:start], dst[start+3:]...)
+	}
+	return dst
+}
+
+// continueTail feeds the start of p to the held character. It returns how
+// many bytes of p it used: up to the end of the character, or up to the byte
+// that proves it ill-formed (that byte then starts what follows).
+func (d *Decoder) continueTail(dst, p []byte, off int64) ([]byte, int) {
+	s := uint64(d.state)
+	for i, c := range p {
+		s = dfa[c] >> (s & 63) & 63
+		switch s {
+		case sAccept:
+			dst = append(dst, d.tail[:d.n]...)
+			d.n = 0
+			return append(dst, p[:i+1]...), i + 1
+		case sReject:
+			// The maximal subpart is the held bytes and p[:i].
+			if d.Strict {
+				b := append(append([]byte(nil), d.tail[:d.n]...), p[:i]...)
+				d.err = &Error{Offset: off - int64(d.n), Bytes: b}
+				d.n = 0
+				return dst, i
+			}
+			d.n = 0
+			return append(dst, "\uFFFD"...), i
+		}
+	}
+	// Still incomplete: a character has at most 4 bytes, so this is at
+	// most 3 in all.
+	d.n += uint8(copy(d.tail[d.n:], p))
+	d.state = uint8(s)
+	return dst, len(p)
+}
+
+// subpart returns the length of the maximal subpart of the ill-formed
+// sequence at the start of p: the bytes before the one that broke it, or
+// the first byte alone if it cannot start a character.
+func subpart(p []byte) int {
+	s := uint64(sAccept)
+	for i, c := range p {
+		if s = dfa[c] >> (s & 63) & 63; s == sReject {
+			return max(i, 1)
+		}
+	}
+	return len(p)
+}
+
+// smallInput is the input length up to which Append walks the DFA one step
+// at a time: token-sized pieces, where setting up the block loop costs more
+// than it saves.
+const smallInput = 32
+
+// smallPrefix is validPrefix for short input.
+func smallPrefix(p []byte) (int, uint64) {
+	s := uint64(sAccept)
+	last := 0
+	for i, c := range p {
+		s = dfa[c] >> (s & 63) & 63
+		if s == sAccept {
+			last = i + 1
+		} else if s == sReject {
+			return last, sReject
+		}
+	}
+	return last, s
 }
 
 // Flush ends the stream: a held incomplete tail becomes one U+FFFD (or, in
@@ -135,50 +276,109 @@ func (d *Decoder) Err() error {
 // offset 0, keeping Strict and StripBOM.
 func (d *Decoder) Reset() { *d = Decoder{Strict: d.Strict, StripBOM: d.StripBOM} }
 
-// block is how many bytes the validator runs between checks for the reject
-// state, which is a sink: long enough to keep the loop branch-free, short
-// enough that an error costs little to locate.
-const block = 64
+// half is the length of each of the two streams the validator runs side by
+// side over a block of 2*half bytes. A shift DFA's steps form one chain of
+// dependent shifts; two chains over two halves keep two steps in flight.
+const half = 128
 
 // validPrefix returns the length of the longest prefix of p made of whole,
-// well-formed characters. p starts at a character boundary. The result stops
-// at the first ill-formed byte or at an incomplete character at the end.
-func validPrefix(p []byte) int {
+// well-formed characters, and the DFA's state after it: sAccept when that is
+// all of p, sReject when an ill-formed byte follows, and otherwise the state
+// of the proper prefix of a character that ends p. p starts at a character
+// boundary.
+func validPrefix(p []byte) (int, uint64) {
 	i := 0
-	st := uint64(sAccept)
-	for i < len(p) {
+	st := uint64(sAccept) // state at p[i]
+	for {
 		if st == sAccept {
-			// ASCII runs, 8 bytes a step.
-			for i+8 <= len(p) && binary.LittleEndian.Uint64(p[i:])&0x8080808080808080 == 0 {
-				i += 8
-			}
-			if i == len(p) {
-				break
-			}
+			i = skipASCII(p, i)
 		}
-		end := min(i+block, len(p))
-		s := st
-		for _, b := range p[i:end] {
-			s = dfa[b] >> (s & 63)
+		if len(p)-i < 2*half {
+			break
 		}
-		s &= 63
-		if s == sReject {
-			// Find the last boundary before the ill-formed byte.
-			last := boundary(p, i, st)
-			s = st
-			for j, b := range p[i:end] {
-				s = dfa[b] >> (s & 63) & 63
-				if s == sReject {
-					return last
-				}
-				if s == sAccept {
-					last = i + j + 1
-				}
-			}
+		// The second stream starts at the character that starts at or
+		// just before the middle; the first must end exactly there, at a
+		// boundary. A run of more than 3 continuation bytes is ill-formed,
+		// which the exact pass finds.
+		mid := i + half
+		for k := 0; k < 3 && p[mid]&0xC0 == 0x80; k++ {
+			mid--
 		}
-		st, i = s, end
+		a, b := p[i:mid], p[mid:i+2*half]
+		sa, sb := run2(a, b, st, sAccept)
+		sb = run1(b[len(a):], sb)
+		if sa&63 != sAccept || sb&63 == sReject {
+			return exactPrefix(p, i, st)
+		}
+		st, i = sb&63, i+2*half
 	}
-	return boundary(p, i, st)
+	s := run1(p[i:], st) & 63
+	if s == sReject {
+		return exactPrefix(p, i, st)
+	}
+	return boundary(p, len(p), s), s
+}
+
+// run1 runs the DFA over p from state s. The result's low 6 bits are the
+// state (higher bits are left over from the shift, so mask before comparing).
+//
+// run1 and run2 are small functions of their own so that their states stay
+// in registers; inlined into validPrefix, the compiler spills one to the
+// stack, which puts a store and a load on the dependency chain.
+//
+//go:noinline
+func run1(p []byte, s uint64) uint64 {
+	for _, c := range p {
+		s = dfa[c] >> (s & 63)
+	}
+	return s
+}
+
+// run2 runs the DFA over a and the first len(a) bytes of b side by side.
+//
+//go:noinline
+func run2(a, b []byte, sa, sb uint64) (uint64, uint64) {
+	b = b[:len(a)]
+	for i := range a {
+		sa = dfa[a[i]] >> (sa & 63)
+		sb = dfa[b[i]] >> (sb & 63)
+	}
+	return sa, sb
+}
+
+// skipASCII returns the end of the ASCII run at p[i:], 32 bytes a step.
+func skipASCII(p []byte, i int) int {
+	for len(p)-i >= 32 {
+		q := p[i : i+32]
+		w := binary.LittleEndian.Uint64(q) | binary.LittleEndian.Uint64(q[8:]) |
+			binary.LittleEndian.Uint64(q[16:]) | binary.LittleEndian.Uint64(q[24:])
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+		i += 32
+	}
+	for len(p)-i >= 8 && binary.LittleEndian.Uint64(p[i:])&0x8080808080808080 == 0 {
+		i += 8
+	}
+	return i
+}
+
+// exactPrefix is validPrefix's careful pass, from i in state st, for input
+// known to hold an ill-formed byte (or a run of continuation bytes): one
+// step at a time, tracking the last boundary.
+func exactPrefix(p []byte, i int, st uint64) (int, uint64) {
+	last := boundary(p, i, st)
+	s := st
+	for j, c := range p[i:] {
+		s = dfa[c] >> (s & 63) & 63
+		if s == sReject {
+			return last, sReject
+		}
+		if s == sAccept {
+			last = i + j + 1
+		}
+	}
+	return boundary(p, len(p), s), s
 }
 
 // boundary returns the start of the character that is incomplete at i in
@@ -192,90 +392,4 @@ func boundary(p []byte, i int, st uint64) int {
 		j--
 	}
 	return j
-}
-
-// seqRange gives, for a lead byte, how many continuation bytes it needs and
-// the range of the first one (the others are always 80..BF). need 0 means
-// the byte cannot start a character.
-func seqRange(b byte) (need int, lo, hi byte) {
-	switch {
-	case b >= 0xC2 && b <= 0xDF:
-		return 1, 0x80, 0xBF
-	case b == 0xE0:
-		return 2, 0xA0, 0xBF
-	case b == 0xED:
-		return 2, 0x80, 0x9F
-	case b >= 0xE1 && b <= 0xEF:
-		return 2, 0x80, 0xBF
-	case b == 0xF0:
-		return 3, 0x90, 0xBF
-	case b >= 0xF1 && b <= 0xF3:
-		return 3, 0x80, 0xBF
-	case b == 0xF4:
-		return 3, 0x80, 0x8F
-	}
-	return 0, 0, 0
-}
-
-// scan classifies the sequence at the start of p: complete (a whole valid
-// character of length k), incomplete (all of p, k bytes, a valid beginning),
-// or ill-formed (its maximal subpart is p[:k]).
-func scan(p []byte) (k int, complete, incomplete bool) {
-	need, lo, hi := seqRange(p[0])
-	if need == 0 {
-		return 1, false, false
-	}
-	for k = 1; k <= need; k++ {
-		if k == len(p) {
-			return k, false, true
-		}
-		if c := p[k]; c < lo || c > hi {
-			return k, false, false
-		}
-		lo, hi = 0x80, 0xBF
-	}
-	return k, true, false
-}
-
-// handle deals with the sequence at the start of p, where validPrefix
-// stopped: it holds an incomplete tail, or replaces (or, strict, reports) an
-// ill-formed sequence. It returns how many bytes of p it used.
-func (d *Decoder) handle(dst, p []byte, off int64) ([]byte, int) {
-	k, _, incomplete := scan(p)
-	if incomplete {
-		d.n = uint8(copy(d.tail[:], p))
-		return dst, len(p)
-	}
-	if d.Strict {
-		d.err = &Error{Offset: off, Bytes: append([]byte(nil), p[:k]...)}
-		return dst, k
-	}
-	return append(dst, "\uFFFD"...), k
-}
-
-// completeTail continues the held tail with the start of p. It returns how
-// many bytes of p it used.
-func (d *Decoder) completeTail(dst, p []byte, off int64) ([]byte, int) {
-	var buf [4]byte
-	held := int(d.n)
-	copy(buf[:], d.tail[:held])
-	m := held + copy(buf[held:], p)
-	k, complete, incomplete := scan(buf[:m])
-	switch {
-	case complete:
-		d.n = 0
-		return append(dst, buf[:k]...), k - held
-	case incomplete:
-		d.n = uint8(copy(d.tail[:], buf[:m]))
-		return dst, m - held
-	}
-	// Ill-formed: the held bytes were a valid beginning, so the maximal
-	// subpart is at least the held tail (k ≥ held); the byte that broke it
-	// is read again as the start of what follows.
-	d.n = 0
-	if d.Strict {
-		d.err = &Error{Offset: off - int64(held), Bytes: append([]byte(nil), buf[:k]...)}
-		return dst, 0
-	}
-	return append(dst, "\uFFFD"...), k - held
 }
