@@ -58,10 +58,10 @@ type Decoder struct {
 	StripBOM bool
 
 	tail    [4]byte // held bytes; 3 at most, the 4th slot spares a bounds check
-	n       uint8 // bytes held in tail
-	state   uint8 // the DFA's state after the held bytes
-	started bool  // whether a character has been emitted (for StripBOM)
-	off     int64 // stream offset of the next byte given to Append
+	n       uint8   // bytes held in tail
+	state   uint8   // the DFA's state after the held bytes
+	started bool    // whether a character has been emitted (for StripBOM)
+	off     int64   // stream offset of the next byte given to Append
 	err     *Error
 }
 
