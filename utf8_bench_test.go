@@ -126,6 +126,19 @@ func BenchmarkUTF8(b *testing.B) {
 				}
 				perPiece(b)
 			})
+			b.Run(text+"/"+split+"/Decoder.Text", func(b *testing.B) {
+				var d utf8.Decoder
+				var out []byte
+				b.SetBytes(int64(len(utf8Texts[text])))
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, p := range pieces {
+						out = d.Text(dst[:0], p) // may alias p: dst stays ours
+					}
+				}
+				_ = out
+				perPiece(b)
+			})
 			b.Run(text+"/"+split+"/utf8.Valid", func(b *testing.B) {
 				b.SetBytes(int64(len(utf8Texts[text])))
 				b.ReportAllocs()

@@ -77,6 +77,31 @@ func (d *Decoder) Append(dst, p []byte) []byte {
 	return d.appendAny(dst, p)
 }
 
+// Text returns the text completed by p, like Append, but without copying
+// when it can: if the Decoder holds no bytes and p needs no replacement, the
+// result is a prefix of p itself (valid until the caller reuses p), and only
+// an incomplete tail is kept. Otherwise it appends to dst as Append does.
+// For ASCII and other clean text this costs no more than validating it.
+func (d *Decoder) Text(dst, p []byte) []byte {
+	if d.n != 0 || d.err != nil || d.StripBOM && !d.started {
+		return d.Append(dst, p)
+	}
+	k, s := validPrefix(p)
+	if s == sReject {
+		return d.Append(dst, p)
+	}
+	d.off += int64(len(p))
+	for _, c := range p[k:] {
+		d.tail[d.n&3] = c
+		d.n++
+	}
+	d.state = uint8(s)
+	if k > 0 {
+		d.started = true
+	}
+	return p[:k:k]
+}
+
 // appendSmall is Append for token-sized pieces, the common case in a token
 // stream, kept apart so that its frame stays small: one walk of the DFA from
 // the held state. Reject is a sink, so one check after the loop finds any

@@ -340,3 +340,30 @@ func TestZeroAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per run", n)
 	}
 }
+
+// TestText: Text gives the same text as Append for any input and split, and
+// aliases the input when it needs no change.
+func TestText(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := genBytes().Draw(t, "input")
+		var a, b Decoder
+		var want, got []byte
+		for _, piece := range genSplit(t, p) {
+			want = a.Append(want, piece)
+			got = append(got, b.Text(nil, piece)...)
+			if a.Pending() != b.Pending() {
+				t.Fatalf("pending %d vs %d", a.Pending(), b.Pending())
+			}
+		}
+		want, got = a.Flush(want), b.Flush(got)
+		if !bytes.Equal(want, got) {
+			t.Fatalf("Text gives % X, Append % X", got, want)
+		}
+	})
+	var d Decoder
+	in := []byte("plain text, 你好\xE4")
+	out := d.Text(nil, in)
+	if len(out) == 0 || &out[0] != &in[0] || string(out) != "plain text, 你好" || d.Pending() != 1 {
+		t.Fatalf("Text did not alias clean input: %q", out)
+	}
+}
