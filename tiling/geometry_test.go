@@ -1,0 +1,87 @@
+package tiling
+
+import (
+	"errors"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestGeometryOffsets: every element of a tile has its own offset, inside
+// the tile, with the layout the Order names.
+func TestGeometryOffsets(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := Geometry{
+			Layers:    rapid.IntRange(1, 3).Draw(t, "layers"),
+			KVHeads:   rapid.IntRange(1, 4).Draw(t, "heads"),
+			HeadDim:   rapid.IntRange(1, 8).Draw(t, "dim"),
+			DType:     rapid.SampledFrom([]DType{BF16, FP16, FP32, FP8E4M3, FP8E5M2}).Draw(t, "dtype"),
+			TileShift: uint8(rapid.IntRange(0, 3).Draw(t, "shift")),
+			Order:     rapid.SampledFrom([]Order{NHD, HND}).Draw(t, "order"),
+		}
+		if err := g.Check(); err != nil {
+			t.Fatal(err)
+		}
+		size := g.DType.Size()
+		tile := rapid.IntRange(0, 5).Draw(t, "tile")
+		seen := map[int]bool{}
+		for layer := range g.Layers {
+			for kv := range 2 {
+				for head := range g.KVHeads {
+					for tok := range g.Layout().Size() {
+						for d := range g.HeadDim {
+							off := g.Offset(layer, kv, head, tile, tok, d)
+							rel := off - tile*g.TileBytes()
+							if rel < 0 || rel+size > g.TileBytes() || rel%size != 0 || seen[off] {
+								t.Fatalf("offset %d of (%d,%d,%d,%d,%d) out of place", off, layer, kv, head, tok, d)
+							}
+							seen[off] = true
+							// Consecutive dims are adjacent in both orders;
+							// the order decides what comes next.
+							if d+1 < g.HeadDim && g.Offset(layer, kv, head, tile, tok, d+1) != off+size {
+								t.Fatal("head_dim not innermost")
+							}
+							if g.Order == NHD && head+1 < g.KVHeads && g.Offset(layer, kv, head+1, tile, tok, d) != off+g.HeadDim*size {
+								t.Fatal("NHD: heads of a token not adjacent")
+							}
+							if g.Order == HND && tok+1 < g.Layout().Size() && g.Offset(layer, kv, head, tile, tok+1, d) != off+g.HeadDim*size {
+								t.Fatal("HND: tokens of a head not adjacent")
+							}
+						}
+					}
+				}
+			}
+		}
+		if len(seen)*size != g.TileBytes() {
+			t.Fatalf("%d elements fill %d of %d bytes", len(seen), len(seen)*size, g.TileBytes())
+		}
+	})
+}
+
+func TestGeometryCheck(t *testing.T) {
+	good := Geometry{Layers: 32, KVHeads: 8, HeadDim: 128, DType: BF16, TileShift: 4}
+	if err := good.Check(); err != nil || good.TileBytes() != 32*2*8*128*2*16 {
+		t.Fatalf("Llama-3-8B geometry: %v, %d bytes", err, good.TileBytes())
+	}
+	for name, g := range map[string]Geometry{
+		"no layers":   {KVHeads: 1, HeadDim: 1, DType: BF16},
+		"dtype":       {Layers: 1, KVHeads: 1, HeadDim: 1, DType: 9},
+		"order":       {Layers: 1, KVHeads: 1, HeadDim: 1, DType: BF16, Order: 2},
+		"shift":       {Layers: 1, KVHeads: 1, HeadDim: 1, DType: BF16, TileShift: MaxShift + 1},
+		"huge tile":   {Layers: 1 << 20, KVHeads: 1 << 20, HeadDim: 1 << 20, DType: FP32, TileShift: MaxShift},
+		"negative":    {Layers: -1, KVHeads: 1, HeadDim: 1, DType: BF16},
+		"too big dim": {Layers: 1, KVHeads: 1, HeadDim: 1<<20 + 1, DType: BF16},
+	} {
+		if err := g.Check(); !errors.Is(err, ErrRange) {
+			t.Errorf("%s: %v, want ErrRange", name, err)
+		}
+	}
+	for _, d := range []DType{BF16, FP16, FP32, FP8E4M3, FP8E5M2} {
+		if back, ok := ParseDType(d.String()); !ok || back != d {
+			t.Errorf("ParseDType(%q) = %v, %v", d, back, ok)
+		}
+	}
+	if DType(0).Size() != 0 || DType(0).String() != "dtype(0)" || HND.String() != "hnd" {
+		t.Error("names")
+	}
+}

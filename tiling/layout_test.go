@@ -1,0 +1,87 @@
+package tiling
+
+import (
+	"errors"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func genLayout() *rapid.Generator[Layout] {
+	return rapid.Custom(func(t *rapid.T) Layout {
+		return Layout{Shift: uint8(rapid.IntRange(0, MaxShift).Draw(t, "shift"))}
+	})
+}
+
+func TestLayoutProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		l := genLayout().Draw(t, "layout")
+		pos := rapid.IntRange(0, 1<<50).Draw(t, "pos")
+		tile, off := l.Tile(pos)
+		if l.Pos(tile, off) != pos || off < 0 || off >= l.Size() {
+			t.Fatalf("Pos(Tile(%d)) = %d (tile %d, offset %d)", pos, l.Pos(tile, off), tile, off)
+		}
+		if tile != pos/l.Size() || off != pos%l.Size() {
+			t.Fatalf("Tile(%d) disagrees with division", pos)
+		}
+		n := rapid.IntRange(0, 1<<50).Draw(t, "n")
+		tiles := l.Tiles(n)
+		if tiles != (n+l.Size()-1)/l.Size() {
+			t.Fatalf("Tiles(%d) = %d", n, tiles)
+		}
+		if w := l.Waste(n); w < 0 || w >= l.Size() || l.Capacity(n) != n+w {
+			t.Fatalf("Waste(%d) = %d, capacity %d", n, w, l.Capacity(n))
+		}
+		p2 := l.RoundPow2(n)
+		if p2 < n || p2 < l.Size() || p2&(p2-1) != 0 || (p2 > l.Size() && p2/2 >= n) {
+			t.Fatalf("RoundPow2(%d) = %d", n, p2)
+		}
+	})
+}
+
+func TestNewLayout(t *testing.T) {
+	for _, size := range []int{1, 2, 16, 256, 1 << MaxShift} {
+		l, err := NewLayout(size)
+		if err != nil || l.Size() != size {
+			t.Errorf("NewLayout(%d) = %v, %v", size, l, err)
+		}
+	}
+	for _, size := range []int{0, -16, 3, 48, 1 << (MaxShift + 1)} {
+		if _, err := NewLayout(size); !errors.Is(err, ErrRange) {
+			t.Errorf("NewLayout(%d): %v, want ErrRange", size, err)
+		}
+	}
+	if err := (Layout{Shift: MaxShift + 1}).Check(); !errors.Is(err, ErrRange) {
+		t.Errorf("Check of shift %d: %v", MaxShift+1, err)
+	}
+}
+
+func TestCheckChunk(t *testing.T) {
+	l := Layout{Shift: 4}
+	for chunk, ok := range map[int]bool{16: true, 256: true, 128: true, 0: false, -16: false, 8: false, 100: false} {
+		if err := l.CheckChunk(chunk); (err == nil) != ok || (err != nil && !errors.Is(err, ErrChunk)) {
+			t.Errorf("CheckChunk(%d) = %v", chunk, err)
+		}
+	}
+}
+
+func TestLayoutPanics(t *testing.T) {
+	l := Layout{Shift: 4}
+	for name, f := range map[string]func(){
+		"Tile(-1)":        func() { l.Tile(-1) },
+		"Pos(0, 16)":      func() { l.Pos(0, 16) },
+		"Pos(-1, 0)":      func() { l.Pos(-1, 0) },
+		"Tiles(-1)":       func() { l.Tiles(-1) },
+		"RoundPow2(-1)":   func() { l.RoundPow2(-1) },
+		"RoundPow2(huge)": func() { l.RoundPow2(1<<62 + 1) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

@@ -1,0 +1,125 @@
+package tiling
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// TestPageTableProperties builds random batches and checks FlashInfer's
+// identity, the slot mapping against the table, and slot uniqueness.
+func TestPageTableProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		l := Layout{Shift: uint8(rapid.IntRange(0, 6).Draw(t, "shift"))}
+		p, _ := NewPool(4096)
+		lens := rapid.SliceOfN(rapid.IntRange(1, 300), 1, 20).Draw(t, "lens")
+		tables := make([]*Table, len(lens))
+		for i, n := range lens {
+			tables[i] = NewTable(l)
+			// Grow in random steps, as decoding does.
+			for n > 0 {
+				k := rapid.IntRange(1, n).Draw(t, "step")
+				if err := p.Grow(tables[i], k); err != nil {
+					t.Skip("pool too small for this draw")
+				}
+				n -= k
+			}
+		}
+		var pt PageTable
+		if err := pt.Build(tables); err != nil {
+			t.Fatal(err)
+		}
+		slots := map[int64]bool{}
+		for i, tb := range tables {
+			pages := int(pt.Indptr[i+1] - pt.Indptr[i])
+			last := int(pt.LastPageLen[i])
+			if last < 1 || last > l.Size() || (pages-1)*l.Size()+last != tb.Len() {
+				t.Fatalf("table %d: %d pages, last %d, len %d", i, pages, last, tb.Len())
+			}
+			got, err := tb.AppendSlots(nil, 0, tb.Len())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for pos, s := range got {
+				page := pt.Indices[int(pt.Indptr[i])+pos>>l.Shift]
+				if want := int64(page)<<l.Shift | int64(pos&l.Mask()); s != want || int64(tb.Slot(pos)) != s {
+					t.Fatalf("slot of %d: %d, page table says %d", pos, s, want)
+				}
+				if slots[s] {
+					t.Fatalf("slot %d used twice", s)
+				}
+				slots[s] = true
+			}
+		}
+	})
+}
+
+func TestPageTableErrors(t *testing.T) {
+	p, _ := NewPool(10)
+	a, b := NewTable(Layout{Shift: 2}), NewTable(Layout{Shift: 3})
+	_ = p.Grow(a, 5)
+	pt := PageTable{Indptr: []int32{9}}
+	if err := pt.Build([]*Table{a, NewTable(a.Layout())}); !errors.Is(err, ErrEmpty) || len(pt.Indptr) != 0 {
+		t.Fatalf("empty table: %v, %v", err, pt)
+	}
+	_ = p.Grow(b, 1)
+	if err := pt.Build([]*Table{a, b}); !errors.Is(err, ErrRange) {
+		t.Fatalf("mixed layouts: %v", err)
+	}
+	if err := pt.Build([]*Table{a}); err != nil {
+		t.Fatal(err)
+	}
+	want := PageTable{Indptr: []int32{0, 2}, Indices: []int32{1, 2}, LastPageLen: []int32{1}}
+	if d := cmp.Diff(want, pt); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+	if _, err := a.AppendSlots(nil, 0, a.Cap()+1); !errors.Is(err, ErrRange) {
+		t.Fatalf("slots past capacity: %v", err)
+	}
+	if err := p.Grow(a, -1); !errors.Is(err, ErrRange) {
+		t.Fatalf("negative growth: %v", err)
+	}
+}
+
+func TestShare(t *testing.T) {
+	l := Layout{Shift: 2}
+	p, _ := NewPool(10)
+	src := NewTable(l)
+	_ = p.Grow(src, 10) // 3 tiles, the last partial
+	dst := NewTable(l)
+	if err := p.Share(dst, src, 6); !errors.Is(err, ErrChunk) {
+		t.Fatalf("sharing half a tile: %v", err)
+	}
+	if err := p.Share(dst, src, 8); err != nil {
+		t.Fatal(err)
+	}
+	if p.Refs(src.Tiles()[0]) != 2 || p.Refs(src.Tiles()[2]) != 1 || dst.Len() != 8 {
+		t.Fatalf("refs %d %d, len %d", p.Refs(src.Tiles()[0]), p.Refs(src.Tiles()[2]), dst.Len())
+	}
+	// dst now grows into a tile of its own.
+	if err := p.Grow(dst, 1); err != nil || dst.Tiles()[2] == src.Tiles()[2] {
+		t.Fatalf("grow after share: %v", err)
+	}
+	if err := p.Release(src); err != nil || p.Refs(dst.Tiles()[0]) != 1 {
+		t.Fatalf("release: %v", err)
+	}
+	if err := p.Share(dst, src, 0); !errors.Is(err, ErrRange) {
+		t.Fatalf("share into a non-empty table: %v", err)
+	}
+}
+
+func TestGrowAllOrNothing(t *testing.T) {
+	p, _ := NewPool(4) // 3 tiles
+	tb := NewTable(Layout{Shift: 1})
+	if err := p.Grow(tb, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Grow(tb, 4); !errors.Is(err, ErrExhausted) || tb.Len() != 3 || len(tb.Tiles()) != 2 || p.Available() != 1 {
+		t.Fatalf("Grow past the pool: %v, len %d, %d tiles, %d free", err, tb.Len(), len(tb.Tiles()), p.Available())
+	}
+	if err := p.Grow(tb, 1); err != nil || p.Available() != 1 {
+		t.Fatalf("Grow within the last tile took a tile: %v", err)
+	}
+}
