@@ -1,0 +1,205 @@
+package kvdelta
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/layer0/anth/tiling"
+	"pgregory.net/rapid"
+)
+
+func genGeometry() *rapid.Generator[tiling.Geometry] {
+	return rapid.Custom(func(t *rapid.T) tiling.Geometry {
+		return tiling.Geometry{
+			Layers:    rapid.IntRange(1, 3).Draw(t, "layers"),
+			KVHeads:   rapid.IntRange(1, 3).Draw(t, "heads"),
+			HeadDim:   rapid.SampledFrom([]int{1, 4, 16, 33}).Draw(t, "dim"),
+			DType:     rapid.SampledFrom([]tiling.DType{tiling.BF16, tiling.FP16, tiling.FP32, tiling.FP8E4M3, tiling.FP8E5M2}).Draw(t, "dtype"),
+			TileShift: uint8(rapid.IntRange(0, 4).Draw(t, "shift")),
+			Order:     rapid.SampledFrom([]tiling.Order{tiling.NHD, tiling.HND}).Draw(t, "order"),
+		}
+	})
+}
+
+// TestRoundTrip: Apply(base, Encode(base, next)) == next for random
+// geometries, dtypes, modes, fill levels and histories: growth, shared
+// prefixes, truncation and rewrites; encoding is deterministic; the
+// streaming forms agree with the slice forms.
+func TestRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := genGeometry().Draw(t, "geometry")
+		hashed := rapid.Bool().Draw(t, "hashed")
+		mode := rapid.SampledFrom([]Mode{Fast, Max}).Draw(t, "mode")
+		gen := newSeqGen(g, rapid.Uint64().Draw(t, "seed"))
+		size := g.Layout().Size()
+		baseLen := rapid.IntRange(0, 5*size).Draw(t, "base")
+		var base *Snapshot
+		if rapid.Bool().Draw(t, "has base") {
+			base = gen.snapshot(baseLen, hashed)
+		}
+		var next *Snapshot
+		switch rapid.IntRange(0, 3).Draw(t, "history") {
+		case 0: // grew
+			next = gen.snapshot(baseLen+rapid.IntRange(0, 3*size).Draw(t, "grow"), hashed)
+		case 1: // truncated
+			next = gen.snapshot(rapid.IntRange(0, baseLen).Draw(t, "cut"), hashed)
+		case 2: // another sequence, sharing nothing
+			next = newSeqGen(g, 12345).snapshot(rapid.IntRange(0, 4*size).Draw(t, "other"), hashed)
+		case 3: // a rewritten region: different values and tokens from p on
+			n := baseLen + rapid.IntRange(0, 2*size).Draw(t, "grow2")
+			next = gen.snapshot(n, hashed)
+			if n > 0 {
+				p := rapid.IntRange(0, n-1).Draw(t, "rewrite")
+				other := newSeqGen(g, 777).snapshot(n, hashed)
+				tile, _ := g.Layout().Tile(p)
+				copy(next.Data[tile*g.TileBytes():], other.Data[tile*g.TileBytes():])
+				if hashed {
+					copy(next.Hashes[tile:], other.Hashes[tile:])
+				}
+			}
+		}
+		enc := NewEncoder(Options{Mode: mode, Concurrency: rapid.IntRange(0, 3).Draw(t, "workers")})
+		delta, err := enc.Encode(nil, base, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := NewEncoder(Options{Mode: mode}).Encode(nil, base, next)
+		if !bytes.Equal(delta, again) {
+			t.Fatal("encoding is not deterministic")
+		}
+		var streamed bytes.Buffer
+		if err := enc.EncodeTo(&streamed, base, next); err != nil || !bytes.Equal(streamed.Bytes(), delta) {
+			t.Fatalf("EncodeTo differs from Encode (%v)", err)
+		}
+		var baseCopy []byte
+		if base != nil {
+			baseCopy = append([]byte(nil), base.Data...)
+		}
+		got, err := Apply(base, delta)
+		if err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if !Equal(got, next) {
+			t.Fatal("Apply(base, Encode(base, next)) != next")
+		}
+		if base != nil && !bytes.Equal(base.Data, baseCopy) {
+			t.Fatal("Apply changed the base")
+		}
+		got2, err := NewDecoder(Limits{}).ApplyFrom(base, bytes.NewBuffer(delta))
+		if err != nil || !Equal(got2, next) {
+			t.Fatalf("ApplyFrom: %v", err)
+		}
+	})
+}
+
+// TestCorruption: every single-bit flip of a delta is an error, and so is
+// every truncation; the base is never touched.
+func TestCorruption(t *testing.T) {
+	g := tiling.Geometry{Layers: 2, KVHeads: 2, HeadDim: 8, DType: tiling.BF16, TileShift: 2}
+	gen := newSeqGen(g, 5)
+	for _, hashed := range []bool{false, true} {
+		base, next := gen.snapshot(9, hashed), gen.snapshot(14, hashed)
+		for _, mode := range []Mode{Fast, Max} {
+			delta, err := NewEncoder(Options{Mode: mode}).Encode(nil, base, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for bit := range len(delta) * 8 {
+				bad := append([]byte(nil), delta...)
+				bad[bit/8] ^= 1 << (bit % 8)
+				if s, err := Apply(base, bad); err == nil || s != nil {
+					t.Fatalf("hashed=%v mode=%d: flip of bit %d went unnoticed", hashed, mode, bit)
+				}
+			}
+			for n := range len(delta) {
+				if _, err := Apply(base, delta[:n]); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrFormat) {
+					t.Fatalf("cut at %d: %v", n, err)
+				}
+			}
+			if _, err := Apply(base, append(delta, 0)); !errors.Is(err, ErrFormat) {
+				t.Fatalf("trailing byte: %v", err)
+			}
+		}
+	}
+}
+
+func TestWrongBase(t *testing.T) {
+	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: 4, DType: tiling.FP16, TileShift: 1}
+	gen := newSeqGen(g, 8)
+	base, next := gen.snapshot(5, true), gen.snapshot(8, true)
+	delta, _ := NewEncoder(Options{}).Encode(nil, base, next)
+	other := newSeqGen(g, 9).snapshot(5, true)
+	g2 := g
+	g2.HeadDim = 8
+	for name, b := range map[string]*Snapshot{
+		"none":          nil,
+		"other tokens":  gen.snapshot(6, true),
+		"other prefix":  other,
+		"no hashes":     gen.snapshot(5, false),
+		"other geometry": newSeqGen(g2, 8).snapshot(5, true),
+	} {
+		if _, err := Apply(b, delta); !errors.Is(err, ErrBase) {
+			t.Errorf("%s: %v, want ErrBase", name, err)
+		}
+	}
+	// A base whose partial tile differs passes the identity check but not
+	// the CRC of the tile decoded against it.
+	stale := gen.snapshot(5, true)
+	stale.Data[len(stale.Data)-1] ^= 0xFF
+	if _, err := Apply(stale, delta); !errors.Is(err, ErrChecksum) {
+		t.Errorf("stale partial tile: %v, want ErrChecksum", err)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: 4, DType: tiling.FP32, TileShift: 2}
+	next := newSeqGen(g, 1).snapshot(64, false)
+	delta, _ := NewEncoder(Options{}).Encode(nil, nil, next)
+	if _, err := NewDecoder(Limits{MaxBytes: int64(len(next.Data) - 1)}).Apply(nil, delta); !errors.Is(err, ErrLimit) {
+		t.Fatalf("over MaxBytes: %v", err)
+	}
+	if _, err := NewDecoder(Limits{MaxBytes: int64(len(next.Data))}).Apply(nil, delta); err != nil {
+		t.Fatalf("at MaxBytes: %v", err)
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: 4, DType: tiling.BF16, TileShift: 2}
+	good := newSeqGen(g, 1).snapshot(6, true)
+	g2 := g
+	g2.Layers = 2
+	for name, c := range map[string][2]*Snapshot{
+		"short data":   {nil, {Geometry: g, Tokens: 6, Data: make([]byte, 3)}},
+		"bad geometry": {nil, {Geometry: tiling.Geometry{}, Tokens: 0}},
+		"hash count":   {nil, {Geometry: g, Tokens: 6, Data: good.Data, Hashes: make([]tiling.Hash, 2)}},
+		"geometries":   {newSeqGen(g2, 1).snapshot(4, false), good},
+		"negative":     {nil, {Geometry: g, Tokens: -1}},
+	} {
+		if _, err := NewEncoder(Options{}).Encode(nil, c[0], c[1]); !errors.Is(err, ErrSnapshot) {
+			t.Errorf("%s: %v, want ErrSnapshot", name, err)
+		}
+	}
+}
+
+// TestAppendStep: a 4,096-token cache that grew by one token costs one
+// compressed tile at most, plus little framing, and is an XOR record.
+func TestAppendStep(t *testing.T) {
+	g := tiling.Geometry{Layers: 4, KVHeads: 4, HeadDim: 16, DType: tiling.BF16, TileShift: 4}
+	gen := newSeqGen(g, 3)
+	base, next := gen.snapshot(4095, true), gen.snapshot(4096, true)
+	delta, err := NewEncoder(Options{}).Encode(nil, base, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := NewEncoder(Options{}).Encode(nil, nil, &Snapshot{Geometry: g, Tokens: 16, Data: next.Tile(255)})
+	const hashBytes = 32 // the tile became full: its hash travels too
+	if len(delta) > len(full)+64+hashBytes {
+		t.Fatalf("append step: %d bytes; one compressed tile alone is %d", len(delta), len(full))
+	}
+	t.Logf("append step: delta %d bytes; the tile alone compresses to %d (raw %d)", len(delta), len(full), g.TileBytes())
+	got, err := Apply(base, delta)
+	if err != nil || !Equal(got, next) {
+		t.Fatalf("Apply: %v", err)
+	}
+}

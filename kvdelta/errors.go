@@ -1,0 +1,51 @@
+package kvdelta
+
+import (
+	"errors"
+	"io"
+	"strconv"
+)
+
+// The kinds of failure, matched with errors.Is.
+var (
+	// ErrSnapshot means a Snapshot given to Encode is inconsistent: a bad
+	// geometry, data of the wrong length, hashes of the wrong count, or a
+	// base of another geometry.
+	ErrSnapshot = errors.New("invalid snapshot")
+	// ErrFormat means a delta that breaks the wire format.
+	ErrFormat = errors.New("malformed delta")
+	// ErrChecksum means a CRC32C mismatch: a tile or the delta is corrupt.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrBase means the delta needs a base the caller did not give: none,
+	// or one of another identity.
+	ErrBase = errors.New("wrong base")
+	// ErrLimit means a delta that would need more memory than the
+	// Decoder's limits allow. Nothing was allocated for it.
+	ErrLimit = errors.New("over limit")
+	// ErrTruncated means the delta ended early. It is io.ErrUnexpectedEOF.
+	ErrTruncated = io.ErrUnexpectedEOF
+)
+
+// Error says where in a delta a problem was found.
+type Error struct {
+	Offset int64 // byte offset in the delta, or -1 for Encode's input
+	Err    error // the kind
+	Detail string
+}
+
+func (e *Error) Error() string {
+	s := "kvdelta: "
+	if e.Offset >= 0 {
+		s += "offset " + strconv.FormatInt(e.Offset, 10) + ": "
+	}
+	s += e.Err.Error()
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// Unwrap returns the kind.
+func (e *Error) Unwrap() error { return e.Err }
+
+func inputErr(detail string) error { return &Error{Offset: -1, Err: ErrSnapshot, Detail: detail} }
