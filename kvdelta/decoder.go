@@ -39,8 +39,9 @@ type Decoder struct {
 	huff   huff0.Scratch
 	zstd   *zstd.Decoder
 	planes [][]byte
-	run    []byte
 	in     []byte
+	crcs   []uint32
+	reuse  *Snapshot // ApplyTo's destination, whose buffers apply may reuse
 }
 
 // NewDecoder returns a Decoder with limits l.
@@ -64,6 +65,26 @@ func (d *Decoder) Apply(base *Snapshot, delta []byte) (*Snapshot, error) {
 		return nil, &Error{Offset: int64(len(delta) - br.Len()), Err: ErrFormat, Detail: strconv.Itoa(br.Len()) + " bytes after the delta"}
 	}
 	return s, err
+}
+
+// ApplyTo is Apply into dst, reusing dst's buffers when they are large
+// enough: the form for a receiver that applies deltas in a loop. dst must not
+// share memory with base. On error dst is emptied (Tokens 0, no data), never
+// left half-written.
+func (d *Decoder) ApplyTo(dst, base *Snapshot, delta []byte) error {
+	br := bytes.NewReader(delta)
+	d.reuse = dst
+	s, err := d.ApplyFrom(base, br)
+	d.reuse = nil
+	if err == nil && br.Len() > 0 {
+		err = &Error{Offset: int64(len(delta) - br.Len()), Err: ErrFormat, Detail: strconv.Itoa(br.Len()) + " bytes after the delta"}
+	}
+	if err != nil {
+		*dst = Snapshot{Data: dst.Data[:0], Hashes: dst.Hashes[:0]}
+		return err
+	}
+	*dst = *s
+	return nil
 }
 
 // ApplyFrom is Apply for a delta read from r, a record at a time. If r is
@@ -228,9 +249,17 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 	if hashed && baseTiles > 0 && base.Hashes == nil {
 		return nil, in.fail(ErrBase, "the delta keeps hashes but the base has none")
 	}
-	next.Data = make([]byte, nt*tb)
+	if d.reuse != nil && cap(d.reuse.Data) >= nt*tb {
+		next.Data = d.reuse.Data[:nt*tb]
+	} else {
+		next.Data = make([]byte, nt*tb)
+	}
 	if hashed {
-		next.Hashes = make([]tiling.Hash, next.Tokens>>g.TileShift)
+		if d.reuse != nil && cap(d.reuse.Hashes) >= next.Tokens>>g.TileShift {
+			next.Hashes = d.reuse.Hashes[:next.Tokens>>g.TileShift]
+		} else {
+			next.Hashes = make([]tiling.Hash, next.Tokens>>g.TileShift)
+		}
 	}
 	full := len(next.Hashes)
 	if !hashed {
@@ -247,6 +276,16 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 				return nil, in.fail(ErrFormat, "records cover "+strconv.Itoa(at)+" of "+strconv.Itoa(nt)+" tiles")
 			}
 			break
+		}
+		if kind == recRows {
+			if at >= nt {
+				return nil, in.fail(ErrFormat, "ROWS record past the last tile")
+			}
+			if err := d.rowsRecord(in, base, next, at, baseTiles, full, chunkLog); err != nil {
+				return nil, err
+			}
+			at++
+			continue
 		}
 		from := 0
 		if kind == recKeep || kind == recXor {
@@ -303,7 +342,10 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 func (d *Decoder) tiles(in *reader, base, next *Snapshot, kind byte, at, from, count, full, chunkLog int) error {
 	g := next.Geometry
 	tb := g.TileBytes()
-	crcs := make([]uint32, count)
+	if cap(d.crcs) < count {
+		d.crcs = make([]uint32, count)
+	}
+	crcs := d.crcs[:count]
 	for i := range count {
 		var err error
 		if crcs[i], err = in.u32(); err != nil {
@@ -316,18 +358,11 @@ func (d *Decoder) tiles(in *reader, base, next *Snapshot, kind byte, at, from, c
 		}
 	}
 	w := g.DType.Size()
-	ps := planeSize(g, count)
-	if len(d.planes) != 2*w {
-		d.planes = make([][]byte, 2*w)
-	}
-	for i := range d.planes {
-		d.planes[i] = grow(d.planes[i], ps)
-		if err := d.plane(in, d.planes[i], 1<<chunkLog); err != nil {
-			return err
-		}
+	if err := d.readPlanes(in, w, count*tb/2/w, chunkLog); err != nil {
+		return err
 	}
 	out := next.Data[at*tb : (at+count)*tb]
-	merge(g, d.planes, out)
+	merge(w, g.BlockBytes(), d.planes, out)
 	if kind == recXor {
 		src := base.Data[from*tb : (from+count)*tb]
 		for i := range out {
@@ -338,6 +373,69 @@ func (d *Decoder) tiles(in *reader, base, next *Snapshot, kind byte, at, from, c
 		if crc32.Checksum(out[i*tb:(i+1)*tb], castagnoli) != crcs[i] {
 			return in.fail(ErrChecksum, "tile "+strconv.Itoa(at+i)+" CRC32C")
 		}
+	}
+	return nil
+}
+
+// readPlanes decodes 2*w planes of size bytes each into d.planes.
+func (d *Decoder) readPlanes(in *reader, w, size, chunkLog int) error {
+	if len(d.planes) != 2*w {
+		d.planes = make([][]byte, 2*w)
+	}
+	for i := range d.planes {
+		d.planes[i] = grow(d.planes[i], size)
+		if err := d.plane(in, d.planes[i], 1<<chunkLog); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowsRecord decodes a ROWS record into next's tile at: base tile with new
+// token rows.
+func (d *Decoder) rowsRecord(in *reader, base, next *Snapshot, at, baseTiles, full, chunkLog int) error {
+	g := next.Geometry
+	size := g.Layout().Size()
+	if baseTiles == 0 {
+		return in.fail(ErrBase, "ROWS record, and there is no base")
+	}
+	from, err := in.uvarint("base tile", uint64(baseTiles-1))
+	if err != nil {
+		return err
+	}
+	lo, err := in.uvarint("first row", uint64(size-1))
+	if err != nil {
+		return err
+	}
+	hi, err := in.uvarint("end row", uint64(size))
+	if err != nil {
+		return err
+	}
+	if hi <= lo {
+		return in.fail(ErrFormat, "empty row range")
+	}
+	crc, err := in.u32()
+	if err != nil {
+		return err
+	}
+	if at < full {
+		if err := in.full(next.Hashes[at][:]); err != nil {
+			return err
+		}
+	}
+	w := g.DType.Size()
+	n := int(hi - lo)
+	dense := n * g.TokenBytes() * g.Layers * 2
+	if err := d.readPlanes(in, w, dense/2/w, chunkLog); err != nil {
+		return err
+	}
+	d.in = grow(d.in, dense)
+	merge(w, n*g.TokenBytes(), d.planes, d.in)
+	tile := next.Tile(at)
+	copy(tile, base.Tile(int(from)))
+	rows(g, tile, d.in, int(lo), int(hi), false)
+	if crc32.Checksum(tile, castagnoli) != crc {
+		return in.fail(ErrChecksum, "tile "+strconv.Itoa(at)+" CRC32C")
 	}
 	return nil
 }

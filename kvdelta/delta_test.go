@@ -133,10 +133,10 @@ func TestWrongBase(t *testing.T) {
 	g2 := g
 	g2.HeadDim = 8
 	for name, b := range map[string]*Snapshot{
-		"none":          nil,
-		"other tokens":  gen.snapshot(6, true),
-		"other prefix":  other,
-		"no hashes":     gen.snapshot(5, false),
+		"none":           nil,
+		"other tokens":   gen.snapshot(6, true),
+		"other prefix":   other,
+		"no hashes":      gen.snapshot(5, false),
 		"other geometry": newSeqGen(g2, 8).snapshot(5, true),
 	} {
 		if _, err := Apply(b, delta); !errors.Is(err, ErrBase) {
@@ -146,7 +146,7 @@ func TestWrongBase(t *testing.T) {
 	// A base whose partial tile differs passes the identity check but not
 	// the CRC of the tile decoded against it.
 	stale := gen.snapshot(5, true)
-	stale.Data[len(stale.Data)-1] ^= 0xFF
+	stale.Data[2*g.TileBytes()] ^= 0xFF // token 4, which the delta keeps
 	if _, err := Apply(stale, delta); !errors.Is(err, ErrChecksum) {
 		t.Errorf("stale partial tile: %v, want ErrChecksum", err)
 	}
@@ -183,7 +183,7 @@ func TestEncodeErrors(t *testing.T) {
 }
 
 // TestAppendStep: a 4,096-token cache that grew by one token costs one
-// compressed tile at most, plus little framing, and is an XOR record.
+// compressed tile at most, plus little framing: the new token's rows.
 func TestAppendStep(t *testing.T) {
 	g := tiling.Geometry{Layers: 4, KVHeads: 4, HeadDim: 16, DType: tiling.BF16, TileShift: 4}
 	gen := newSeqGen(g, 3)
@@ -201,5 +201,22 @@ func TestAppendStep(t *testing.T) {
 	got, err := Apply(base, delta)
 	if err != nil || !Equal(got, next) {
 		t.Fatalf("Apply: %v", err)
+	}
+}
+
+func TestApplyTo(t *testing.T) {
+	g := tiling.Geometry{Layers: 2, KVHeads: 2, HeadDim: 8, DType: tiling.BF16, TileShift: 2}
+	gen := newSeqGen(g, 4)
+	var dst Snapshot
+	for _, n := range []int{7, 12, 3, 12} {
+		next := gen.snapshot(n, true)
+		delta, _ := NewEncoder(Options{}).Encode(nil, nil, next)
+		if err := NewDecoder(Limits{}).ApplyTo(&dst, nil, delta); err != nil || !Equal(&dst, next) {
+			t.Fatalf("%d tokens: %v", n, err)
+		}
+		delta[len(delta)-1] ^= 1
+		if err := NewDecoder(Limits{}).ApplyTo(&dst, nil, delta); !errors.Is(err, ErrChecksum) || dst.Tokens != 0 || len(dst.Data) != 0 {
+			t.Fatalf("corrupt delta: %v, dst %d tokens", err, dst.Tokens)
+		}
 	}
 }

@@ -9,10 +9,10 @@
 // rewritten — in practice the partial last tile, which grew — as its XOR
 // with the base tile (XOR), which is mostly zeros.
 //
-// Tile data is compressed by byte planes. Each element is rotated left by
-// one bit, which brings the exponent to the top byte for bf16 and fp32
-// (ZipNN's trick), and its bytes are split into planes, K and V apart (their
-// exponent distributions differ). The top plane, where nearly all the
+// Tile data is compressed by byte planes, as ZipNN does: each element's
+// bytes go to separate planes, K and V apart (their exponent distributions
+// differ), after a swap of two bits that puts bf16's and fp32's whole
+// exponent in the top plane. The top plane, where nearly all the
 // redundancy is, is entropy-coded: with huff0 in Fast mode, with zstd in
 // Max mode; the near-random mantissa planes are stored raw in Fast mode.
 // Every tile carries the CRC32C of its decoded bytes and the delta ends with

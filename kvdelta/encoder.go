@@ -22,6 +22,7 @@ const (
 	recKeep = 1
 	recNew  = 2
 	recXor  = 3
+	recRows = 4
 
 	idSize = 16 // bytes of the base identity on the wire
 
@@ -147,6 +148,8 @@ func (e *Encoder) encode(dst []byte, w io.Writer, base, next *Snapshot) ([]byte,
 			s.b = binary.AppendUvarint(s.b, uint64(r.count))
 		case recNew, recXor:
 			s.b = e.appendTiles(s.b, base, next, r, hashed, chunkLog)
+		case recRows:
+			s.b = e.appendRows(s.b, next, r, hashed, chunkLog)
 		}
 		if err := s.flush(); err != nil {
 			return s.b, err
@@ -170,6 +173,7 @@ func (e *Encoder) encode(dst []byte, w io.Writer, base, next *Snapshot) ([]byte,
 type record struct {
 	kind            byte
 	at, base, count int
+	from, to        int // ROWS: the token rows sent
 }
 
 // plan decides, tile by tile, how next is sent, and merges neighbours of
@@ -208,6 +212,23 @@ func plan(base, next *Snapshot, hashed bool) []record {
 			keep = m
 		}
 	}
+	// grown sends the base's partial last tile as it is now: only its new
+	// rows when nothing else in it changed (the append step of decoding),
+	// else its XOR with the base tile, which is mostly zeros.
+	grown := func(i int) {
+		if i < nt && bytes.Equal(base.Tile(i), next.Tile(i)) {
+			add(recKeep, i, i)
+			return
+		}
+		size := g.Layout().Size()
+		from := base.Tokens & g.Layout().Mask()
+		to := min(size, next.Tokens-i*size)
+		if to > from && sameRows(g, base.Tile(i), next.Tile(i), from, to) {
+			recs = append(recs, record{kind: recRows, at: i, base: i, count: 1, from: from, to: to})
+			return
+		}
+		add(recXor, i, i)
+	}
 	var index map[tiling.Hash]int
 	for i := range nt {
 		switch {
@@ -215,6 +236,8 @@ func plan(base, next *Snapshot, hashed bool) []record {
 			add(recNew, i, 0)
 		case i < keep:
 			add(recKeep, i, i)
+		case i == partial:
+			grown(i)
 		case hashed && i < len(next.Hashes):
 			// A full tile past the shared prefix: maybe the base has it
 			// elsewhere (a prefix shared from another position).
@@ -228,21 +251,73 @@ func plan(base, next *Snapshot, hashed bool) []record {
 			}
 			if j, ok := index[next.Hashes[i]]; ok {
 				add(recKeep, i, j)
-			} else if i == partial {
-				add(recXor, i, i)
 			} else {
 				add(recNew, i, 0)
 			}
 		case !hashed && i < baseTiles && bytes.Equal(base.Tile(i), next.Tile(i)):
 			add(recKeep, i, i)
-		case i == partial:
-			// The base's partial last tile grew: its XOR is mostly zeros.
-			add(recXor, i, i)
 		default:
 			add(recNew, i, 0)
 		}
 	}
 	return recs
+}
+
+// sameRows reports whether tiles a and b agree outside token rows
+// [from, to) of every block.
+func sameRows(g tiling.Geometry, a, b []byte, from, to int) bool {
+	size := g.Layout().Size()
+	for blk := range g.Layers * 2 {
+		x := a[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
+		y := b[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
+		if g.Order == tiling.NHD {
+			tb := g.TokenBytes()
+			if !bytes.Equal(x[:from*tb], y[:from*tb]) || !bytes.Equal(x[to*tb:], y[to*tb:]) {
+				return false
+			}
+			continue
+		}
+		rb := g.HeadDim * g.DType.Size()
+		for h := range g.KVHeads {
+			xh, yh := x[h*size*rb:(h+1)*size*rb], y[h*size*rb:(h+1)*size*rb]
+			if !bytes.Equal(xh[:from*rb], yh[:from*rb]) || !bytes.Equal(xh[to*rb:], yh[to*rb:]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// appendRows appends a ROWS record: tile r.at is base tile r.base with
+// token rows r.from..r.to-1 replaced.
+func (e *Encoder) appendRows(b []byte, next *Snapshot, r record, hashed bool, chunkLog int) []byte {
+	g := next.Geometry
+	b = append(b, recRows)
+	b = binary.AppendUvarint(b, uint64(r.base))
+	b = binary.AppendUvarint(b, uint64(r.from))
+	b = binary.AppendUvarint(b, uint64(r.to))
+	tile := next.Tile(r.at)
+	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(tile, castagnoli))
+	if hashed && r.at < len(next.Hashes) {
+		b = append(b, next.Hashes[r.at][:]...)
+	}
+	n := r.to - r.from
+	e.xor = grow(e.xor, n*g.TokenBytes()*g.Layers*2)
+	rows(g, tile, e.xor, r.from, r.to, true)
+	w := g.DType.Size()
+	e.setPlanes(w, len(e.xor)/2/w)
+	split(w, n*g.TokenBytes(), e.xor, e.planes)
+	code := func(plane int) bool { return plane%w == 0 || e.opts.Mode == Max }
+	return e.appendPlanes(b, code, 1<<chunkLog)
+}
+
+func (e *Encoder) setPlanes(w, size int) {
+	if len(e.planes) != 2*w {
+		e.planes = make([][]byte, 2*w)
+	}
+	for i := range e.planes {
+		e.planes[i] = grow(e.planes[i], size)
+	}
 }
 
 // appendTiles appends a NEW or XOR record.
@@ -269,15 +344,9 @@ func (e *Encoder) appendTiles(b []byte, base, next *Snapshot, r record, hashed b
 		}
 		data = e.xor
 	}
-	ps := planeSize(g, r.count)
 	w := g.DType.Size()
-	if len(e.planes) != 2*w {
-		e.planes = make([][]byte, 2*w)
-	}
-	for i := range e.planes {
-		e.planes[i] = grow(e.planes[i], ps)
-	}
-	split(g, data, e.planes)
+	e.setPlanes(w, len(data)/2/w)
+	split(w, g.BlockBytes(), data, e.planes)
 	// The top plane of K and of V holds the exponents: always coded. The
 	// others are near-random mantissa bits: coded in Max mode, and in XOR
 	// records, where they are mostly zeros.
