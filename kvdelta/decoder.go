@@ -108,6 +108,38 @@ func (d *Decoder) ApplyFrom(base *Snapshot, r io.Reader) (*Snapshot, error) {
 	return s, nil
 }
 
+// ReadGeometry returns the geometry a delta's header declares, so that a
+// caller can lay out the base it needs (from a raw dump, say) before
+// applying it. It checks no more than the header's geometry.
+func ReadGeometry(delta []byte) (tiling.Geometry, error) {
+	in := &reader{r: bytes.NewReader(delta)}
+	in.br = in.r.(io.ByteReader)
+	var head [6]byte
+	if err := in.full(head[:]); err != nil {
+		return tiling.Geometry{}, err
+	}
+	if string(head[:4]) != magic || head[4] != version {
+		return tiling.Geometry{}, &Error{Offset: 0, Err: ErrFormat, Detail: "not a version 1 KV delta"}
+	}
+	var g tiling.Geometry
+	for _, f := range []*int{&g.Layers, &g.KVHeads, &g.HeadDim} {
+		v, err := in.uvarint("geometry", 1<<20)
+		if err != nil {
+			return tiling.Geometry{}, err
+		}
+		*f = int(v)
+	}
+	var gb [3]byte
+	if err := in.full(gb[:]); err != nil {
+		return tiling.Geometry{}, err
+	}
+	g.DType, g.TileShift, g.Order = tiling.DType(gb[0]), gb[1], tiling.Order(gb[2])
+	if err := g.Check(); err != nil {
+		return tiling.Geometry{}, in.fail(ErrFormat, "geometry: "+err.Error())
+	}
+	return g, nil
+}
+
 // reader reads a delta, keeping its offset and running CRC32C.
 type reader struct {
 	r   io.Reader

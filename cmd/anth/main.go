@@ -3,6 +3,8 @@
 //	anth [demo]          encode an embedded sample response as ANTH and as
 //	                     SSE JSON, decode both, compare, print the frames
 //	anth dump [file|-]   print one line per frame of an ANTH stream
+//	anth kv encode|apply|stats ...
+//	                     KV cache deltas of raw KV dumps (anth kv for usage)
 //
 // Exit status is 1 when the input is bad and 2 when the command line is.
 package main
@@ -17,6 +19,7 @@ import (
 const usage = `usage:
   anth [demo]          encode a sample response as ANTH and SSE, decode, compare
   anth dump [file|-]   print one line per frame of an ANTH stream (default stdin)
+  anth kv encode|apply|stats ...   KV cache deltas (anth kv prints their usage)
 `
 
 // errUsage marks command-line mistakes, which exit with status 2.
@@ -27,7 +30,12 @@ func main() {
 	switch {
 	case err == nil:
 	case errors.Is(err, errUsage):
-		fmt.Fprint(os.Stderr, usage)
+		text := usage
+		var u *usageError
+		if errors.As(err, &u) {
+			text = u.text
+		}
+		fmt.Fprint(os.Stderr, text)
 		os.Exit(2)
 	default:
 		fmt.Fprintln(os.Stderr, "anth:", err)
@@ -63,6 +71,8 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return nil
+	case "kv":
+		return kv(args, stdin, stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
