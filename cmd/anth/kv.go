@@ -38,7 +38,7 @@ func kv(args []string, stdin io.Reader, stdout io.Writer) error {
 // usageError is a command-line mistake; it carries the usage to print.
 type usageError struct{ text string }
 
-func (u *usageError) Error() string { return "usage" }
+func (u *usageError) Error() string        { return "usage" }
 func (u *usageError) Is(target error) bool { return target == errUsage }
 
 func usageErr(text string) error { return &usageError{text} }
