@@ -23,6 +23,9 @@ func TestZeroAllocs(t *testing.T) {
 		"AppendDone":       func() { buf = AppendDone(buf[:0], StopSequence, "###") },
 		"AppendPad":        func() { buf = AppendPad(buf[:0], 17) },
 		"AppendMagic":      func() { buf = AppendMagic(buf[:0]) },
+		"AppendDelta":      func() { buf = AppendDelta(buf[:0], 1, DeltaThinking, text) },
+		"AppendBlock":      func() { buf = AppendBlock(buf[:0], 1, BlockStop) },
+		"AppendEvent":      func() { buf = AppendEvent(buf[:0], EventJSON, text[:3], text) },
 	}
 	frame := AppendText(AppendToken(nil, 7, 8), 0, text)
 	var ids []uint32

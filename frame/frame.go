@@ -125,6 +125,18 @@ func checkHeader(t Type, n int, base int64) *Error {
 		if n < 2 {
 			return bad("at least 2")
 		}
+	case TypeDelta: // SPEC.md §3.8: block index u16, kind u8, then the bytes.
+		if n < 3 {
+			return bad("at least 3")
+		}
+	case TypeBlock: // SPEC.md §3.9: block index u16, op u8.
+		if n != 3 {
+			return bad("3")
+		}
+	case TypeEvent: // SPEC.md §3.10: encoding u8, name length u8, name, data.
+		if n < 2 {
+			return bad("at least 2")
+		}
 	case TypeDone, TypePad:
 	default:
 		if !t.Ignorable() {
@@ -147,6 +159,21 @@ func checkPayload(t Type, p []byte, base int64) *Error {
 		// empty payload", so each DONE has one encoding.
 		if len(p) == 1 && p[0] == 0 {
 			return frameErr(base+HeaderSize, t, ErrBadPayload, "reason 0 with no stop sequence, want an empty payload")
+		}
+	case TypeDelta:
+		if k := p[2]; k < byte(DeltaInputJSON) || k > byte(DeltaCitation) {
+			return frameErr(base+HeaderSize+2, t, ErrBadPayload, "delta kind "+strconv.Itoa(int(k))+", want 1 to 4")
+		}
+	case TypeBlock:
+		if op := p[2]; op > byte(BlockStartThinking) {
+			return frameErr(base+HeaderSize+2, t, ErrBadPayload, "block op "+strconv.Itoa(int(op))+", want 0 to 2")
+		}
+	case TypeEvent:
+		if enc := p[0] &^ eventMore; enc > EventDeflate {
+			return frameErr(base+HeaderSize, t, ErrBadPayload, "event encoding "+strconv.Itoa(int(enc))+", want 0 or 1")
+		}
+		if 2+int(p[1]) > len(p) {
+			return frameErr(base+HeaderSize+1, t, ErrBadPayload, "event name of "+strconv.Itoa(int(p[1]))+" bytes past the payload")
 		}
 	}
 	return nil

@@ -10,15 +10,15 @@ import (
 )
 
 func TestReaderStickyError(t *testing.T) {
-	in := string(AppendToken(AppendMagic(nil), 1)) + "\x06\x00\x00" + string(AppendToken(nil, 2))
+	in := string(AppendToken(AppendMagic(nil), 1)) + "\x08\x00\x00" + string(AppendToken(nil, 2))
 	r := NewReader(strings.NewReader(in))
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
 	_, err := r.Next()
 	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrUnknownType) || e.Offset != 9 || e.Type != 0x06 {
-		t.Fatalf("Next: %v, want ErrUnknownType for type 0x06 at 9", err)
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnknownType) || e.Offset != 9 || e.Type != 0x08 {
+		t.Fatalf("Next: %v, want ErrUnknownType for type 0x08 at 9", err)
 	}
 	for range 3 {
 		if _, again := r.Next(); again != err {

@@ -21,7 +21,10 @@ type value struct {
 	Code       ErrorCode
 	Block      uint16
 	Reason     StopReason
-	Bytes      []byte // text, message, stop sequence or raw payload
+	Kind       uint8  // delta kind, block op or event encoding
+	Name       []byte // event name
+	More       bool   // event continues
+	Bytes      []byte // text, message, stop sequence, delta or event data, or raw payload
 }
 
 func (v value) append(b []byte) []byte {
@@ -40,6 +43,12 @@ func (v value) append(b []byte) []byte {
 		return AppendText(b, v.Block, v.Bytes)
 	case TypePad:
 		return AppendPad(b, len(v.Bytes))
+	case TypeDelta:
+		return AppendDelta(b, v.Block, DeltaKind(v.Kind), v.Bytes)
+	case TypeBlock:
+		return AppendBlock(b, v.Block, BlockOp(v.Kind))
+	case TypeEvent:
+		return AppendEvent(b, v.Kind, v.Name, v.Bytes)
 	}
 	return Frame{v.Type, v.Bytes}.Append(b)
 }
@@ -60,6 +69,12 @@ func (v value) size() int {
 		return SizeText(len(v.Bytes))
 	case TypePad:
 		return SizePad(len(v.Bytes))
+	case TypeDelta:
+		return SizeDelta(len(v.Bytes))
+	case TypeBlock:
+		return SizeBlock
+	case TypeEvent:
+		return HeaderSize + 2 + len(v.Name) + len(v.Bytes)
 	}
 	return HeaderSize + len(v.Bytes)
 }
@@ -81,6 +96,18 @@ func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
 		v.Reason, v.Bytes, err = f.Done()
 	case TypeText:
 		v.Block, v.Bytes, err = f.Text()
+	case TypeDelta:
+		var k DeltaKind
+		v.Block, k, v.Bytes, err = f.Delta()
+		v.Kind = uint8(k)
+	case TypeBlock:
+		var op BlockOp
+		v.Block, op, err = f.Block()
+		v.Kind = uint8(op)
+	case TypeEvent:
+		var e Event
+		e, err = f.Event()
+		v.Kind, v.Name, v.More, v.Bytes = e.Encoding, append([]byte{}, e.Name...), e.More, e.Data
 	default:
 		v.Bytes = f.Payload
 	}
@@ -95,7 +122,7 @@ func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
 func genValue() *rapid.Generator[value] {
 	small := rapid.SliceOfN(rapid.Byte(), 0, 40)
 	return rapid.Custom(func(t *rapid.T) value {
-		switch rapid.IntRange(0, 8).Draw(t, "kind") {
+		switch rapid.IntRange(0, 11).Draw(t, "kind") {
 		case 0:
 			ids := rapid.SliceOfN(rapid.Uint32Range(0, 0xFFFF), 1, 20).Draw(t, "ids")
 			return value{Type: TypeToken, IDs: ids}
@@ -121,8 +148,14 @@ func genValue() *rapid.Generator[value] {
 			return value{Type: TypeText, Block: rapid.Uint16().Draw(t, "block"), Bytes: small.Draw(t, "text")}
 		case 7:
 			return value{Type: TypePad, Bytes: make([]byte, rapid.IntRange(1, 40).Draw(t, "pad"))}
+		case 8:
+			return value{Type: TypeDelta, Block: rapid.Uint16().Draw(t, "block"), Kind: uint8(rapid.IntRange(1, 4).Draw(t, "dk")), Bytes: small.Draw(t, "delta")}
+		case 9:
+			return value{Type: TypeBlock, Block: rapid.Uint16().Draw(t, "block"), Kind: uint8(rapid.IntRange(0, 2).Draw(t, "op"))}
+		case 10:
+			return value{Type: TypeEvent, Kind: uint8(rapid.IntRange(0, 1).Draw(t, "enc")), Name: rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "name"), Bytes: small.Draw(t, "data")}
 		}
-		typ := Type(rapid.IntRange(0x82, 0xFF).Draw(t, "type"))
+		typ := Type(rapid.IntRange(0x83, 0xFF).Draw(t, "type"))
 		return value{Type: typ, Bytes: small.Draw(t, "raw")}
 	})
 }
@@ -205,6 +238,12 @@ func TestWriterMatchesAppend(t *testing.T) {
 				err = w.WriteText(v.Block, v.Bytes)
 			case TypePad:
 				err = w.WritePad(len(v.Bytes))
+			case TypeDelta:
+				err = w.WriteDelta(v.Block, DeltaKind(v.Kind), v.Bytes)
+			case TypeBlock:
+				err = w.WriteBlock(v.Block, BlockOp(v.Kind))
+			case TypeEvent:
+				err = w.WriteEvent(v.Kind, v.Name, v.Bytes)
 			default:
 				err = w.WriteFrame(Frame{v.Type, v.Bytes})
 			}

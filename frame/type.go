@@ -19,8 +19,11 @@ const (
 	TypeDone       Type = 0x03 // end of the response, with an optional stop reason
 	TypeToken32    Type = 0x04 // token IDs, u32 each, for vocabularies past 65,536
 	TypeText       Type = 0x05 // UTF-8 bytes of one content block
+	TypeDelta      Type = 0x06 // tool input JSON, thinking or signature bytes of a block
+	TypeBlock      Type = 0x07 // a content block starts or stops
 	TypePad        Type = 0x80 // padding that hides frame sizes; ignorable
 	TypeCacheUsage Type = 0x81 // prompt-cache token counts; ignorable
+	TypeEvent      Type = 0x82 // an event of a bridged stream (SSE), kept whole; ignorable
 )
 
 // Ignorable reports whether a reader that does not know t may skip it.
@@ -29,7 +32,7 @@ func (t Type) Ignorable() bool { return t >= 0x80 }
 // Known reports whether this package knows the layout of t's payload.
 func (t Type) Known() bool {
 	switch t {
-	case TypeToken, TypeUsage, TypeError, TypeDone, TypeToken32, TypeText, TypePad, TypeCacheUsage:
+	case TypeToken, TypeUsage, TypeError, TypeDone, TypeToken32, TypeText, TypeDelta, TypeBlock, TypePad, TypeCacheUsage, TypeEvent:
 		return true
 	}
 	return false
@@ -51,6 +54,12 @@ func (t Type) String() string {
 		return "TOKEN32"
 	case TypeText:
 		return "TEXT"
+	case TypeDelta:
+		return "DELTA"
+	case TypeBlock:
+		return "BLOCK"
+	case TypeEvent:
+		return "EVENT"
 	case TypePad:
 		return "PAD"
 	case TypeCacheUsage:

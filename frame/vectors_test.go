@@ -71,6 +71,10 @@ var validVectors = map[string]func() []byte{
 	"text-split":         func() []byte { return AppendText(nil, 1, []byte("好")[:2]) },
 	"pad":                func() []byte { return AppendPad(nil, 4) },
 	"cache-usage":        func() []byte { return AppendCacheUsage(nil, CacheUsage{1000, 200}) },
+	"delta":              func() []byte { return AppendDelta(nil, 1, DeltaInputJSON, []byte(`{"city": `)) },
+	"block-start":        func() []byte { return AppendBlock(nil, 2, BlockStartThinking) },
+	"block-stop":         func() []byte { return AppendBlock(nil, 2, BlockStop) },
+	"event":              func() []byte { return AppendEvent(nil, EventJSON, []byte("ping"), []byte(`{"type":"ping"}`)) },
 	"stream": func() []byte {
 		b := AppendMagic(nil)
 		b = AppendText(b, 0, []byte("Hi"))

@@ -300,3 +300,48 @@ func (w *Writer) WriteFrame(f Frame) error {
 	w.pending = f.Append(w.pending)
 	return w.commit(start)
 }
+
+// WriteDelta writes data to block's delta of the given kind (see
+// AppendDelta). A citation longer than one frame is rejected with
+// ErrTooLarge, writing nothing.
+func (w *Writer) WriteDelta(block uint16, kind DeltaKind, data []byte) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if kind < DeltaInputJSON || kind > DeltaCitation {
+		return w.abort(frameErr(w.off, TypeDelta, ErrBadPayload, "delta kind "+strconv.Itoa(int(kind))))
+	}
+	if kind == DeltaCitation && len(data) > maxDeltaPerFrame {
+		return w.abort(frameErr(w.off, TypeDelta, ErrTooLarge, "citation of "+strconv.Itoa(len(data))+" bytes"))
+	}
+	w.pending = AppendDelta(w.pending, block, kind, data)
+	return w.commit(start)
+}
+
+// WriteBlock writes a BLOCK frame.
+func (w *Writer) WriteBlock(block uint16, op BlockOp) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if op > BlockStartThinking {
+		return w.abort(frameErr(w.off, TypeBlock, ErrBadPayload, "block op "+strconv.Itoa(int(op))))
+	}
+	w.pending = AppendBlock(w.pending, block, op)
+	return w.commit(start)
+}
+
+// WriteEvent writes an event as EVENT frames (see AppendEvent). A name
+// over 255 bytes or an unknown encoding is rejected, writing nothing.
+func (w *Writer) WriteEvent(encoding uint8, name, data []byte) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if len(name) > 255 || encoding > EventDeflate {
+		return w.abort(frameErr(w.off, TypeEvent, ErrBadPayload, "event name of "+strconv.Itoa(len(name))+" bytes, encoding "+strconv.Itoa(int(encoding))))
+	}
+	w.pending = AppendEvent(w.pending, encoding, name, data)
+	return w.commit(start)
+}

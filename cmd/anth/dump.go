@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/flate"
 	"fmt"
 	"io"
 	"strconv"
@@ -64,6 +66,28 @@ func describe(f frame.Frame) string {
 		return reason.String()
 	case frame.TypePad:
 		return fmt.Sprintf("(%d bytes of padding)", len(f.Payload))
+	case frame.TypeDelta:
+		block, kind, data, _ := f.Delta()
+		return fmt.Sprintf("block %d %s %q", block, kind, data)
+	case frame.TypeBlock:
+		block, op, _ := f.Block()
+		return fmt.Sprintf("block %d %s", block, op)
+	case frame.TypeEvent:
+		ev, _ := f.Event()
+		data := ev.Data
+		enc := "json"
+		if ev.Encoding == frame.EventDeflate {
+			enc = "deflate"
+			r := flate.NewReaderDict(bytes.NewReader(ev.Data), []byte(frame.EventDictionary))
+			if b, err := io.ReadAll(io.LimitReader(r, 1<<20)); err == nil {
+				data = b
+			}
+		}
+		more := ""
+		if ev.More {
+			more = " (continues)"
+		}
+		return fmt.Sprintf("%s (%s, %d bytes)%s %s", ev.Name, enc, len(ev.Data), more, data)
 	}
 	return fmt.Sprintf("skipped ignorable type: % X", f.Payload)
 }
