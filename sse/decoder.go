@@ -34,6 +34,7 @@ type DecoderOptions struct {
 type Decoder struct {
 	opts DecoderOptions
 	r    *frame.Reader
+	off  int64 // stream offset, when frames are pushed (r == nil)
 	out  []byte
 	pos  int
 	err  error
@@ -60,6 +61,13 @@ type pending struct{ d anthutf8.Decoder }
 
 // NewDecoder returns a Decoder reading ANTH from r.
 func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
+	d := newConverter(opts)
+	d.r = frame.NewReader(r)
+	return d
+}
+
+// newConverter returns a Decoder with no reader, for frames pushed to it.
+func newConverter(opts DecoderOptions) *Decoder {
 	if opts.MaxEvent <= 0 {
 		opts.MaxEvent = DefaultMaxEvent
 	}
@@ -69,7 +77,7 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	if opts.MessageID == "" {
 		opts.MessageID = "msg_anth"
 	}
-	return &Decoder{opts: opts, r: frame.NewReader(r), pending: map[uint32]*pending{}}
+	return &Decoder{opts: opts, pending: map[uint32]*pending{}}
 }
 
 // Read reads SSE bytes. A stream cut before its end (DONE or ERROR) is
@@ -98,7 +106,11 @@ func (d *Decoder) Next() ([]byte, error) {
 }
 
 func (d *Decoder) fail(kind error, detail string) error {
-	return &Error{Offset: d.r.Offset(), Err: kind, Detail: detail}
+	off := d.off
+	if d.r != nil {
+		off = d.r.Offset()
+	}
+	return &Error{Offset: off, Err: kind, Detail: detail}
 }
 
 func (d *Decoder) next(b []byte) ([]byte, error) {
@@ -111,6 +123,18 @@ func (d *Decoder) next(b []byte) ([]byte, error) {
 	}
 	if err != nil {
 		return b, err
+	}
+	return d.frame(b, f)
+}
+
+// frame appends the SSE events of one frame.
+func (d *Decoder) frame(b []byte, f frame.Frame) ([]byte, error) {
+	var err error
+	if d.ended {
+		if f.Type.Ignorable() {
+			return b, nil
+		}
+		return b, d.fail(ErrMalformed, f.Type.String()+" frame after the end of the message")
 	}
 	if len(d.event) > 0 && f.Type != frame.TypeEvent {
 		return b, d.fail(ErrMalformed, "EVENT frame flagged More, then a "+f.Type.String()+" frame")
