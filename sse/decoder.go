@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/layer0/anth/frame"
 	anthutf8 "github.com/layer0/anth/utf8"
@@ -388,8 +387,8 @@ func (d *Decoder) eventFrame(b []byte, f frame.Frame) ([]byte, error) {
 			d.open[i] = false
 		}
 	}
-	if !utf8.Valid(data) {
-		return b, d.fail(ErrMalformed, "EVENT data is not UTF-8")
+	if !json.Valid(data) {
+		return b, d.fail(ErrMalformed, "EVENT data is not JSON")
 	}
 	b = appendEventHead(b, name)
 	b = append(b, data...)

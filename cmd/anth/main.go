@@ -3,6 +3,9 @@
 //	anth [demo]          encode an embedded sample response as ANTH and as
 //	                     SSE JSON, decode both, compare, print the frames
 //	anth dump [file|-]   print one line per frame of an ANTH stream
+//	anth encode [--from sse|text|raw] [file|-]
+//	anth decode [--to sse|text|jsonl] [file|-]
+//	anth stats FILE.sse  SSE and ANTH sizes of a recording
 //	anth kv encode|apply|stats ...
 //	                     KV cache deltas of raw KV dumps (anth kv for usage)
 //
@@ -19,6 +22,9 @@ import (
 const usage = `usage:
   anth [demo]          encode a sample response as ANTH and SSE, decode, compare
   anth dump [file|-]   print one line per frame of an ANTH stream (default stdin)
+  anth encode [--from sse|text|raw] [file|-]   SSE, text or ANTH to ANTH
+  anth decode [--to sse|text|jsonl] [file|-]   ANTH to SSE, text or JSON lines
+  anth stats FILE.sse  SSE against ANTH sizes of a recording
   anth kv encode|apply|stats ...   KV cache deltas (anth kv prints their usage)
 `
 
@@ -73,6 +79,12 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 		return nil
 	case "kv":
 		return kv(args, stdin, stdout)
+	case "encode":
+		return encode(args, stdin, stdout)
+	case "decode":
+		return decode(args, stdin, stdout)
+	case "stats":
+		return stats(args, stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
