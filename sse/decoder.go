@@ -79,6 +79,13 @@ func newConverter(opts DecoderOptions) *Decoder {
 	return &Decoder{opts: opts, pending: map[uint32]*pending{}}
 }
 
+// Reset makes d read a new ANTH stream from r, keeping its buffers.
+func (d *Decoder) Reset(r io.Reader) {
+	fr := d.r
+	fr.Reset(r)
+	*d = Decoder{opts: d.opts, r: fr, out: d.out[:0], pending: map[uint32]*pending{}, zr: d.zr, open: d.open[:0]}
+}
+
 // Read reads SSE bytes. A stream cut before its end (DONE or ERROR) is
 // ErrTruncated, not a shorter message.
 func (d *Decoder) Read(p []byte) (int, error) {

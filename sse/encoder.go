@@ -26,7 +26,8 @@ type EncoderOptions struct {
 type Encoder struct {
 	opts    EncoderOptions
 	sc      *scanner
-	out     []byte // pending output: out[pos:]
+	out     []byte // pending output: out[pos:], aliasing buf
+	buf     []byte // Next's output
 	pos     int
 	err     error
 	started bool
@@ -36,11 +37,22 @@ type Encoder struct {
 	zw      *flate.Writer
 	zbuf    bytes.Buffer
 	compact bytes.Buffer
+	scratch []byte
 }
 
 // NewEncoder returns an Encoder reading SSE from r.
 func NewEncoder(r io.Reader, opts EncoderOptions) *Encoder {
 	return &Encoder{opts: opts, sc: newScanner(r, opts.MaxEvent)}
+}
+
+// Reset makes e read a new SSE stream from r, keeping its buffers and its
+// deflate state (the largest allocation an Encoder makes): a gateway keeps
+// one Encoder per worker rather than one per response.
+func (e *Encoder) Reset(r io.Reader) {
+	sc := e.sc
+	sc.r.Reset(r)
+	sc.off, sc.at = 0, 0
+	*e = Encoder{opts: e.opts, sc: sc, buf: e.buf[:0], zw: e.zw, scratch: e.scratch[:0]}
 }
 
 // Read reads ANTH bytes. At the end of a complete stream it returns io.EOF;
@@ -50,9 +62,8 @@ func (e *Encoder) Read(p []byte) (int, error) {
 		if e.err != nil {
 			return 0, e.err
 		}
-		var b []byte
-		b, e.err = e.Next()
-		e.out, e.pos = append(e.out[:0], b...), 0
+		e.out, e.err = e.Next()
+		e.pos = 0
 	}
 	n := copy(p, e.out[e.pos:])
 	e.pos += n
@@ -63,7 +74,8 @@ func (e *Encoder) Read(p []byte) (int, error) {
 // comes with the first), valid until the next call. It returns io.EOF after
 // the last event of a complete stream.
 func (e *Encoder) Next() ([]byte, error) {
-	var b []byte
+	b := e.buf[:0]
+	defer func() { e.buf = b[:0] }()
 	if !e.started {
 		e.started = true
 		b = frame.AppendMagic(b)
@@ -154,6 +166,16 @@ func (e *Encoder) event(b, name, data []byte) ([]byte, error) {
 		return nil, &Error{Offset: e.sc.at, Err: ErrMalformed, Detail: "event data is not JSON: " + err.Error()}
 	}
 	js := e.compact.Bytes()
+	if string(name) == "content_block_delta" {
+		if out, ok := fastDelta(b, js, &e.scratch); ok {
+			return out, nil
+		}
+	}
+	return e.general(b, name, js)
+}
+
+// general maps a compact event to frames through encoding/json.
+func (e *Encoder) general(b, name, js []byte) ([]byte, error) {
 	var head struct {
 		Type string `json:"type"`
 	}

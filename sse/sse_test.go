@@ -202,3 +202,23 @@ func TestPadding(t *testing.T) {
 		}
 	}
 }
+
+func TestReset(t *testing.T) {
+	recs := recordings(t)
+	e := NewEncoder(nil, EncoderOptions{})
+	d := NewDecoder(nil, DecoderOptions{})
+	for name, in := range recs {
+		want, _ := io.ReadAll(NewEncoder(bytes.NewReader(in), EncoderOptions{}))
+		e.Reset(bytes.NewReader(in))
+		got, err := io.ReadAll(e)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: a reset Encoder differs (%v)", name, err)
+		}
+		wantSSE, _ := io.ReadAll(NewDecoder(bytes.NewReader(want), DecoderOptions{}))
+		d.Reset(bytes.NewReader(want))
+		gotSSE, err := io.ReadAll(d)
+		if err != nil || !bytes.Equal(gotSSE, wantSSE) {
+			t.Fatalf("%s: a reset Decoder differs (%v)", name, err)
+		}
+	}
+}
