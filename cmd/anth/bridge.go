@@ -171,4 +171,3 @@ func stats(args []string, stdout io.Writer) error {
 	}
 	return nil
 }
-
