@@ -20,22 +20,29 @@ const bridgeUsage = `usage:
   anth stats FILE.sse                          SSE against ANTH sizes
 `
 
+// convertArgs parses the one format flag and the optional input file of
+// anth encode and anth decode, and opens the input.
+func convertArgs(cmd, name, def string, args []string, stdin io.Reader) (format string, in io.Reader, done func(), err error) {
+	fs := flag.NewFlagSet("anth "+cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := fs.String(name, def, "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
+		return "", nil, nil, usageErr(bridgeUsage)
+	}
+	in, done, err = openArg(fs.Arg(0), stdin)
+	return *f, in, done, err
+}
+
 // encode converts SSE, plain text or ANTH (re-checked) to ANTH.
 func encode(args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet("anth encode", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	from := fs.String("from", "sse", "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		return usageErr(bridgeUsage)
-	}
-	in, done, err := openArg(fs.Arg(0), stdin)
+	from, in, done, err := convertArgs("encode", "from", "sse", args, stdin)
 	if err != nil {
 		return err
 	}
 	defer done()
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	switch *from {
+	switch from {
 	case "sse":
 		_, err = io.Copy(out, sse.NewEncoder(in, sse.EncoderOptions{}))
 	case "text":
@@ -83,20 +90,14 @@ func encode(args []string, stdin io.Reader, stdout io.Writer) error {
 
 // decode converts ANTH to SSE, plain text or one JSON object per frame.
 func decode(args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet("anth decode", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	to := fs.String("to", "sse", "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		return usageErr(bridgeUsage)
-	}
-	in, done, err := openArg(fs.Arg(0), stdin)
+	to, in, done, err := convertArgs("decode", "to", "sse", args, stdin)
 	if err != nil {
 		return err
 	}
 	defer done()
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	switch *to {
+	switch to {
 	case "sse":
 		_, err = io.Copy(out, sse.NewDecoder(in, sse.DecoderOptions{}))
 		return err
