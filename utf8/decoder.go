@@ -2,6 +2,7 @@ package utf8
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"errors"
 	"strconv"
 )
@@ -316,7 +317,10 @@ func validPrefix(p []byte) (int, uint64) {
 	st := uint64(sAccept) // state at p[i]
 	for {
 		if st == sAccept {
-			i = skipASCII(p, i)
+			if j := skipSimple(p, i); j != i {
+				i = j
+				continue
+			}
 		}
 		if len(p)-i < 2*half {
 			break
@@ -369,6 +373,44 @@ func run2(a, b []byte, sa, sb uint64) (uint64, uint64) {
 		sb = dfa[b[i]] >> (sb & 63)
 	}
 	return sa, sb
+}
+
+// skipSimple returns how far from p[i] (a character boundary) the text is
+// made of the characters that fill most text: ASCII, 2-byte characters, and
+// 3-byte characters other than the E0 and ED rows (whose second byte has a
+// narrower range). It checks a whole character, or two 3-byte ones, with a
+// few masks on one 8-byte load; the DFA takes over where it stops. Mostly
+// CJK or mostly ASCII text runs here with well-predicted branches.
+func skipSimple(p []byte, i int) int {
+	i = skipASCII(p, i)
+	for len(p)-i >= 8 {
+		w := binary.LittleEndian.Uint64(p[i:])
+		if n := bits.TrailingZeros64(w&0x8080808080808080) >> 3; n > 0 {
+			i += n // the ASCII bytes before the first non-ASCII one
+			continue
+		}
+		if w&0xC0C0F0C0C0F0 == 0x8080E08080E0 && simpleLead3(w) && simpleLead3(w>>24) {
+			i += 6
+			continue
+		}
+		if w&0xC0C0F0 == 0x8080E0 && simpleLead3(w) {
+			i += 3
+			continue
+		}
+		if w&0xC0E0 == 0x80C0 && w&0x1E != 0 { // C2..DF, then 80..BF
+			i += 2
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// simpleLead3 reports whether the low byte of w, a lead byte E1..EF, is
+// one whose second byte may be any of 80..BF: not E0, not ED.
+func simpleLead3(w uint64) bool {
+	n := w & 0xF
+	return n != 0 && n != 0xD
 }
 
 // skipASCII returns the end of the ASCII run at p[i:], 32 bytes a step.
