@@ -2,8 +2,8 @@ package utf8
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"errors"
+	"math/bits"
 	"strconv"
 )
 
