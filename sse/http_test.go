@@ -12,6 +12,23 @@ import (
 	"github.com/layer0/anth/internal/ssejson"
 )
 
+// fetch POSTs to srv accepting accept and returns the response and its body.
+func fetch(t *testing.T, srv *httptest.Server, accept string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", srv.URL, nil)
+	req.Header.Set("Accept", accept)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
 func TestNegotiate(t *testing.T) {
 	for accept, want := range map[string]bool{
 		"":                                  false,
@@ -50,14 +67,7 @@ func TestResponseWriter(t *testing.T) {
 	defer srv.Close()
 
 	for _, accept := range []string{ContentType, "text/event-stream"} {
-		req, _ := http.NewRequest("POST", srv.URL, nil)
-		req.Header.Set("Accept", accept)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body := fetch(t, srv, accept)
 		if accept == "text/event-stream" {
 			got, err := ssejson.Decode(bytes.NewReader(body))
 			if err != nil || got.Text[0] != text || got.StopReason != "end_turn" || got.OutputTokens != 4 || got.Model != "test-model" {
@@ -99,15 +109,9 @@ func TestProxy(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, accept := range []string{ContentType, "text/event-stream"} {
-		req, _ := http.NewRequest("POST", srv.URL, nil)
-		req.Header.Set("Accept", accept)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_, body := fetch(t, srv, accept)
 		sse := body
+		var err error
 		if accept == ContentType {
 			if sse, err = io.ReadAll(NewDecoder(bytes.NewReader(body), DecoderOptions{})); err != nil {
 				t.Fatal(err)
