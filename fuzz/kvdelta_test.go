@@ -2,8 +2,8 @@ package fuzz
 
 import (
 	"errors"
-	"runtime"
 	"testing"
+	"time"
 
 	"github.com/layer0/anth/kvdelta"
 	"github.com/layer0/anth/tiling"
@@ -26,9 +26,11 @@ func fuzzBase(tokens int) *kvdelta.Snapshot {
 
 const fuzzLimit = 1 << 20
 
-// FuzzKVDelta applies arbitrary bytes as a delta: no panic, an *Error on
-// failure, the base untouched, allocation bounded by the Decoder's limit
-// (plus fixed scratch), and a snapshot only when every check passed.
+// FuzzKVDelta applies arbitrary bytes as a delta: no panic, no hang, an
+// *Error on failure, the base untouched, a result within the Decoder's
+// limit, and a snapshot only when every check passed. (That Apply allocates
+// nothing past its limit is TestApplyAllocationBound's, with MemStats, which
+// stop the world and are too slow to read on every fuzz input.)
 func FuzzKVDelta(f *testing.F) {
 	base, next := fuzzBase(6), fuzzBase(11)
 	for _, m := range []kvdelta.Mode{kvdelta.Fast, kvdelta.Max} {
@@ -40,12 +42,17 @@ func FuzzKVDelta(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, delta []byte) {
 		before := append([]byte(nil), base.Data...)
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		s, err := kvdelta.NewDecoder(kvdelta.Limits{MaxBytes: fuzzLimit}).Apply(base, delta)
-		runtime.ReadMemStats(&m1)
-		if grew := m1.TotalAlloc - m0.TotalAlloc; grew > fuzzLimit+8<<20 {
-			t.Fatalf("Apply allocated %d bytes under a %d-byte limit", grew, fuzzLimit)
+		var s *kvdelta.Snapshot
+		var err error
+		done := make(chan struct{})
+		go func() {
+			s, err = kvdelta.NewDecoder(kvdelta.Limits{MaxBytes: fuzzLimit}).Apply(base, delta)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("Apply takes over 3 s on a %d-byte delta", len(delta))
 		}
 		if string(base.Data) != string(before) {
 			t.Fatal("Apply changed the base")
@@ -59,6 +66,9 @@ func FuzzKVDelta(f *testing.F) {
 		}
 		if err := s.Check(); err != nil {
 			t.Fatalf("Apply returned an inconsistent snapshot: %v", err)
+		}
+		if len(s.Data)+32*len(s.Hashes) > fuzzLimit {
+			t.Fatalf("a snapshot of %d bytes and %d hashes under a %d-byte limit", len(s.Data), len(s.Hashes), fuzzLimit)
 		}
 		// A delta that applies re-applies to the same result.
 		again, err := kvdelta.Apply(base, delta)

@@ -18,7 +18,8 @@ import (
 // Limits bound what a Decoder accepts, checked before anything is
 // allocated for it. A zero field takes the default.
 type Limits struct {
-	// MaxBytes bounds the decoded snapshot. Default 4 GiB.
+	// MaxBytes bounds the decoded snapshot: its tiles and its hashes.
+	// Default 4 GiB.
 	MaxBytes int64
 }
 
@@ -252,6 +253,12 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 		return nil, in.fail(ErrLimit, strconv.Itoa(nt)+" tiles of "+strconv.Itoa(tb)+" bytes, limit "+strconv.FormatInt(d.Limits.maxBytes(), 10)+" bytes")
 	}
 
+	if flags&flagHashes != 0 {
+		// The hashes count against the limit too.
+		if int64(nt)*int64(tb)+int64(next.Tokens>>g.TileShift)*32 > d.Limits.maxBytes() {
+			return nil, in.fail(ErrLimit, strconv.Itoa(next.Tokens>>g.TileShift)+" tile hashes past the limit")
+		}
+	}
 	baseTiles := 0
 	if flags&flagBase != 0 {
 		bt, err := in.uvarint("base token count", maxTokens)

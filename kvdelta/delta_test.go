@@ -2,7 +2,9 @@ package kvdelta
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/layer0/anth/tiling"
@@ -217,6 +219,68 @@ func TestApplyTo(t *testing.T) {
 		delta[len(delta)-1] ^= 1
 		if err := NewDecoder(Limits{}).ApplyTo(&dst, nil, delta); !errors.Is(err, ErrChecksum) || dst.Tokens != 0 || len(dst.Data) != 0 {
 			t.Fatalf("corrupt delta: %v, dst %d tokens", err, dst.Tokens)
+		}
+	}
+}
+
+// TestFilledTileKeepsItsHash: a partial base tile whose bytes already hold
+// what the full tile holds (its unused rows were written ahead) is sent with
+// its new hash, not kept: the base has no hash to lend it.
+func TestFilledTileKeepsItsHash(t *testing.T) {
+	g := tiling.Geometry{Layers: 2, KVHeads: 1, HeadDim: 4, DType: tiling.BF16, TileShift: 2}
+	snap := func(n int) *Snapshot {
+		s := &Snapshot{Geometry: g, Tokens: n, Data: make([]byte, g.Layout().Tiles(n)*g.TileBytes())}
+		for i := range s.Data {
+			s.Data[i] = byte(i * 37)
+		}
+		ids := make([]uint32, n)
+		for i := range ids {
+			ids[i] = uint32(i)
+		}
+		s.Hashes = tiling.AppendTileHashes(nil, g.Layout(), tiling.Root(nil), ids)
+		return s
+	}
+	base, next := snap(6), snap(11)
+	for _, mode := range []Mode{Fast, Max} {
+		d, err := NewEncoder(Options{Mode: mode}).Encode(nil, base, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Apply(base, d)
+		if err != nil || !Equal(got, next) {
+			t.Fatalf("mode %d: %v", mode, err)
+		}
+	}
+}
+
+// TestApplyAllocationBound: headers that declare the most a limit allows,
+// then stop, make Apply allocate about the limit and no more.
+func TestApplyAllocationBound(t *testing.T) {
+	const limit = 1 << 20
+	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: 1, DType: tiling.FP8E4M3, TileShift: 0}
+	for _, hashed := range []bool{false, true} {
+		next := newSeqGen(g, 1).snapshot(3, hashed)
+		delta, _ := NewEncoder(Options{}).Encode(nil, nil, next)
+		// Rewrite the token count to the largest the limit admits, and
+		// cut the delta right after the header.
+		tokens := limit / (g.TileBytes() + map[bool]int{false: 0, true: 32}[hashed])
+		head := append([]byte(nil), delta[:6]...)
+		head = append(head, 1, 1, 1, byte(g.DType), 0, 0)
+		head = binary.AppendUvarint(head, uint64(tokens))
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		_, err := NewDecoder(Limits{MaxBytes: limit}).Apply(nil, head)
+		runtime.ReadMemStats(&m1)
+		if !errors.Is(err, ErrTruncated) {
+			t.Fatalf("hashed=%v: %v", hashed, err)
+		}
+		if grew := m1.TotalAlloc - m0.TotalAlloc; grew > limit+64<<10 {
+			t.Fatalf("hashed=%v: Apply allocated %d bytes under a %d-byte limit", hashed, grew, limit)
+		}
+		// One token more is refused before any allocation.
+		over := binary.AppendUvarint(append([]byte(nil), head[:12]...), uint64(tokens+1))
+		if _, err := NewDecoder(Limits{MaxBytes: limit}).Apply(nil, over); !errors.Is(err, ErrLimit) {
+			t.Fatalf("hashed=%v, one token over: %v", hashed, err)
 		}
 	}
 }

@@ -216,7 +216,9 @@ func plan(base, next *Snapshot, hashed bool) []record {
 	// rows when nothing else in it changed (the append step of decoding),
 	// else its XOR with the base tile, which is mostly zeros.
 	grown := func(i int) {
-		if i < nt && bytes.Equal(base.Tile(i), next.Tile(i)) {
+		// Unchanged bytes are kept, unless the tile is now full and has a
+		// hash to send, which the base's partial tile cannot lend it.
+		if bytes.Equal(base.Tile(i), next.Tile(i)) && !(hashed && i < len(next.Hashes)) {
 			add(recKeep, i, i)
 			return
 		}
