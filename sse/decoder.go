@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/layer0/anth/frame"
 	anthutf8 "github.com/layer0/anth/utf8"
@@ -374,6 +375,9 @@ func (d *Decoder) eventFrame(b []byte, f frame.Frame) ([]byte, error) {
 		}
 	}
 	name := string(d.eventName)
+	if strings.ContainsAny(name, "\r\n") {
+		return b, d.fail(ErrMalformed, "EVENT name with a line break")
+	}
 	switch name {
 	case "message_start":
 		d.started, d.bridged = true, true

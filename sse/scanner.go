@@ -44,16 +44,16 @@ func (e *Error) Unwrap() error { return e.Err }
 const DefaultMaxEvent = 1 << 20
 
 // scanner splits SSE into events (the HTML Living Standard's
-// event-stream parsing, lines ending in LF or CRLF), never buffering more
-// than max bytes of one event.
+// event-stream parsing), never buffering more than max bytes of one event.
 type scanner struct {
-	r    *bufio.Reader
-	max  int
-	off  int64 // bytes consumed
-	at   int64 // offset where the current event started
-	name []byte
-	data []byte
-	line []byte
+	r       *bufio.Reader
+	max     int
+	off     int64 // bytes consumed
+	at      int64 // offset where the current event started
+	name    []byte
+	data    []byte
+	line    []byte
+	afterCR bool // the last line ended in CR: skip an LF that follows
 }
 
 func newScanner(r io.Reader, max int) *scanner {
@@ -69,7 +69,7 @@ func (s *scanner) next() (name, data []byte, err error) {
 	s.name, s.data = s.name[:0], s.data[:0]
 	fields := false
 	for {
-		line, err := s.readLine()
+		line, err := s.nextLine()
 		if err == io.EOF {
 			if fields {
 				return nil, nil, &Error{Offset: s.off, Err: ErrTruncated, Detail: "input ends inside an event (no blank line after it)"}
@@ -109,30 +109,49 @@ func (s *scanner) next() (name, data []byte, err error) {
 	}
 }
 
-// readLine returns the next line without its LF or CRLF.
-func (s *scanner) readLine() ([]byte, error) {
+// nextLine returns the next line without its end. Lines end in LF, CRLF or
+// a lone CR, as the standard has it: "a\rb\r\n" is two lines.
+func (s *scanner) nextLine() ([]byte, error) {
 	s.line = s.line[:0]
-	for {
-		chunk, err := s.r.ReadSlice('\n')
-		s.off += int64(len(chunk))
-		if len(s.line)+len(chunk) > s.max+2 {
-			return nil, &Error{Offset: s.off, Err: ErrTooLarge, Detail: "line over " + strconv.Itoa(s.max) + " bytes"}
+	if s.afterCR {
+		// The line before ended in CR: an LF right after it belongs to it.
+		s.afterCR = false
+		if b, err := s.r.Peek(1); err == nil && b[0] == '\n' {
+			s.r.Discard(1)
+			s.off++
 		}
-		s.line = append(s.line, chunk...)
-		switch err {
-		case nil:
-			l := s.line[:len(s.line)-1]
-			return bytes.TrimSuffix(l, []byte("\r")), nil
-		case bufio.ErrBufferFull:
-			continue
-		case io.EOF:
+	}
+	for {
+		buf, err := s.r.Peek(max(s.r.Buffered(), 1))
+		if len(buf) == 0 {
+			if err != io.EOF {
+				return nil, err
+			}
 			if len(s.line) == 0 {
 				return nil, io.EOF
 			}
-			// A last line with no newline ends nothing: the event is cut.
+			// A last line with no line end ends nothing: the event is cut.
 			return nil, &Error{Offset: s.off, Err: ErrTruncated, Detail: "input ends inside a line"}
-		default:
-			return nil, err
 		}
+		end := bytes.IndexByte(buf, '\n')
+		if end < 0 {
+			end = len(buf)
+		}
+		if cr := bytes.IndexByte(buf[:end], '\r'); cr >= 0 {
+			end = cr
+		}
+		if len(s.line)+end > s.max+2 {
+			return nil, &Error{Offset: s.off, Err: ErrTooLarge, Detail: "line over " + strconv.Itoa(s.max) + " bytes"}
+		}
+		s.line = append(s.line, buf[:end]...)
+		if end == len(buf) {
+			s.r.Discard(end)
+			s.off += int64(end)
+			continue
+		}
+		s.afterCR = buf[end] == '\r'
+		s.r.Discard(end + 1)
+		s.off += int64(end + 1)
+		return s.line, nil
 	}
 }

@@ -222,3 +222,19 @@ func TestReset(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneCR: a lone CR ends a line, as the SSE standard says, so CR, LF
+// and CRLF streams bridge to the same ANTH.
+func TestLoneCR(t *testing.T) {
+	lf := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	want, err := io.ReadAll(NewEncoder(strings.NewReader(lf), EncoderOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eol := range []string{"\r", "\r\n"} {
+		got, err := io.ReadAll(NewEncoder(strings.NewReader(strings.ReplaceAll(lf, "\n", eol)), EncoderOptions{}))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%q line ends: %v", eol, err)
+		}
+	}
+}
