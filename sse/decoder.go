@@ -39,10 +39,10 @@ type Decoder struct {
 	pos  int
 	err  error
 
-	started     bool                // a message_start was written
-	bridged     bool                // the stream carries its own message events
-	open        []bool              // which blocks are started and not stopped
-	pending     map[uint32]*pending // UTF-8 reassembly per block and kind
+	started     bool                         // a message_start was written
+	bridged     bool                         // the stream carries its own message events
+	open        []bool                       // which blocks are started and not stopped
+	pending     map[uint32]*anthutf8.Decoder // UTF-8 reassembly per block and kind
 	usage       frame.Usage
 	cache       frame.CacheUsage
 	sawUsage    bool
@@ -56,8 +56,6 @@ type Decoder struct {
 	ids         []uint32
 	tokenBuffer []byte
 }
-
-type pending struct{ d anthutf8.Decoder }
 
 // NewDecoder returns a Decoder reading ANTH from r.
 func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
@@ -77,14 +75,14 @@ func newConverter(opts DecoderOptions) *Decoder {
 	if opts.MessageID == "" {
 		opts.MessageID = "msg_anth"
 	}
-	return &Decoder{opts: opts, pending: map[uint32]*pending{}}
+	return &Decoder{opts: opts, pending: map[uint32]*anthutf8.Decoder{}}
 }
 
 // Reset makes d read a new ANTH stream from r, keeping its buffers.
 func (d *Decoder) Reset(r io.Reader) {
 	fr := d.r
 	fr.Reset(r)
-	*d = Decoder{opts: d.opts, r: fr, out: d.out[:0], pending: map[uint32]*pending{}, zr: d.zr, open: d.open[:0]}
+	*d = Decoder{opts: d.opts, r: fr, out: d.out[:0], pending: map[uint32]*anthutf8.Decoder{}, zr: d.zr, open: d.open[:0]}
 }
 
 // Read reads SSE bytes. A stream cut before its end (DONE or ERROR) is
@@ -259,7 +257,7 @@ func (d *Decoder) text(b []byte, block uint16, kind frame.DeltaKind, data []byte
 	key := uint32(block)<<8 | uint32(kind)
 	p := d.pending[key]
 	if p == nil {
-		p = &pending{}
+		p = &anthutf8.Decoder{}
 		d.pending[key] = p
 	}
 	start := len(b)
@@ -270,7 +268,7 @@ func (d *Decoder) text(b []byte, block uint16, kind frame.DeltaKind, data []byte
 	b = append(b, deltaFields[kind]...)
 	textAt := len(b)
 	b = append(b, '"')
-	b = appendEscaped(b, p.d.Text(nil, data))
+	b = appendEscaped(b, p.Text(nil, data))
 	if len(b) == textAt+1 && len(data) > 0 {
 		return b[:start], nil // all held back: no delta yet
 	}
@@ -281,7 +279,7 @@ func (d *Decoder) text(b []byte, block uint16, kind frame.DeltaKind, data []byte
 func (d *Decoder) flushBlock(b []byte, block uint16) []byte {
 	for kind := frame.DeltaKind(0); kind <= frame.DeltaSignature; kind++ {
 		p := d.pending[uint32(block)<<8|uint32(kind)]
-		if p == nil || p.d.Pending() == 0 {
+		if p == nil || p.Pending() == 0 {
 			continue
 		}
 		b = appendEventHead(b, "content_block_delta")
@@ -290,7 +288,7 @@ func (d *Decoder) flushBlock(b []byte, block uint16) []byte {
 		b = append(b, `,"delta":{`...)
 		b = append(b, deltaFields[kind]...)
 		b = append(b, '"')
-		b = appendEscaped(b, p.d.Flush(nil))
+		b = appendEscaped(b, p.Flush(nil))
 		b = append(b, "\"}}\n\n"...)
 	}
 	return b
