@@ -1,12 +1,41 @@
 package frame
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
-const maxMessagePerFrame = MaxPayload - 2 // after the u16 code
+// ErrorCode classifies an ERROR frame (SPEC.md §3.3). The codes are HTTP
+// status codes, so a gateway maps an ERROR to a response status and back
+// with no table of its own; package sse maps them to the error types of the
+// Anthropic Messages API. Any u16 is valid on the wire.
+type ErrorCode uint16
+
+// The error codes SPEC.md §3.3 names: HTTP statuses.
+const (
+	CodeUnspecified     ErrorCode = 0
+	CodeInvalidRequest  ErrorCode = 400
+	CodeAuthentication  ErrorCode = 401
+	CodeBilling         ErrorCode = 402
+	CodePermission      ErrorCode = 403
+	CodeNotFound        ErrorCode = 404
+	CodeRequestTooLarge ErrorCode = 413
+	CodeRateLimit       ErrorCode = 429
+	CodeAPI             ErrorCode = 500 // an internal error, or a gateway's upstream failing
+	CodeTimeout         ErrorCode = 504
+	CodeOverloaded      ErrorCode = 529
+)
+
+// String returns the code in decimal ("529").
+func (c ErrorCode) String() string { return strconv.Itoa(int(c)) }
+
+// maxMessagePerFrame is the message one ERROR frame carries, after its
+// code u16.
+const maxMessagePerFrame = MaxPayload - 2
 
 // AppendError appends an ERROR frame with code and message. A message longer
-// than fits in one frame continues in further ERROR frames with the same code
-// (SPEC.md §4), which a receiver joins into one error.
+// than fits in one frame continues in further ERROR frames with the same
+// code, every one but the last full (SPEC.md §4); a Reader joins them.
 func AppendError(b []byte, code ErrorCode, message string) []byte {
 	for {
 		k := min(len(message), maxMessagePerFrame)
@@ -24,9 +53,9 @@ func AppendError(b []byte, code ErrorCode, message string) []byte {
 // n bytes.
 func SizeError(n int) int { return split(n, maxMessagePerFrame)*(HeaderSize+2) + n }
 
-// Error returns the code and message of an ERROR frame. The message is the
-// server's UTF-8 text, unchecked.
-func (f Frame) Error() (code ErrorCode, message []byte, err error) {
+// ErrorMessage returns the code and message of an ERROR frame. The message
+// is the server's text, unchecked: it may not be valid UTF-8.
+func (f Frame) ErrorMessage() (code ErrorCode, message []byte, err error) {
 	if f.Type != TypeError || len(f.Payload) < 2 {
 		return 0, nil, f.wrongType("ERROR")
 	}

@@ -14,13 +14,17 @@ var (
 	// ErrTruncated means the input ended inside a frame or request. It is
 	// io.ErrUnexpectedEOF, so code written for the io conventions sees it.
 	ErrTruncated = io.ErrUnexpectedEOF
-	// ErrTooLarge means a value exceeds a wire field or a configured limit.
+	// ErrTooLarge means a value over a wire field's width or a configured
+	// limit: a name of 256 bytes for a u8 length, a request over
+	// Limits.MaxRequestSize.
 	ErrTooLarge = errors.New("too large")
 	// ErrUnknownType means a must-understand frame type (0x00–0x7F) this
 	// package does not know (SPEC.md §3).
 	ErrUnknownType = errors.New("unknown must-understand frame type")
-	// ErrBadPayload means a payload that breaks its type's layout rules.
-	ErrBadPayload = errors.New("bad payload")
+	// ErrMalformed means input that breaks the format's rules: a payload
+	// that breaks its type's layout, a non-canonical request, a frame the
+	// response grammar does not allow where it stands (SPEC.md §3.11).
+	ErrMalformed = errors.New("malformed")
 	// ErrWrongType means a Frame accessor was called on a frame of another
 	// type. It is a caller's mistake, never a property of the input.
 	ErrWrongType = errors.New("wrong frame type")

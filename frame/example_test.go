@@ -90,7 +90,7 @@ func ExampleReader() {
 	}
 	// Output:
 	// Hi
-	// stop: max_tokens
+	// stop: MaxTokens
 }
 
 // Errors say where the input went wrong and match the kinds with errors.Is.
@@ -98,7 +98,7 @@ func ExampleError() {
 	stream := []byte("ANTH\x01\x00\x0B") // a USAGE frame must be 12 bytes
 	_, err := frame.NewReader(bytes.NewReader(stream)).Next()
 	var e *frame.Error
-	if errors.As(err, &e) && errors.Is(err, frame.ErrBadPayload) {
+	if errors.As(err, &e) && errors.Is(err, frame.ErrMalformed) {
 		fmt.Println(e.Offset, e.Type)
 	}
 	fmt.Println(err)
@@ -107,7 +107,7 @@ func ExampleError() {
 	fmt.Println(errors.Is(err, io.ErrUnexpectedEOF))
 	// Output:
 	// 5 USAGE
-	// anth: offset 5: USAGE frame: bad payload: payload length 11, want 12
+	// anth: offset 5: USAGE frame: malformed: payload length 11, want 12
 	// true
 }
 

@@ -2,6 +2,7 @@ package frame
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 	"iter"
 	"strconv"
@@ -12,40 +13,108 @@ import (
 // only when a frame declares more (never past MaxFrameSize).
 const initialBufSize = 8 << 10
 
-// maxEmptyReads bounds how often an io.Reader may return 0, nil in a row
-// before the Reader gives up with io.ErrNoProgress, as bufio does.
+// maxEmptyReads bounds how many times in a row an io.Reader may return
+// 0, nil before the Reader gives up with io.ErrNoProgress, as bufio does.
+// The count restarts whenever a read returns bytes, so a slow reader is
+// never failed.
 const maxEmptyReads = 100
 
-// Reader reads the frames of an ANTH stream from an io.Reader. It buffers its
-// input, so it may read past the last frame it returns.
+// ErrNeedMore is what Next returns when a Reader fed by Write needs more
+// input than it has been given. It is normal flow, not a fault: Write more
+// and call Next again. It is never sticky.
+var ErrNeedMore = errors.New("frame: more input needed")
+
+// Reader reads the frames of an ANTH response, from an io.Reader
+// (NewReader) or from bytes pushed to it (NewPushReader, Write). It buffers
+// its input, so it may read past the last frame it returns.
 //
 // The first call to Next checks Magic. Frames of unknown ignorable types are
 // skipped (handed to OnSkip first, if set); frames of known types, PAD
 // included, are returned. Errors are sticky: once Next fails it returns the
 // same error until Reset. A Reader is not safe for concurrent use.
+//
+// A Reader holds the stream to the response grammar of SPEC.md §3.11 unless
+// made WithRawFrames: the response ends with DONE or ERROR, so an input that
+// ends before one — on a frame boundary or not — is ErrTruncated, and a
+// must-understand frame after it is ErrMalformed. A DONE or ERROR whose value
+// continues in further frames (SPEC.md §4) is returned once, joined.
 type Reader struct {
 	// OnSkip, if not nil, is called with each frame of an unknown ignorable
 	// type before Next skips it, so a proxy can forward it. The frame's
 	// payload is valid only during the call.
 	OnSkip func(Frame)
 
-	r          io.Reader
+	r          io.Reader // nil when fed by Write
 	buf        []byte
 	start, end int   // buf[start:end] holds read, unparsed bytes
 	off        int64 // stream offset of buf[start]
 	magic      bool  // whether Magic has been checked
 	err        error // sticky error returned by Next
-	rerr       error // error from r, held until the bytes before it are used
+	rerr       error // error from r (io.EOF after CloseWrite), held until the bytes before it are used
+	raw        bool  // WithRawFrames
+
+	ended   bool   // a DONE or ERROR has been read
+	joining bool   // joined holds a DONE or ERROR whose value may continue
+	joinTyp Type   // the type being joined
+	joined  []byte // payload of the value being joined
 }
 
-// NewReader returns a Reader that reads an ANTH stream from r. It does not
-// read from r until the first call to Next.
-func NewReader(r io.Reader) *Reader { return &Reader{r: r} }
+// A ReaderOption configures a Reader.
+type ReaderOption func(*Reader)
 
-// Reset discards the Reader's state and makes it read a new stream from r,
-// keeping its buffer (and OnSkip) for reuse.
+// WithRawFrames makes a Reader return every frame as it is on the wire, for
+// tools that inspect streams (anth dump) rather than read a response: DONE
+// and ERROR continuation frames are returned one by one, frames may follow
+// the end of the response, and input that ends on a frame boundary is
+// io.EOF wherever that boundary falls.
+func WithRawFrames() ReaderOption { return func(r *Reader) { r.raw = true } }
+
+// NewReader returns a Reader that reads an ANTH response from r. It does not
+// read from r until the first call to Next.
+func NewReader(r io.Reader, opts ...ReaderOption) *Reader {
+	rd := &Reader{r: r}
+	for _, o := range opts {
+		o(rd)
+	}
+	return rd
+}
+
+// NewPushReader returns a Reader that reads the bytes given to its Write
+// method, for callers that receive a stream in callbacks (a net/http
+// handler's writes, a WebSocket message) rather than from an io.Reader.
+// Next returns ErrNeedMore when it has not been given enough; CloseWrite
+// marks the end of the input.
+func NewPushReader(opts ...ReaderOption) *Reader { return NewReader(nil, opts...) }
+
+// Reset discards the Reader's state and makes it read a new stream from r
+// (nil for a push Reader), keeping its buffers, options and OnSkip.
 func (r *Reader) Reset(rd io.Reader) {
-	*r = Reader{OnSkip: r.OnSkip, r: rd, buf: r.buf}
+	*r = Reader{OnSkip: r.OnSkip, r: rd, buf: r.buf, raw: r.raw, joined: r.joined[:0]}
+}
+
+// Write appends p to the input of a Reader made by NewPushReader. It
+// invalidates frames returned before it. It never fails; the error is for
+// io.Writer.
+func (r *Reader) Write(p []byte) (int, error) {
+	if r.r != nil {
+		return 0, errors.New("frame: Write on a Reader that reads an io.Reader")
+	}
+	if r.start > 0 {
+		r.end = copy(r.buf, r.buf[r.start:r.end])
+		r.start = 0
+	}
+	r.buf = append(r.buf[:r.end], p...)
+	r.end = len(r.buf)
+	r.buf = r.buf[:cap(r.buf)]
+	return len(p), nil
+}
+
+// CloseWrite marks the end of a push Reader's input: Next then reports a
+// stream that ends early as it would for an io.Reader at io.EOF.
+func (r *Reader) CloseWrite() {
+	if r.r == nil && r.rerr == nil {
+		r.rerr = io.EOF
+	}
 }
 
 // Offset returns the stream offset of the next byte Next will parse: after
@@ -53,39 +122,105 @@ func (r *Reader) Reset(rd io.Reader) {
 func (r *Reader) Offset() int64 { return r.off }
 
 // Next returns the next frame. The frame's payload aliases the Reader's
-// buffer and is valid until the next call to Next or Reset.
+// buffer and is valid until the next call to Next, Write or Reset.
 //
-// At the end of the stream Next returns io.EOF, but only if the stream ended
-// on a frame boundary; inside a frame, or before Magic was complete, it
-// returns an *Error wrapping ErrTruncated. Bad input gives an *Error with the
-// stream offset; an error from the underlying reader is returned as is.
+// At the end of the response Next returns io.EOF. Input that ends inside a
+// frame or before Magic was complete, or (unless WithRawFrames) before the
+// DONE or ERROR that ends a response, gives an *Error wrapping ErrTruncated.
+// Bad input gives an *Error with the stream offset; an error from the
+// underlying reader is returned as is, matchable with errors.Is.
 func (r *Reader) Next() (Frame, error) {
 	if r.err != nil {
 		return Frame{}, r.err
 	}
+	f, err := r.next()
+	if err != nil {
+		if err != ErrNeedMore {
+			r.err = err
+		}
+		return Frame{}, err
+	}
+	return f, nil
+}
+
+func (r *Reader) next() (Frame, error) {
 	if !r.magic {
 		if err := r.readMagic(); err != nil {
-			r.err = err
 			return Frame{}, err
 		}
 	}
 	for {
-		f, err := r.next()
+		if r.joining {
+			return r.join()
+		}
+		f, err := r.frame()
+		if err == io.EOF && !r.raw && !r.ended {
+			// SPEC.md §3.11: a response ends with DONE or ERROR.
+			return Frame{}, errAt(r.off, ErrTruncated, "response ends before its DONE or ERROR")
+		}
 		if err != nil {
-			r.err = err
 			return Frame{}, err
 		}
-		if f.Type.Known() {
+		if !f.Type.Known() {
+			if r.OnSkip != nil {
+				r.OnSkip(f)
+			}
+			continue
+		}
+		if r.raw {
 			return f, nil
 		}
-		if r.OnSkip != nil {
-			r.OnSkip(f)
+		if r.ended && !f.Type.Ignorable() {
+			return Frame{}, frameErr(r.off-int64(f.Size()), f.Type, ErrMalformed, "frame after the DONE or ERROR that ended the response")
 		}
+		if f.Type == TypeDone || f.Type == TypeError {
+			r.ended = true
+			if len(f.Payload) == MaxPayload {
+				// SPEC.md §4: a full DONE or ERROR frame may continue.
+				r.joining, r.joinTyp = true, f.Type
+				r.joined = append(r.joined[:0], f.Payload...)
+				continue
+			}
+		}
+		return f, nil
 	}
 }
 
-// next parses one frame of any type, reading as much as it needs.
-func (r *Reader) next() (Frame, error) {
+// join reads the continuation frames of the DONE or ERROR in r.joined: the
+// frames that follow it with the same type and reason or code, each one
+// after a full frame (SPEC.md §4). It returns the joined frame when the next
+// frame is not a continuation or the input ends; what ended it is for the
+// next call to report.
+func (r *Reader) join() (Frame, error) {
+	key := 1 // DONE's reason
+	if r.joinTyp == TypeError {
+		key = 2 // ERROR's code
+	}
+	for {
+		if err := r.fill(HeaderSize + key); err == ErrNeedMore {
+			return Frame{}, err
+		} else if err != nil {
+			break
+		}
+		b := r.buf[r.start:r.end]
+		if Type(b[0]) != r.joinTyp || string(b[HeaderSize:HeaderSize+key]) != string(r.joined[:key]) {
+			break
+		}
+		f, err := r.frame()
+		if err != nil {
+			return Frame{}, err
+		}
+		r.joined = append(r.joined, f.Payload[key:]...)
+		if len(f.Payload) < MaxPayload {
+			break
+		}
+	}
+	r.joining = false
+	return Frame{Type: r.joinTyp, Payload: r.joined}, nil
+}
+
+// frame parses one frame of any type, reading as much as it needs.
+func (r *Reader) frame() (Frame, error) {
 	avail := r.end - r.start
 	if avail < HeaderSize {
 		if err := r.fill(HeaderSize); err != nil {
@@ -119,14 +254,12 @@ func (r *Reader) next() (Frame, error) {
 
 func (r *Reader) readMagic() error {
 	if err := r.fill(len(Magic)); err != nil {
+		// Report a wrong byte as soon as it is seen, before the missing ones.
+		if _, merr := ParseMagic(r.buf[r.start:r.end]); errors.Is(merr, ErrBadMagic) {
+			return merr
+		}
 		if err == io.EOF {
 			return errAt(0, ErrTruncated, "empty stream, want \"ANTH\"")
-		}
-		if e, ok := err.(*Error); ok && e.Err == ErrTruncated {
-			// Report a wrong byte before the missing ones.
-			if _, merr := ParseMagic(r.buf[r.start:r.end]); merr != nil {
-				return merr
-			}
 		}
 		return err
 	}
@@ -141,11 +274,18 @@ func (r *Reader) readMagic() error {
 }
 
 // fill reads until at least need bytes are buffered. It returns io.EOF when
-// the input ends with nothing buffered (a frame boundary), and an *Error
-// wrapping ErrTruncated when it ends with a part of a frame.
+// the input ends with nothing buffered (a frame boundary), an *Error
+// wrapping ErrTruncated when it ends with a part of a frame, and
+// ErrNeedMore when a push Reader has been given too little so far.
 func (r *Reader) fill(need int) error {
 	if r.end-r.start >= need {
 		return nil
+	}
+	if r.r == nil {
+		if r.rerr != nil {
+			return r.readErr()
+		}
+		return ErrNeedMore
 	}
 	if len(r.buf)-r.start < need {
 		if len(r.buf) < need {
@@ -168,7 +308,10 @@ func (r *Reader) fill(need int) error {
 		}
 		r.end += n
 		r.rerr = err
-		if n == 0 && err == nil {
+		switch {
+		case n > 0:
+			empty = 0
+		case err == nil:
 			if empty++; empty >= maxEmptyReads {
 				return io.ErrNoProgress
 			}
@@ -194,13 +337,14 @@ func (r *Reader) readErr() error {
 }
 
 // All returns an iterator over the remaining frames. It stops after the
-// last frame at a clean end of stream, or after yielding the first error
+// last frame at the end of the response, or after yielding the first error
 // (with a zero Frame). Each frame is valid only until the next iteration.
+// On a push Reader it stops, yielding nothing, when it needs more input.
 func (r *Reader) All() iter.Seq2[Frame, error] {
 	return func(yield func(Frame, error) bool) {
 		for {
 			f, err := r.Next()
-			if err == io.EOF {
+			if err == io.EOF || err == ErrNeedMore {
 				return
 			}
 			if !yield(f, err) || err != nil {

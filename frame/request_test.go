@@ -3,8 +3,13 @@ package frame
 import (
 	"bytes"
 	"errors"
+	"io"
+	"math"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -37,8 +42,8 @@ func TestRequestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) != SizeRequest(req) {
-			t.Fatalf("appended %d bytes, SizeRequest says %d", len(b), SizeRequest(req))
+		if n, err := SizeRequest(req); err != nil || len(b) != n {
+			t.Fatalf("appended %d bytes, SizeRequest says %d, %v", len(b), n, err)
 		}
 		got, err := ParseRequest(b)
 		if err != nil {
@@ -102,25 +107,26 @@ func TestRequestEncodeErrors(t *testing.T) {
 		manyLong[i].Content = twoParts
 	}
 	for _, c := range []struct {
-		name     string
-		req      Request
-		kind     error
-		sizeFits bool // whether SizeRequest can tell
+		name   string
+		req    Request
+		kind   error
+		offset int64
 	}{
-		{"long model", Request{Model: strings.Repeat("m", 256)}, ErrTooLarge, false},
-		{"too many parts", Request{Messages: make([]Message, maxParts+1)}, ErrTooLarge, false},
-		{"too many long parts", Request{Messages: manyLong}, ErrTooLarge, false},
-		{"bad role", Request{Messages: []Message{{Role: 3}}}, ErrBadPayload, true},
-		{"bad content", Request{Messages: []Message{{Content: "\xff"}}}, ErrBadPayload, true},
-		{"bad model", Request{Model: "\xc3"}, ErrBadPayload, true},
+		{"long model", Request{Model: strings.Repeat("m", 256)}, ErrTooLarge, 4},
+		{"too many parts", Request{Messages: make([]Message, maxParts+1)}, ErrTooLarge, 5},
+		{"too many long parts", Request{Messages: manyLong}, ErrTooLarge, 5},
+		{"bad role", Request{Model: "m", Messages: []Message{{Content: "a"}, {Role: 3}}}, ErrMalformed, 11},
+		{"bad content", Request{Messages: []Message{{Content: "\xff"}}}, ErrMalformed, 9},
+		{"bad model", Request{Model: "\xc3"}, ErrMalformed, 5},
 	} {
 		b := []byte("keep")
 		out, err := AppendRequest(b, c.req)
-		if !errors.Is(err, c.kind) || string(out) != "keep" {
-			t.Errorf("%s: %v, appended %q; want %v and nothing", c.name, err, out[len(b):], c.kind)
+		var e *Error
+		if !errors.Is(err, c.kind) || !errors.As(err, &e) || e.Offset != c.offset || string(out) != "keep" {
+			t.Errorf("%s: %v, appended %q; want %v at %d and nothing", c.name, err, out[len(b):], c.kind, c.offset)
 		}
-		if got := SizeRequest(c.req); (got == -1) == c.sizeFits {
-			t.Errorf("%s: SizeRequest = %d", c.name, got)
+		if n, serr := SizeRequest(c.req); n != 0 || serr == nil || serr.Error() != err.Error() {
+			t.Errorf("%s: SizeRequest = %d, %v; want AppendRequest's error", c.name, n, serr)
 		}
 	}
 }
@@ -147,8 +153,8 @@ func TestRequestNonCanonical(t *testing.T) {
 		"split utf-8 invalid":  build(part(0x80, full[:partMax-1]+"\xe4"), part(0, "\xbd")),
 	}
 	for name, b := range cases {
-		if _, err := ParseRequest(b); !errors.Is(err, ErrBadPayload) {
-			t.Errorf("%s: %v, want ErrBadPayload", name, err)
+		if _, err := ParseRequest(b); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", name, err)
 		}
 	}
 	// A character split between parts is fine: UTF-8 is checked on the
@@ -172,11 +178,88 @@ func TestRequestLimits(t *testing.T) {
 	if err != nil || req.Model != "claude" {
 		t.Fatalf("ReadRequest: %+v, %v", req, err)
 	}
-	// A count that claims 65,535 parts in a tiny request allocates by the
-	// input, not by the claim.
+	// Any positive limit is a limit, math.MaxInt too: no overflow.
+	if _, err := (Limits{MaxRequestSize: math.MaxInt, MaxMessages: math.MaxInt}).ReadRequest(bytes.NewReader(b)); err != nil {
+		t.Fatalf("ReadRequest with math.MaxInt limits: %v", err)
+	}
+	if _, err := (Limits{MaxRequestSize: math.MaxInt}).ParseRequest(b); err != nil {
+		t.Fatalf("ParseRequest with math.MaxInt limits: %v", err)
+	}
+}
+
+// heapAllocs returns the bytes f allocates on the heap. ReadMemStats
+// stops the world and flushes every cache, so small allocations count too.
+func heapAllocs(f func()) uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := m.TotalAlloc
+	f()
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc - before
+}
+
+// TestRequestMemory: reading a request allocates at most 2 bytes per input
+// byte, continued parts included, plus a fixed 64 KiB; a count that claims
+// 65,535 parts in an 8-byte request costs no more than that fixed amount.
+func TestRequestMemory(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts need a normal run")
+	}
+	long := Request{Model: "m", Messages: []Message{{Content: strings.Repeat("a", 32<<20-2000)}}, MaxTokens: 1}
+	var many Request
+	for range 500 {
+		many.Messages = append(many.Messages, Message{Role: RoleAssistant, Content: strings.Repeat("b", 65_000)})
+	}
+	small := Request{Model: "claude", Messages: []Message{{Content: "Hi"}}, MaxTokens: 1024}
+	for name, req := range map[string]Request{"one continued message": long, "500 messages": many, "small": small} {
+		b := mustRequest(req)
+		for how, read := range map[string]func() (Request, error){
+			"ReadRequest":  func() (Request, error) { return ReadRequest(bytes.NewReader(b)) },
+			"ParseRequest": func() (Request, error) { return ParseRequest(b) },
+		} {
+			var got Request
+			var err error
+			n := heapAllocs(func() { got, err = read() })
+			if err != nil || len(got.Messages) != len(req.Messages) {
+				t.Fatalf("%s, %s: %v", name, how, err)
+			}
+			t.Logf("%s, %s: %d bytes: %.3f allocated per input byte", name, how, len(b), float64(n)/float64(len(b)))
+			if n > 2*uint64(len(b))+64<<10 {
+				t.Errorf("%s, %s: %d bytes allocated for a %d-byte request, want at most 2 per byte + 64 KiB", name, how, n, len(b))
+			}
+		}
+	}
 	huge := []byte("ANTH\x00\xFF\xFF\xFF")
-	allocs := testing.AllocsPerRun(10, func() { _, _ = (Limits{MaxMessages: 1 << 20}).ParseRequest(huge) })
-	if allocs > 3 {
-		t.Fatalf("%v allocations for a 8-byte request", allocs)
+	if n := heapAllocs(func() { _, _ = (Limits{MaxMessages: 1 << 20}).ReadRequest(bytes.NewReader(huge)) }); n > 64<<10 {
+		t.Fatalf("%d bytes allocated for an 8-byte request claiming 65,535 parts", n)
+	}
+}
+
+// TestReadRequestReaders: ReadRequest never hangs on a reader that makes no
+// progress, keeps the reader's own error matchable, and turns a bad count
+// into an error rather than a panic.
+func TestReadRequestReaders(t *testing.T) {
+	b := mustRequest(specRequest)
+	done := make(chan error, 1)
+	go func() { _, err := ReadRequest(emptyReader{}); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, io.ErrNoProgress) {
+			t.Fatalf("empty reader: %v, want io.ErrNoProgress", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadRequest spins on a reader that returns 0, nil")
+	}
+	if req, err := ReadRequest(&stutterReader{r: bytes.NewReader(b), empties: 50}); err != nil || req.Model != "claude" {
+		t.Fatalf("slow reader: %v", err)
+	}
+	boom := errors.New("connection reset")
+	if _, err := ReadRequest(io.MultiReader(bytes.NewReader(b[:9]), iotest.ErrReader(boom))); !errors.Is(err, boom) {
+		t.Fatalf("reader error: %v, want it matchable", err)
+	}
+	for _, n := range []int{-1, 1 << 20} {
+		if _, err := ReadRequest(countReader(n)); err == nil {
+			t.Fatalf("count %d: no error", n)
+		}
 	}
 }

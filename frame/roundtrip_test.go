@@ -91,7 +91,7 @@ func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
 	case TypeCacheUsage:
 		v.CacheUsage, err = f.CacheUsage()
 	case TypeError:
-		v.Code, v.Bytes, err = f.Error()
+		v.Code, v.Bytes, err = f.ErrorMessage()
 	case TypeDone:
 		v.Reason, v.Bytes, err = f.Done()
 	case TypeText:
@@ -197,7 +197,7 @@ func TestRoundTrip(t *testing.T) {
 		// Streaming layer, however the bytes arrive. Unknown ignorable
 		// frames reach OnSkip instead of Next, in order.
 		for name, wrap := range readers {
-			r := NewReader(wrap(bytes.NewReader(stream)))
+			r := NewReader(wrap(bytes.NewReader(stream)), WithRawFrames())
 			var got []value
 			r.OnSkip = func(f Frame) { got = append(got, decode(t, f)) }
 			for f, err := range r.All() {
@@ -275,7 +275,7 @@ func TestTruncation(t *testing.T) {
 		boundaries[len(stream)] = len(boundaries)
 	}
 	for cut := 0; cut < len(stream); cut++ {
-		frames, err := readAll(NewReader(bytes.NewReader(stream[:cut])))
+		frames, err := readAll(NewReader(bytes.NewReader(stream[:cut]), WithRawFrames()))
 		if n, ok := boundaries[cut]; ok {
 			if err != nil || len(frames) != n {
 				t.Fatalf("cut at boundary %d: %d frames, %v; want %d frames, no error", cut, len(frames), err, n)
@@ -305,9 +305,9 @@ func TestTruncation(t *testing.T) {
 // in frames of the same type, and joining them gives the value back.
 func TestSplitLongValues(t *testing.T) {
 	long := bytes.Repeat([]byte("0123456789abcdef"), 9000) // 144,000 bytes
-	ids := make([]uint32, 70_000)
+	ids := make([]uint32, 70_000)                          // 16-bit IDs: TOKEN frames of 32,767
 	for i := range ids {
-		ids[i] = uint32(i * 3)
+		ids[i] = uint32(i*3) & 0xFFFF
 	}
 	cases := []struct {
 		name  string
@@ -318,7 +318,7 @@ func TestSplitLongValues(t *testing.T) {
 		want  []byte
 	}{
 		{"text", AppendText(nil, 9, long), TypeText, 3, func(f Frame) []byte { _, b, _ := f.Text(); return b }, long},
-		{"error", AppendError(nil, CodeAPI, string(long)), TypeError, 3, func(f Frame) []byte { _, b, _ := f.Error(); return b }, long},
+		{"error", AppendError(nil, CodeAPI, string(long)), TypeError, 3, func(f Frame) []byte { _, b, _ := f.ErrorMessage(); return b }, long},
 		{"done", AppendDone(nil, StopSequence, string(long)), TypeDone, 3, func(f Frame) []byte { _, b, _ := f.Done(); return b }, long},
 		{"pad", AppendPad(nil, len(long)), TypePad, 3, func(f Frame) []byte { return f.Payload }, make([]byte, len(long))},
 	}
@@ -349,17 +349,22 @@ func TestSplitLongValues(t *testing.T) {
 			if len(b) != SizeToken(in...) {
 				t.Fatalf("wide=%v: %d bytes, SizeToken %d", wide, len(b), SizeToken(in...))
 			}
+			want, per := TypeToken, maxToken16PerFrame
+			if wide {
+				want, per = TypeToken32, maxToken32PerFrame
+			}
 			var got []uint32
-			for len(b) > 0 {
+			frames := 0
+			for ; len(b) > 0; frames++ {
 				f, n, err := Parse(b)
-				if err != nil {
-					t.Fatal(err)
+				if err != nil || f.Type != want {
+					t.Fatalf("wide=%v: frame %d is %v, %v; want %v", wide, frames, f.Type, err, want)
 				}
 				got, _ = f.Tokens(got)
 				b = b[n:]
 			}
-			if !cmp.Equal(got, in) {
-				t.Fatalf("wide=%v: tokens differ after split", wide)
+			if !cmp.Equal(got, in) || frames != (len(in)+per-1)/per {
+				t.Fatalf("wide=%v: %d frames, tokens equal %v", wide, frames, cmp.Equal(got, in))
 			}
 		}
 	})

@@ -25,15 +25,6 @@ func AppendText(b []byte, block uint16, text []byte) []byte {
 // SizeText returns the number of bytes AppendText appends for n bytes of text.
 func SizeText(n int) int { return split(n, maxTextPerFrame)*(HeaderSize+2) + n }
 
-// split returns how many frames carry n bytes, at most per in each, where an
-// empty value still takes one frame.
-func split(n, per int) int {
-	if n == 0 {
-		return 1
-	}
-	return (n + per - 1) / per
-}
-
 // Text returns the content block index and the text of a TEXT frame. The
 // text is raw bytes: it may end or start inside a UTF-8 character.
 func (f Frame) Text() (block uint16, text []byte, err error) {

@@ -2,6 +2,19 @@ package frame
 
 import "strconv"
 
+// Wire constants of SPEC.md §2.
+const (
+	// Magic is the 4 bytes that start every ANTH stream and request.
+	Magic = "ANTH"
+	// HeaderSize is the size of a frame header: type u8, payload length u16.
+	HeaderSize = 3
+	// MaxPayload is the largest payload one frame can declare. Longer values
+	// are split across frames by the rules of SPEC.md §4.
+	MaxPayload = 0xFFFF
+	// MaxFrameSize is the largest frame, header included.
+	MaxFrameSize = HeaderSize + MaxPayload
+)
+
 // Type is the frame type: the first byte of every frame.
 //
 // Types 0x00–0x7F are must-understand: a reader that meets one it does not
@@ -23,47 +36,57 @@ const (
 	TypeBlock      Type = 0x07 // a content block starts or stops
 	TypePad        Type = 0x80 // padding that hides frame sizes; ignorable
 	TypeCacheUsage Type = 0x81 // prompt-cache token counts; ignorable
-	TypeEvent      Type = 0x82 // an event of a bridged stream (SSE), kept whole; ignorable
+	TypeEvent      Type = 0x82 // an event of a bridged stream, kept whole; ignorable
 )
+
+// typeInfo is what this package knows of a frame type: its name and the
+// rules its payload follows. The table below is the only place that knows
+// them: Known, String, Parse (both paths), Reader and Writer all read it, so
+// a new frame type is one entry (as x/net/http2's frameParsers map is).
+type typeInfo struct {
+	name string
+	// known is false for types this version does not define.
+	known bool
+	// min and max bound the payload length; mask is the payload length's
+	// required alignment minus one (1 for u16 IDs, 3 for u32 IDs).
+	min, max, mask int
+	// want says, for an error message, what payload lengths are allowed.
+	want string
+	// check applies the rules that need the payload's bytes. It returns
+	// the offset of the fault within the payload and what was expected, or
+	// ok.
+	//
+	// fast marks the types parseFast takes: no check, any length up to
+	// MaxPayload past min (TestTypeTable keeps it so).
+	check func(p []byte) (at int, detail string, ok bool)
+	fast  bool
+}
+
+var types = [256]typeInfo{
+	TypeToken:      {name: "TOKEN", known: true, fast: true, min: 2, max: MaxPayload, mask: 1, want: "a positive multiple of 2"},   // §3.1
+	TypeUsage:      {name: "USAGE", known: true, min: usageSize, max: usageSize, want: "12", check: checkUsage},                    // §3.2
+	TypeError:      {name: "ERROR", known: true, fast: true, min: 2, max: MaxPayload, want: "at least 2"},                          // §3.3
+	TypeDone:       {name: "DONE", known: true, min: 0, max: MaxPayload, check: checkDone},                                         // §3.4
+	TypeToken32:    {name: "TOKEN32", known: true, fast: true, min: 4, max: MaxPayload, mask: 3, want: "a positive multiple of 4"}, // §3.1
+	TypeText:       {name: "TEXT", known: true, fast: true, min: 2, max: MaxPayload, want: "at least 2"},                           // §3.5
+	TypeDelta:      {name: "DELTA", known: true, min: 3, max: MaxPayload, want: "at least 3", check: checkDelta},                   // §3.8
+	TypeBlock:      {name: "BLOCK", known: true, min: 3, max: 3, want: "3", check: checkBlock},                                     // §3.9
+	TypePad:        {name: "PAD", known: true, fast: true, min: 0, max: MaxPayload},                                                // §3.6
+	TypeCacheUsage: {name: "CACHE_USAGE", known: true, min: cacheUsageSize, max: cacheUsageSize, want: "8"},                        // §3.7
+	TypeEvent:      {name: "EVENT", known: true, min: 2, max: MaxPayload, want: "at least 2", check: checkEvent},                   // §3.10
+}
 
 // Ignorable reports whether a reader that does not know t may skip it.
 func (t Type) Ignorable() bool { return t >= 0x80 }
 
 // Known reports whether this package knows the layout of t's payload.
-func (t Type) Known() bool {
-	switch t {
-	case TypeToken, TypeUsage, TypeError, TypeDone, TypeToken32, TypeText, TypeDelta, TypeBlock, TypePad, TypeCacheUsage, TypeEvent:
-		return true
-	}
-	return false
-}
+func (t Type) Known() bool { return types[t].known }
 
 // String returns the type's name as SPEC.md spells it, or "TYPE(0xNN)" for
 // types this package does not know.
 func (t Type) String() string {
-	switch t {
-	case TypeToken:
-		return "TOKEN"
-	case TypeUsage:
-		return "USAGE"
-	case TypeError:
-		return "ERROR"
-	case TypeDone:
-		return "DONE"
-	case TypeToken32:
-		return "TOKEN32"
-	case TypeText:
-		return "TEXT"
-	case TypeDelta:
-		return "DELTA"
-	case TypeBlock:
-		return "BLOCK"
-	case TypeEvent:
-		return "EVENT"
-	case TypePad:
-		return "PAD"
-	case TypeCacheUsage:
-		return "CACHE_USAGE"
+	if types[t].known {
+		return types[t].name
 	}
 	return "TYPE(0x" + hex2(uint8(t)) + ")"
 }
@@ -73,115 +96,39 @@ func hex2(v uint8) string {
 	return string([]byte{digits[v>>4], digits[v&0xF]})
 }
 
-// Wire constants of SPEC.md §2.
-const (
-	// Magic is the 4 bytes that start every ANTH stream and request.
-	Magic = "ANTH"
-	// HeaderSize is the size of a frame header: type u8, payload length u16.
-	HeaderSize = 3
-	// MaxPayload is the largest payload one frame can declare. Longer values
-	// are split across frames by the rules of SPEC.md §4.
-	MaxPayload = 0xFFFF
-	// MaxFrameSize is the largest frame, header included.
-	MaxFrameSize = HeaderSize + MaxPayload
-)
-
-// StopReason says why the model stopped (SPEC.md §3.4). Values this package
-// does not name are carried through unchanged, so a newer server's reasons
-// reach the application.
-type StopReason uint8
-
-// The stop reasons of the Anthropic Messages API, with their wire codes.
-const (
-	StopUnspecified                StopReason = 0 // the seed's empty DONE
-	StopEndTurn                    StopReason = 1
-	StopMaxTokens                  StopReason = 2
-	StopSequence                   StopReason = 3
-	StopToolUse                    StopReason = 4
-	StopPauseTurn                  StopReason = 5
-	StopRefusal                    StopReason = 6
-	StopModelContextWindowExceeded StopReason = 7
-)
-
-var stopNames = [...]string{
-	StopUnspecified:                "",
-	StopEndTurn:                    "end_turn",
-	StopMaxTokens:                  "max_tokens",
-	StopSequence:                   "stop_sequence",
-	StopToolUse:                    "tool_use",
-	StopPauseTurn:                  "pause_turn",
-	StopRefusal:                    "refusal",
-	StopModelContextWindowExceeded: "model_context_window_exceeded",
-}
-
-// String returns the API's name for r ("end_turn", …), "" for
-// StopUnspecified, or "stop_reason(N)" for a code this package does not name.
-func (r StopReason) String() string {
-	if int(r) < len(stopNames) {
-		return stopNames[r]
+// checkHeader applies the rules that the header alone decides, so a Reader
+// can fail before it reads (or makes room for) the payload.
+func checkHeader(t Type, n int, base int64) *Error {
+	ti := &types[t]
+	if !ti.known {
+		if t.Ignorable() {
+			return nil // SPEC.md §3: skipped by its length
+		}
+		return frameErr(base, t, ErrUnknownType, "types 0x00-0x7F must be understood")
 	}
-	return "stop_reason(" + strconv.Itoa(int(r)) + ")"
+	if n < ti.min || n > ti.max || n&ti.mask != 0 {
+		return frameErr(base+1, t, ErrMalformed, "payload length "+strconv.Itoa(n)+", want "+ti.want)
+	}
+	return nil
 }
 
-// ParseStopReason returns the code for an API stop reason name. It reports
-// false for names that have no code; "" is not a name.
-func ParseStopReason(name string) (StopReason, bool) {
-	for i, n := range stopNames {
-		if i > 0 && n == name {
-			return StopReason(i), true
+// checkPayload applies the rules that need the payload's bytes.
+func checkPayload(t Type, p []byte, base int64) *Error {
+	if check := types[t].check; check != nil {
+		if at, detail, ok := check(p); !ok {
+			return frameErr(base+HeaderSize+int64(at), t, ErrMalformed, detail)
 		}
 	}
-	return 0, false
+	return nil
 }
 
-// ErrorCode classifies an ERROR frame (SPEC.md §3.3). The codes are the HTTP
-// status codes the Anthropic API pairs with each error type, so a gateway can
-// map both ways without a table of its own. Any u16 is valid on the wire.
-type ErrorCode uint16
-
-// The error codes of the Anthropic Messages API.
-const (
-	CodeUnspecified     ErrorCode = 0
-	CodeInvalidRequest  ErrorCode = 400 // invalid_request_error
-	CodeAuthentication  ErrorCode = 401 // authentication_error
-	CodeBilling         ErrorCode = 402 // billing_error
-	CodePermission      ErrorCode = 403 // permission_error
-	CodeNotFound        ErrorCode = 404 // not_found_error
-	CodeRequestTooLarge ErrorCode = 413 // request_too_large
-	CodeRateLimit       ErrorCode = 429 // rate_limit_error
-	CodeAPI             ErrorCode = 500 // api_error
-	CodeTimeout         ErrorCode = 504 // timeout_error
-	CodeOverloaded      ErrorCode = 529 // overloaded_error
-)
-
-var codeNames = map[ErrorCode]string{
-	CodeInvalidRequest:  "invalid_request_error",
-	CodeAuthentication:  "authentication_error",
-	CodeBilling:         "billing_error",
-	CodePermission:      "permission_error",
-	CodeNotFound:        "not_found_error",
-	CodeRequestTooLarge: "request_too_large",
-	CodeRateLimit:       "rate_limit_error",
-	CodeAPI:             "api_error",
-	CodeTimeout:         "timeout_error",
-	CodeOverloaded:      "overloaded_error",
-}
-
-// String returns the API's error type name for c ("overloaded_error", …),
-// or "error(N)" for a code this package does not name.
-func (c ErrorCode) String() string {
-	if n, ok := codeNames[c]; ok {
-		return n
+// checkFrame applies every rule of f's type, as Parse does.
+func checkFrame(f Frame, base int64) *Error {
+	if len(f.Payload) > MaxPayload {
+		return frameErr(base, f.Type, ErrTooLarge, "payload of "+strconv.Itoa(len(f.Payload))+" bytes, want at most 65535")
 	}
-	return "error(" + strconv.Itoa(int(c)) + ")"
-}
-
-// ParseErrorCode returns the code for an API error type name.
-func ParseErrorCode(name string) (ErrorCode, bool) {
-	for c, n := range codeNames {
-		if n == name {
-			return c, true
-		}
+	if e := checkHeader(f.Type, len(f.Payload), base); e != nil {
+		return e
 	}
-	return 0, false
+	return checkPayload(f.Type, f.Payload, base)
 }

@@ -3,6 +3,7 @@ package frame
 import (
 	"encoding/binary"
 	"math/bits"
+	"strconv"
 )
 
 // PPM is the scale of Usage.CacheHitRatio: parts per million, so 1,000,000
@@ -10,12 +11,9 @@ import (
 const PPM = 1_000_000
 
 const (
-	usageSize      = 12
-	cacheUsageSize = 8
+	usageSize = 12
 	// SizeUsage is the size of a USAGE frame, header included.
 	SizeUsage = HeaderSize + usageSize
-	// SizeCacheUsage is the size of a CACHE_USAGE frame, header included.
-	SizeCacheUsage = HeaderSize + cacheUsageSize
 )
 
 // Usage is the payload of a USAGE frame: the seed's three counters.
@@ -27,15 +25,6 @@ type Usage struct {
 	CacheHitRatio uint32
 }
 
-// CacheUsage is the payload of a CACHE_USAGE frame: the prompt-cache counts
-// the Anthropic API reports beside input_tokens. It is a frame of its own,
-// and ignorable, so readers of the seed's 12-byte USAGE keep working
-// (SPEC.md §3.7).
-type CacheUsage struct {
-	CacheReadInputTokens     uint32
-	CacheCreationInputTokens uint32
-}
-
 // AppendUsage appends a USAGE frame. u.CacheHitRatio must be at most PPM:
 // larger values make a frame that Parse rejects (Writer.WriteUsage checks).
 func AppendUsage(b []byte, u Usage) []byte {
@@ -43,13 +32,6 @@ func AppendUsage(b []byte, u Usage) []byte {
 	b = binary.BigEndian.AppendUint32(b, u.InputTokens)
 	b = binary.BigEndian.AppendUint32(b, u.OutputTokens)
 	return binary.BigEndian.AppendUint32(b, u.CacheHitRatio)
-}
-
-// AppendCacheUsage appends a CACHE_USAGE frame.
-func AppendCacheUsage(b []byte, u CacheUsage) []byte {
-	b = appendHeader(b, TypeCacheUsage, cacheUsageSize)
-	b = binary.BigEndian.AppendUint32(b, u.CacheReadInputTokens)
-	return binary.BigEndian.AppendUint32(b, u.CacheCreationInputTokens)
 }
 
 // Usage returns the payload of a USAGE frame.
@@ -65,16 +47,12 @@ func (f Frame) Usage() (Usage, error) {
 	}, nil
 }
 
-// CacheUsage returns the payload of a CACHE_USAGE frame.
-func (f Frame) CacheUsage() (CacheUsage, error) {
-	if f.Type != TypeCacheUsage || len(f.Payload) != cacheUsageSize {
-		return CacheUsage{}, f.wrongType("CACHE_USAGE")
+// checkUsage: SPEC.md §3.2, "cache_hit_ratio is in parts per million".
+func checkUsage(p []byte) (int, string, bool) {
+	if r := binary.BigEndian.Uint32(p[8:]); r > PPM {
+		return 8, "cache_hit_ratio " + strconv.FormatUint(uint64(r), 10) + ", want at most 1000000", false
 	}
-	p := f.Payload
-	return CacheUsage{
-		CacheReadInputTokens:     binary.BigEndian.Uint32(p),
-		CacheCreationInputTokens: binary.BigEndian.Uint32(p[4:]),
-	}, nil
+	return 0, "", true
 }
 
 // CacheHitRatio returns the ratio, in parts per million, of cached input

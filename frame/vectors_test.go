@@ -105,7 +105,7 @@ var kinds = map[string]error{
 	"ErrTruncated":   ErrTruncated,
 	"ErrTooLarge":    ErrTooLarge,
 	"ErrUnknownType": ErrUnknownType,
-	"ErrBadPayload":  ErrBadPayload,
+	"ErrMalformed":   ErrMalformed,
 }
 
 func TestSpecVectors(t *testing.T) {
@@ -209,7 +209,7 @@ func appendFrames(b []byte, fs []Frame) []byte {
 
 func TestIgnorableSkipped(t *testing.T) {
 	in := "ANTH\x90\x00\x01\x07\x00\x00\x02\x00\x2A"
-	r := NewReader(strings.NewReader(in))
+	r := NewReader(strings.NewReader(in), WithRawFrames())
 	var skipped []Frame
 	r.OnSkip = func(f Frame) { skipped = append(skipped, Frame{f.Type, append([]byte{}, f.Payload...)}) }
 	got, err := readAll(r)

@@ -46,11 +46,19 @@ type WriterOption func(*Writer)
 func WithBatching() WriterOption { return func(w *Writer) { w.batch = true } }
 
 // WithPadding makes each Write… call follow its frames with a PAD frame so
-// that the bytes it writes are a multiple of block. Fixed frame sizes hide
-// how long each token is from an observer of encrypted traffic (SPEC.md
-// §3.6); a larger block hides more and costs more. block ≤ 0 disables it.
+// that the bytes it writes are a multiple of block (see AppendPadTo). Fixed
+// frame sizes hide how long each token is from an observer of encrypted
+// traffic (SPEC.md §3.6); a larger block hides more and costs more. 0
+// disables it. A block outside 0 to MaxPadBlock makes every call fail,
+// writing nothing.
 func WithPadding(block int) WriterOption {
-	return func(w *Writer) { w.padTo = max(block, 0) }
+	return func(w *Writer) {
+		if err := CheckPadBlock(block); err != nil {
+			w.err = err
+			return
+		}
+		w.padTo = block
+	}
 }
 
 // NewWriter returns a Writer that writes an ANTH stream to w.
@@ -99,12 +107,17 @@ func (w *Writer) unlock() {
 	}
 }
 
-// commit pads the frames appended since start, hands them to the underlying
-// writer and unlocks.
+// commit checks the first frame appended since start by its type's rules,
+// pads the frames, hands them to the underlying writer and unlocks. A frame
+// that breaks its rules is not written: the Writer never writes what Parse
+// would reject.
 func (w *Writer) commit(start int) error {
-	if w.padTo > 0 {
-		w.pad(start)
+	n := int(w.pending[start+1])<<8 | int(w.pending[start+2])
+	if e := checkPayload(Type(w.pending[start]), w.pending[start+HeaderSize:start+HeaderSize+n], w.off); e != nil {
+		w.pending = w.pending[:start]
+		return w.abort(e)
 	}
+	w.pending = AppendPadTo(w.pending, start, w.padTo)
 	w.off += int64(len(w.pending) - start)
 	if w.batch {
 		return w.commitBatch()
@@ -115,18 +128,6 @@ func (w *Writer) commit(start int) error {
 		w.err = err
 	}
 	return err
-}
-
-// pad appends the PAD frame that makes pending[start:] a multiple of padTo.
-func (w *Writer) pad(start int) {
-	n := len(w.pending) - start + HeaderSize
-	if r := n % w.padTo; r != 0 {
-		n = w.padTo - r
-	} else {
-		n = 0
-	}
-	w.pending = appendHeader(w.pending, TypePad, n)
-	w.pending = append(w.pending, make([]byte, n)...)
 }
 
 func (w *Writer) commitBatch() error {
@@ -224,15 +225,12 @@ func (w *Writer) WriteText(block uint16, text []byte) error {
 	return w.commit(start)
 }
 
-// WriteUsage writes a USAGE frame. It fails with ErrBadPayload, writing
+// WriteUsage writes a USAGE frame. It fails with ErrMalformed, writing
 // nothing, if u.CacheHitRatio exceeds PPM.
 func (w *Writer) WriteUsage(u Usage) error {
 	start, err := w.begin()
 	if err != nil {
 		return err
-	}
-	if u.CacheHitRatio > PPM {
-		return w.abort(frameErr(w.off, TypeUsage, ErrBadPayload, "cache_hit_ratio "+strconv.FormatUint(uint64(u.CacheHitRatio), 10)+", want at most 1000000"))
 	}
 	w.pending = AppendUsage(w.pending, u)
 	return w.commit(start)
@@ -282,19 +280,23 @@ func (w *Writer) WritePad(n int) error {
 }
 
 // WriteFrame writes f as it is, after checking it as Parse would: a proxy
-// uses it to forward frames, including ignorable ones it does not know.
+// uses it to forward frames, including ignorable ones it does not know. A
+// DONE or ERROR that a Reader joined from continuation frames is split again
+// (SPEC.md §4).
 func (w *Writer) WriteFrame(f Frame) error {
+	if len(f.Payload) > MaxPayload {
+		if code, msg, err := f.ErrorMessage(); err == nil {
+			return w.WriteError(code, string(msg))
+		}
+		if reason, seq, err := f.Done(); err == nil {
+			return w.WriteDone(reason, string(seq))
+		}
+	}
 	start, err := w.begin()
 	if err != nil {
 		return err
 	}
-	if len(f.Payload) > MaxPayload {
-		return w.abort(frameErr(w.off, f.Type, ErrTooLarge, "payload of "+strconv.Itoa(len(f.Payload))+" bytes, want at most 65535"))
-	}
-	if e := checkHeader(f.Type, len(f.Payload), w.off); e != nil {
-		return w.abort(e)
-	}
-	if e := checkPayload(f.Type, f.Payload, w.off); e != nil {
+	if e := checkFrame(f, w.off); e != nil {
 		return w.abort(e)
 	}
 	w.pending = f.Append(w.pending)
@@ -302,45 +304,44 @@ func (w *Writer) WriteFrame(f Frame) error {
 }
 
 // WriteDelta writes data to block's delta of the given kind (see
-// AppendDelta). A citation longer than one frame is rejected with
-// ErrTooLarge, writing nothing.
+// AppendDelta). A kind SPEC.md does not define is ErrMalformed and a citation
+// longer than one frame ErrTooLarge; both write nothing.
 func (w *Writer) WriteDelta(block uint16, kind DeltaKind, data []byte) error {
 	start, err := w.begin()
 	if err != nil {
 		return err
 	}
-	if kind < DeltaInputJSON || kind > DeltaCitation {
-		return w.abort(frameErr(w.off, TypeDelta, ErrBadPayload, "delta kind "+strconv.Itoa(int(kind))))
-	}
 	if kind == DeltaCitation && len(data) > maxDeltaPerFrame {
-		return w.abort(frameErr(w.off, TypeDelta, ErrTooLarge, "citation of "+strconv.Itoa(len(data))+" bytes"))
+		return w.abort(frameErr(w.off, TypeDelta, ErrTooLarge, "citation of "+strconv.Itoa(len(data))+" bytes, want at most 65532"))
 	}
 	w.pending = AppendDelta(w.pending, block, kind, data)
 	return w.commit(start)
 }
 
-// WriteBlock writes a BLOCK frame.
+// WriteBlock writes a BLOCK frame. An op SPEC.md does not define is
+// ErrMalformed, writing nothing.
 func (w *Writer) WriteBlock(block uint16, op BlockOp) error {
 	start, err := w.begin()
 	if err != nil {
 		return err
 	}
-	if op > BlockStartThinking {
-		return w.abort(frameErr(w.off, TypeBlock, ErrBadPayload, "block op "+strconv.Itoa(int(op))))
-	}
 	w.pending = AppendBlock(w.pending, block, op)
 	return w.commit(start)
 }
 
-// WriteEvent writes an event as EVENT frames (see AppendEvent). A name
-// over 255 bytes or an unknown encoding is rejected, writing nothing.
+// WriteEvent writes an event as EVENT frames (see AppendEvent). A name over
+// MaxEventName bytes is ErrTooLarge and an unknown encoding ErrMalformed;
+// both write nothing.
 func (w *Writer) WriteEvent(encoding uint8, name, data []byte) error {
 	start, err := w.begin()
 	if err != nil {
 		return err
 	}
-	if len(name) > 255 || encoding > EventDeflate {
-		return w.abort(frameErr(w.off, TypeEvent, ErrBadPayload, "event name of "+strconv.Itoa(len(name))+" bytes, encoding "+strconv.Itoa(int(encoding))))
+	if len(name) > MaxEventName {
+		return w.abort(frameErr(w.off, TypeEvent, ErrTooLarge, "event name of "+strconv.Itoa(len(name))+" bytes, want at most 255"))
+	}
+	if encoding&eventMore != 0 {
+		return w.abort(frameErr(w.off, TypeEvent, ErrMalformed, "event encoding "+strconv.Itoa(int(encoding))+", want 0 or 1"))
 	}
 	w.pending = AppendEvent(w.pending, encoding, name, data)
 	return w.commit(start)

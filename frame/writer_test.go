@@ -103,8 +103,8 @@ func TestWriterRejectsBadValues(t *testing.T) {
 	w := NewWriter(&out)
 	err := w.WriteUsage(Usage{CacheHitRatio: PPM + 1})
 	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrBadPayload) || e.Offset != 4 {
-		t.Fatalf("WriteUsage: %v, want ErrBadPayload at 4", err)
+	if !errors.As(err, &e) || !errors.Is(err, ErrMalformed) || e.Offset != 15 {
+		t.Fatalf("WriteUsage: %v, want ErrMalformed at 15, the ratio's offset", err)
 	}
 	for _, f := range []Frame{
 		{TypeToken, []byte{1}},
@@ -145,7 +145,7 @@ func TestWriterPadding(t *testing.T) {
 		}
 		// The padding is PAD frames a Reader returns and can drop.
 		var kept int
-		for f, err := range NewReader(bytes.NewReader(all)).All() {
+		for f, err := range NewReader(bytes.NewReader(all), WithRawFrames()).All() {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +232,7 @@ func TestWriterConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		next := make([]int, 8)
-		for f, err := range NewReader(&out).All() {
+		for f, err := range NewReader(&out, WithRawFrames()).All() {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,3 +259,69 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 var _ io.Writer = writerFunc(nil)
+
+// TestWriterBadOptions: a padding block the wire cannot carry is refused
+// on the first call, and every later one, writing nothing.
+func TestWriterBadOptions(t *testing.T) {
+	for _, block := range []int{-1, MaxPadBlock + 1, 70_000} {
+		var out bytes.Buffer
+		w := NewWriter(&out, WithPadding(block))
+		if err := w.WriteText(0, []byte("x")); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("WithPadding(%d): %v, want ErrTooLarge", block, err)
+		}
+		if err := w.Flush(); !errors.Is(err, ErrTooLarge) || out.Len() != 0 {
+			t.Errorf("WithPadding(%d): Flush %v, wrote %d bytes", block, err, out.Len())
+		}
+	}
+	// The largest block pads to its size with one PAD frame.
+	var out bytes.Buffer
+	w := NewWriter(&out, WithPadding(MaxPadBlock))
+	if err := w.WriteText(0, []byte("x")); err != nil || out.Len() != len(Magic)+MaxPadBlock {
+		t.Fatalf("WithPadding(%d): %d bytes, %v", MaxPadBlock, out.Len(), err)
+	}
+	if _, err := readAll(NewReader(bytes.NewReader(out.Bytes()), WithRawFrames())); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriterNameAndKindLimits: values a field cannot carry are the kinds
+// SPEC.md §6 names, written nowhere.
+func TestWriterNameAndKindLimits(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	for name, c := range map[string]struct {
+		err  error
+		kind error
+	}{
+		"name of 256":   {w.WriteEvent(EventJSON, make([]byte, 256), nil), ErrTooLarge},
+		"encoding 2":    {w.WriteEvent(2, nil, []byte("{}")), ErrMalformed},
+		"encoding 0x81": {w.WriteEvent(0x81, nil, []byte("{}")), ErrMalformed},
+		"delta kind 0":  {w.WriteDelta(0, 0, nil), ErrMalformed},
+		"delta kind 5":  {w.WriteDelta(0, 5, nil), ErrMalformed},
+		"long citation": {w.WriteDelta(0, DeltaCitation, make([]byte, maxDeltaPerFrame+1)), ErrTooLarge},
+		"block op 3":    {w.WriteBlock(0, 3), ErrMalformed},
+		"frame of 64Ki": {w.WriteFrame(Frame{TypePad, make([]byte, MaxPayload+1)}), ErrTooLarge},
+		"type 0x10":     {w.WriteFrame(Frame{0x10, nil}), ErrUnknownType},
+		"done of 00":    {w.WriteFrame(Frame{TypeDone, []byte{0}}), ErrMalformed},
+	} {
+		if !errors.Is(c.err, c.kind) {
+			t.Errorf("%s: %v, want %v", name, c.err, c.kind)
+		}
+	}
+	if out.Len() != 0 {
+		t.Fatalf("wrote %d bytes for calls that all failed", out.Len())
+	}
+	// At the limits, the values are written and read back.
+	if err := w.WriteEvent(EventJSON, make([]byte, MaxEventName), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteDelta(0, DeltaCitation, make([]byte, maxDeltaPerFrame)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFrame(Frame{TypePad, make([]byte, MaxPayload)}); err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := readAll(NewReader(bytes.NewReader(out.Bytes()), WithRawFrames())); err != nil || len(fs) != 3 {
+		t.Fatalf("%d frames, %v", len(fs), err)
+	}
+}

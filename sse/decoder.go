@@ -185,11 +185,11 @@ func (d *Decoder) frame(b []byte, f frame.Frame) ([]byte, error) {
 	case frame.TypeCacheUsage:
 		d.cache, _ = f.CacheUsage()
 	case frame.TypeError:
-		code, msg, _ := f.Error()
+		code, msg, _ := f.ErrorMessage()
 		d.ended = true
 		b = appendEventHead(b, "error")
 		b = append(b, `{"type":"error","error":{"type":`...)
-		b = appendString(b, code.String())
+		b = appendString(b, ErrorTypeName(code))
 		b = append(b, `,"message":`...)
 		b = appendString(b, string(msg))
 		return append(b, "}}\n\n"...), nil
@@ -322,7 +322,7 @@ func (d *Decoder) done(b []byte, reason frame.StopReason, seq []byte) ([]byte, e
 		if reason == frame.StopUnspecified {
 			b = append(b, "null"...)
 		} else {
-			b = appendString(b, reason.String())
+			b = appendString(b, StopReasonName(reason))
 		}
 		b = append(b, `,"stop_sequence":`...)
 		if reason == frame.StopSequence {
@@ -417,9 +417,9 @@ func eventIndex(data []byte) (int, bool) {
 
 func (d *Decoder) inflate(z []byte) ([]byte, error) {
 	if d.zr == nil {
-		d.zr = flate.NewReaderDict(bytes.NewReader(z), []byte(frame.EventDictionary))
+		d.zr = flate.NewReaderDict(bytes.NewReader(z), []byte(EventDictionary))
 	} else {
-		d.zr.(flate.Resetter).Reset(bytes.NewReader(z), []byte(frame.EventDictionary))
+		d.zr.(flate.Resetter).Reset(bytes.NewReader(z), []byte(EventDictionary))
 	}
 	d.inflated.Reset()
 	n, err := d.inflated.ReadFrom(io.LimitReader(d.zr, int64(d.opts.MaxEvent)+1))

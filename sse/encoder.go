@@ -240,7 +240,7 @@ func (e *Encoder) general(b, name, js []byte) ([]byte, error) {
 		if json.Unmarshal(js, &sd) == nil {
 			e.stop, e.stopSeq = frame.StopUnspecified, ""
 			if sd.Delta.StopReason != nil {
-				e.stop, _ = frame.ParseStopReason(*sd.Delta.StopReason)
+				e.stop, _ = ParseStopReason(*sd.Delta.StopReason)
 			}
 			if sd.Delta.StopSequence != nil && e.stop == frame.StopSequence {
 				e.stopSeq = *sd.Delta.StopSequence
@@ -257,7 +257,7 @@ func (e *Encoder) general(b, name, js []byte) ([]byte, error) {
 		e.ended = true
 		var ev errorEvent
 		if strict(js, &ev) && ev.Error != nil && ev.Error.Message != nil {
-			if code, ok := frame.ParseErrorCode(ev.Error.Type); ok {
+			if code, ok := ParseErrorType(ev.Error.Type); ok {
 				return frame.AppendError(b, code, *ev.Error.Message), nil
 			}
 		}
@@ -278,7 +278,7 @@ func (e *Encoder) passthrough(b, name, js []byte) ([]byte, error) {
 	}
 	e.zbuf.Reset()
 	if e.zw == nil {
-		e.zw, _ = flate.NewWriterDict(&e.zbuf, flate.BestCompression, []byte(frame.EventDictionary))
+		e.zw, _ = flate.NewWriterDict(&e.zbuf, flate.BestCompression, []byte(EventDictionary))
 	} else {
 		e.zw.Reset(&e.zbuf)
 	}

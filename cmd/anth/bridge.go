@@ -63,7 +63,7 @@ func encode(args []string, stdin io.Reader, stdout io.Writer) error {
 		err = w.WriteDone(frame.StopEndTurn, "")
 	case "raw":
 		w := frame.NewWriter(out)
-		r := frame.NewReader(in)
+		r := frame.NewReader(in, frame.WithRawFrames())
 		var werr error
 		r.OnSkip = func(f frame.Frame) {
 			if werr == nil {
@@ -126,7 +126,7 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		return nil
 	case "jsonl":
-		r := frame.NewReader(in)
+		r := frame.NewReader(in, frame.WithRawFrames())
 		enc := json.NewEncoder(out)
 		emit := func(f frame.Frame) {
 			enc.Encode(map[string]any{"offset": r.Offset() - int64(f.Size()), "type": f.Type.String(), "length": len(f.Payload), "payload": describe(f)})

@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/sse"
 )
 
 // dump prints one line per frame: offset, type, payload length, payload.
 func dump(out io.Writer, in io.Reader) error {
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	r := frame.NewReader(in)
+	r := frame.NewReader(in, frame.WithRawFrames())
 	r.OnSkip = func(f frame.Frame) { printFrame(w, r.Offset()-int64(f.Size()), f) }
 	for f, err := range r.All() {
 		if err != nil {
@@ -53,17 +54,17 @@ func describe(f frame.Frame) string {
 		return fmt.Sprintf("cache_read_input_tokens %d, cache_creation_input_tokens %d",
 			u.CacheReadInputTokens, u.CacheCreationInputTokens)
 	case frame.TypeError:
-		code, msg, _ := f.Error()
-		return fmt.Sprintf("%d %s %q", code, code, msg)
+		code, msg, _ := f.ErrorMessage()
+		return fmt.Sprintf("%d %s %q", code, sse.ErrorTypeName(code), msg)
 	case frame.TypeDone:
 		reason, seq, _ := f.Done()
 		if reason == frame.StopUnspecified && len(seq) == 0 {
 			return "(no stop reason)"
 		}
 		if len(seq) > 0 {
-			return fmt.Sprintf("%s %q", reason, seq)
+			return fmt.Sprintf("%s %q", sse.StopReasonName(reason), seq)
 		}
-		return reason.String()
+		return sse.StopReasonName(reason)
 	case frame.TypePad:
 		return fmt.Sprintf("(%d bytes of padding)", len(f.Payload))
 	case frame.TypeDelta:
@@ -78,7 +79,7 @@ func describe(f frame.Frame) string {
 		enc := "json"
 		if ev.Encoding == frame.EventDeflate {
 			enc = "deflate"
-			r := flate.NewReaderDict(bytes.NewReader(ev.Data), []byte(frame.EventDictionary))
+			r := flate.NewReaderDict(bytes.NewReader(ev.Data), []byte(sse.EventDictionary))
 			if b, err := io.ReadAll(io.LimitReader(r, 1<<20)); err == nil {
 				data = b
 			}

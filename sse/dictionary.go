@@ -1,4 +1,4 @@
-package frame
+package sse
 
 // EventDictionary is version 1 of the preset dictionary for EVENT frames
 // of encoding EventDeflate (SPEC.md §3.10): compact JSON of the events an
