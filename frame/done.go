@@ -47,8 +47,10 @@ const maxStopSequencePerFrame = MaxPayload - 1
 // AppendDone appends a DONE frame with the stop reason and, for
 // StopSequence, the stop sequence that matched. StopUnspecified with no stop
 // sequence is the seed's empty DONE. A stop sequence longer than fits in one
-// frame continues in further DONE frames with the same reason, every one but
-// the last full (SPEC.md §4); a Reader joins them.
+// frame is sent as full DONE frames with the same reason and then one that is
+// not full, holding the rest, possibly nothing (SPEC.md §4); a Reader joins
+// them. A stop sequence needs a reason: with StopUnspecified it makes frames
+// Parse may reject (Writer.WriteDone checks).
 func AppendDone(b []byte, reason StopReason, stopSequence string) []byte {
 	if reason == StopUnspecified && stopSequence == "" {
 		return appendHeader(b, TypeDone, 0)
@@ -58,10 +60,10 @@ func AppendDone(b []byte, reason StopReason, stopSequence string) []byte {
 		b = appendHeader(b, TypeDone, 1+k)
 		b = append(b, byte(reason))
 		b = append(b, stopSequence[:k]...)
-		stopSequence = stopSequence[k:]
-		if len(stopSequence) == 0 {
+		if k < maxStopSequencePerFrame {
 			return b
 		}
+		stopSequence = stopSequence[k:]
 	}
 }
 
@@ -71,7 +73,7 @@ func SizeDone(reason StopReason, n int) int {
 	if reason == StopUnspecified && n == 0 {
 		return HeaderSize
 	}
-	return split(n, maxStopSequencePerFrame)*(HeaderSize+1) + n
+	return (n/maxStopSequencePerFrame+1)*(HeaderSize+1) + n
 }
 
 // Done returns the stop reason and stop sequence of a DONE frame. An empty

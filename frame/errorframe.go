@@ -34,24 +34,25 @@ func (c ErrorCode) String() string { return strconv.Itoa(int(c)) }
 const maxMessagePerFrame = MaxPayload - 2
 
 // AppendError appends an ERROR frame with code and message. A message longer
-// than fits in one frame continues in further ERROR frames with the same
-// code, every one but the last full (SPEC.md §4); a Reader joins them.
+// than fits in one frame is sent as full ERROR frames with the same code and
+// then one that is not full, holding the rest, possibly nothing (SPEC.md §4);
+// a Reader joins them.
 func AppendError(b []byte, code ErrorCode, message string) []byte {
 	for {
 		k := min(len(message), maxMessagePerFrame)
 		b = appendHeader(b, TypeError, 2+k)
 		b = append(b, byte(code>>8), byte(code))
 		b = append(b, message[:k]...)
-		message = message[k:]
-		if len(message) == 0 {
+		if k < maxMessagePerFrame {
 			return b
 		}
+		message = message[k:]
 	}
 }
 
 // SizeError returns the number of bytes AppendError appends for a message of
 // n bytes.
-func SizeError(n int) int { return split(n, maxMessagePerFrame)*(HeaderSize+2) + n }
+func SizeError(n int) int { return (n/maxMessagePerFrame+1)*(HeaderSize+2) + n }
 
 // ErrorMessage returns the code and message of an ERROR frame. The message
 // is the server's text, unchecked: it may not be valid UTF-8.

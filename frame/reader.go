@@ -186,37 +186,31 @@ func (r *Reader) next() (Frame, error) {
 	}
 }
 
-// join reads the continuation frames of the DONE or ERROR in r.joined: the
-// frames that follow it with the same type and reason or code, each one
-// after a full frame (SPEC.md §4). It returns the joined frame when the next
-// frame is not a continuation or the input ends; what ended it is for the
-// next call to report.
+// join reads the continuation frames of the DONE or ERROR in r.joined:
+// after a full frame comes the next part of the value, a frame of the same
+// type with the same reason or code, until one that is not full (SPEC.md §4).
 func (r *Reader) join() (Frame, error) {
 	key := 1 // DONE's reason
 	if r.joinTyp == TypeError {
 		key = 2 // ERROR's code
 	}
 	for {
-		if err := r.fill(HeaderSize + key); err == ErrNeedMore {
-			return Frame{}, err
-		} else if err != nil {
-			break
-		}
-		b := r.buf[r.start:r.end]
-		if Type(b[0]) != r.joinTyp || string(b[HeaderSize:HeaderSize+key]) != string(r.joined[:key]) {
-			break
-		}
 		f, err := r.frame()
+		if err == io.EOF {
+			return Frame{}, errAt(r.off, ErrTruncated, "input ends where a "+r.joinTyp.String()+" value continues")
+		}
 		if err != nil {
 			return Frame{}, err
 		}
+		if f.Type != r.joinTyp || len(f.Payload) < key || string(f.Payload[:key]) != string(r.joined[:key]) {
+			return Frame{}, frameErr(r.off-int64(f.Size()), f.Type, ErrMalformed, "frame where the value of a full "+r.joinTyp.String()+" frame continues")
+		}
 		r.joined = append(r.joined, f.Payload[key:]...)
 		if len(f.Payload) < MaxPayload {
-			break
+			r.joining = false
+			return Frame{Type: r.joinTyp, Payload: r.joined}, nil
 		}
 	}
-	r.joining = false
-	return Frame{Type: r.joinTyp, Payload: r.joined}, nil
 }
 
 // frame parses one frame of any type, reading as much as it needs.

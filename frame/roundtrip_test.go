@@ -139,9 +139,9 @@ func genValue() *rapid.Generator[value] {
 		case 4:
 			return value{Type: TypeError, Code: ErrorCode(rapid.Uint16().Draw(t, "code")), Bytes: small.Draw(t, "msg")}
 		case 5:
-			v := value{Type: TypeDone, Reason: StopReason(rapid.Uint8().Draw(t, "reason")), Bytes: small.Draw(t, "seq")}
-			if v.Reason == StopUnspecified && len(v.Bytes) == 0 {
-				v.Bytes = nil
+			v := value{Type: TypeDone, Reason: StopReason(rapid.Uint8().Draw(t, "reason"))}
+			if v.Reason != StopUnspecified { // a stop sequence needs a reason
+				v.Bytes = small.Draw(t, "seq")
 			}
 			return v
 		case 6:

@@ -256,11 +256,16 @@ func (w *Writer) WriteError(code ErrorCode, message string) error {
 	return w.commit(start)
 }
 
-// WriteDone writes a DONE frame (see AppendDone). It does not Flush.
+// WriteDone writes a DONE frame (see AppendDone). A stop sequence with
+// StopUnspecified is ErrMalformed, writing nothing: SPEC.md §3.4 gives each
+// DONE one encoding. It does not Flush.
 func (w *Writer) WriteDone(reason StopReason, stopSequence string) error {
 	start, err := w.begin()
 	if err != nil {
 		return err
+	}
+	if reason == StopUnspecified && stopSequence != "" {
+		return w.abort(frameErr(w.off, TypeDone, ErrMalformed, "a stop sequence with no stop reason"))
 	}
 	w.pending = AppendDone(w.pending, reason, stopSequence)
 	return w.commit(start)
@@ -280,11 +285,13 @@ func (w *Writer) WritePad(n int) error {
 }
 
 // WriteFrame writes f as it is, after checking it as Parse would: a proxy
-// uses it to forward frames, including ignorable ones it does not know. A
-// DONE or ERROR that a Reader joined from continuation frames is split again
-// (SPEC.md §4).
+// uses it to forward the frames a Reader returns, including ignorable ones it
+// does not know. A DONE or ERROR is a whole value, as a Reader returns it: one
+// too long for a frame, or exactly filling one, is split again into its
+// continuation frames (SPEC.md §4). (A Reader made WithRawFrames returns the
+// pieces of such a value; forward those with Frame.Append.)
 func (w *Writer) WriteFrame(f Frame) error {
-	if len(f.Payload) > MaxPayload {
+	if len(f.Payload) >= MaxPayload {
 		if code, msg, err := f.ErrorMessage(); err == nil {
 			return w.WriteError(code, string(msg))
 		}

@@ -63,7 +63,7 @@ func encode(args []string, stdin io.Reader, stdout io.Writer) error {
 		err = w.WriteDone(frame.StopEndTurn, "")
 	case "raw":
 		w := frame.NewWriter(out)
-		r := frame.NewReader(in, frame.WithRawFrames())
+		r := frame.NewReader(in)
 		var werr error
 		r.OnSkip = func(f frame.Frame) {
 			if werr == nil {
