@@ -52,8 +52,25 @@ func ExampleNewReader() {
 	// Output: café ☕
 }
 
+// AppendClean drops a byte order mark, a zero-width space, a bidi override
+// and text hidden in tag characters ("ig") from a prompt.
 func ExampleAppendClean() {
 	prompt := []byte("\uFEFFPlease\u200B summarize\u202E this\U000E0069\U000E0067")
 	fmt.Printf("%q\n", utf8.AppendClean(nil, prompt))
 	// Output: "Please summarize this"
+}
+
+// To clean a stream, clean what a Decoder emits: only whole characters, so
+// a character split between pieces (here U+202E, E2 80 AE) is removed as if
+// it had come in one piece.
+func ExampleAppendClean_stream() {
+	var d utf8.Decoder
+	var text, prompt []byte
+	for _, piece := range [][]byte{[]byte("safe\xE2\x80"), []byte("\xAEevil")} {
+		text = d.Append(text[:0], piece)
+		prompt = utf8.AppendClean(prompt, text)
+	}
+	prompt = utf8.AppendClean(prompt, d.Flush(text[:0]))
+	fmt.Printf("%q\n", prompt)
+	// Output: "safeevil"
 }

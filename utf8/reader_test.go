@@ -142,22 +142,3 @@ func TestReaderError(t *testing.T) {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
-
-func TestAppendClean(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"plain", "plain"},
-		{"\uFEFFhello", "hello"},
-		{"a\u200Bb\u2060c", "abc"},
-		{"safe\u202Eevil\u202C", "safeevil"},
-		{"\u2066x\u2069", "x"},
-		{"hi\U000E0041\U000E0042", "hi"},
-		{"👨\u200D👩\u200D👧", "👨\u200D👩\u200D👧"},
-		{"می\u200Cخواهم", "می\u200Cخواهم"},
-		{"bad\xC3\x41", "bad\uFFFDA"},
-		{"é\xFF\u200B", "é\uFFFD"},
-	} {
-		if got := string(AppendClean(nil, []byte(c.in))); got != c.want {
-			t.Errorf("AppendClean(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
