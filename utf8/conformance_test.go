@@ -49,7 +49,9 @@ func TestTestdata(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if name := f.Name(); name != "README.md" && !strings.Contains(readme, "`"+name+"`") {
+		// Directories are not the suites' (rapid keeps failing cases in
+		// testdata/rapid).
+		if name := f.Name(); !f.IsDir() && name != "README.md" && !strings.Contains(readme, "`"+name+"`") {
 			t.Errorf("testdata/README.md does not name %s", name)
 		}
 	}
