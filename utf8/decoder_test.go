@@ -3,6 +3,7 @@ package utf8
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	stdutf8 "unicode/utf8"
@@ -281,26 +282,130 @@ func TestEmitEarly(t *testing.T) {
 	}
 }
 
+// bom is a byte order mark, U+FEFF in UTF-8.
+const bom = "\xEF\xBB\xBF"
+
+// genStream is genBytes, started with a byte order mark half the time.
+func genStream() *rapid.Generator[[]byte] {
+	return rapid.Custom(func(t *rapid.T) []byte {
+		p := genBytes().Draw(t, "text")
+		if rapid.Bool().Draw(t, "bom") {
+			p = append([]byte(bom), p...)
+		}
+		return p
+	})
+}
+
+// feed gives d each piece through Append, or through Text if text is set,
+// and flushes.
+func feed(d *Decoder, pieces [][]byte, text bool) []byte {
+	var out []byte
+	for _, p := range pieces {
+		if text {
+			out = append(out, d.Text(nil, p)...)
+		} else {
+			out = d.Append(out, p)
+		}
+	}
+	return d.Flush(out)
+}
+
+// TestStripBOM: only a byte order mark that is the first character of the
+// stream is stripped, through every path of Append and Text: the short and
+// the long one (more than smallInput bytes), the ill-formed one, and a mark
+// completed by a later piece. A mark at the start of a later piece is text.
 func TestStripBOM(t *testing.T) {
+	long := strings.Repeat("a", 2*smallInput)
 	for _, c := range []struct {
 		pieces []string
 		strip  bool
 		want   string
 	}{
-		{[]string{"\xEF\xBB\xBFhi"}, false, "\uFEFFhi"},
-		{[]string{"\xEF\xBB\xBFhi"}, true, "hi"},
+		{[]string{bom + "hi"}, false, "\uFEFFhi"},
+		{[]string{bom + "hi"}, true, "hi"},
 		{[]string{"\xEF", "\xBB", "\xBF", "hi"}, true, "hi"},
-		{[]string{"\xEF\xBB\xBF\xEF\xBB\xBF"}, true, "\uFEFF"},
-		{[]string{"x\xEF\xBB\xBF"}, true, "x\uFEFF"},
-		{[]string{"\xFF\xEF\xBB\xBF"}, true, "\uFFFD\uFEFF"},
+		{[]string{bom + bom}, true, "\uFEFF"},
+		{[]string{"x" + bom}, true, "x\uFEFF"},
+		{[]string{"\xFF" + bom}, true, "\uFFFD\uFEFF"},
+		{[]string{"", bom + "x"}, true, "x"}, // an empty piece starts nothing
+		// The long path and the ill-formed path.
+		{[]string{bom + long}, true, long},
+		{[]string{bom + long}, false, "\uFEFF" + long},
+		{[]string{bom + "\xFF"}, true, "\uFFFD"},
+		{[]string{bom + long + "\xFF"}, true, long + "\uFFFD"},
+		{[]string{"\xEF\xBB", "\xBF" + long}, true, long},
+		{[]string{"\xEF\xBB", "\xBF\xFF"}, true, "\uFFFD"},
+		// A mark at the start of a later piece is kept.
+		{[]string{"hi", bom + "x"}, true, "hi\uFEFFx"},
+		{[]string{"hi", bom + long}, true, "hi\uFEFF" + long},
+		{[]string{"hi", bom + "\xFF"}, true, "hi\uFEFF\uFFFD"},
+		{[]string{"\xC3", "\xA9" + bom}, true, "é\uFEFF"},
+		{[]string{"\xFF", bom}, true, "\uFFFD\uFEFF"},
+		{[]string{"\xE4\xBD\xA0", "\xEF", "\xBB\xBF"}, true, "你\uFEFF"},
 	} {
-		d := Decoder{StripBOM: c.strip}
-		var out []byte
-		for _, p := range c.pieces {
-			out = d.Append(out, []byte(p))
+		pieces := make([][]byte, len(c.pieces))
+		for i, p := range c.pieces {
+			pieces[i] = []byte(p)
 		}
-		if got := string(d.Flush(out)); got != c.want {
-			t.Errorf("%q strip=%v: got %q, want %q", c.pieces, c.strip, got, c.want)
+		for _, text := range []bool{false, true} {
+			d := Decoder{StripBOM: c.strip}
+			if got := string(feed(&d, pieces, text)); got != c.want {
+				t.Errorf("%+q strip=%v text=%v: got %+q, want %+q", c.pieces, c.strip, text, got, c.want)
+			}
+		}
+	}
+
+	// Flush ends the stream: the next one may start with a mark again.
+	d := Decoder{StripBOM: true}
+	out := d.Flush(d.Append(nil, []byte(bom+"a")))
+	out = d.Flush(d.Text(out, []byte(bom+"b")))
+	if string(out) != "ab" {
+		t.Errorf("two streams: got %+q, want \"ab\"", out)
+	}
+}
+
+// TestStripBOMAnySplit: for any input, split, mode and method, StripBOM
+// changes the output only by the byte order mark at its start, and leaves
+// a strict Decoder's error (offsets count the mark) as it was.
+func TestStripBOMAnySplit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pieces := genSplit(t, genStream().Draw(t, "input"))
+		strict := rapid.Bool().Draw(t, "strict")
+		text := rapid.Bool().Draw(t, "text")
+		keep, strip := Decoder{Strict: strict}, Decoder{Strict: strict, StripBOM: true}
+		want := bytes.TrimPrefix(feed(&keep, pieces, text), []byte(bom))
+		if d := cmp.Diff(want, feed(&strip, pieces, text), cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("text (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff(keep.Err(), strip.Err()); d != "" {
+			t.Fatalf("error (-without StripBOM +with):\n%s", d)
+		}
+	})
+}
+
+// TestContinuationRun: a run of continuation bytes longer than the
+// validator's two-stream block (2*half bytes), at any alignment and after
+// any text, is one U+FFFD a byte, and a strict Decoder stops at its start.
+func TestContinuationRun(t *testing.T) {
+	for _, n := range []int{2*half - 1, 2 * half, 2*half + 1, 3 * half, 1000} {
+		run := make([]byte, n)
+		for i := range run {
+			run[i] = 0x80 | byte(i%64)
+		}
+		for _, lead := range []string{
+			"", "a", "ab", "abc", "你", "\xE4", "\xF0\x9F",
+			strings.Repeat("a", half+1), strings.Repeat("你", half),
+		} {
+			in := append(append([]byte(lead), run...), 'z')
+			ref := newWHATWG()
+			checkCase(t, fmt.Sprintf("%+q and %d continuation bytes", lead, n), in, ref.flush(ref.decode(nil, in)))
+
+			d := Decoder{Strict: true}
+			d.Flush(d.Append(nil, in))
+			var e *Error
+			if !errors.As(d.Err(), &e) || e.Offset != ref.firstErr {
+				t.Errorf("strict, %+q and %d continuation bytes: %v, want an error at %d", lead, n, d.Err(), ref.firstErr)
+			}
 		}
 	}
 }
@@ -341,12 +446,14 @@ func TestZeroAllocs(t *testing.T) {
 	}
 }
 
-// TestText: Text gives the same text as Append for any input and split, and
-// aliases the input when it needs no change.
+// TestText: Text gives the same text, error and held bytes as Append for
+// any input, split and mode (Strict, StripBOM), and aliases the input when
+// it needs no change.
 func TestText(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := genBytes().Draw(t, "input")
-		var a, b Decoder
+		p := genStream().Draw(t, "input")
+		mode := Decoder{Strict: rapid.Bool().Draw(t, "strict"), StripBOM: rapid.Bool().Draw(t, "stripBOM")}
+		a, b := mode, mode
 		var want, got []byte
 		for _, piece := range genSplit(t, p) {
 			want = a.Append(want, piece)
@@ -359,11 +466,23 @@ func TestText(t *testing.T) {
 		if !bytes.Equal(want, got) {
 			t.Fatalf("Text gives % X, Append % X", got, want)
 		}
+		if d := cmp.Diff(a.Err(), b.Err()); d != "" {
+			t.Fatalf("error (-Append +Text):\n%s", d)
+		}
 	})
 	var d Decoder
 	in := []byte("plain text, 你好\xE4")
 	out := d.Text(nil, in)
 	if len(out) == 0 || &out[0] != &in[0] || string(out) != "plain text, 你好" || d.Pending() != 1 {
 		t.Fatalf("Text did not alias clean input: %q", out)
+	}
+
+	// After a strict error, Text emits nothing, clean input included.
+	d = Decoder{Strict: true}
+	if out := d.Text(nil, []byte("ok\xFF")); string(out) != "ok" || d.Err() == nil {
+		t.Fatalf("strict Text: %q, %v", out, d.Err())
+	}
+	if out := d.Text(nil, []byte("clean")); len(out) != 0 {
+		t.Fatalf("strict Text emitted %q after the error", out)
 	}
 }
