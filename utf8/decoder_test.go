@@ -114,6 +114,8 @@ func genBytes() *rapid.Generator[[]byte] {
 		rapid.SampledFrom([][]byte{
 			{0xED, 0xA0, 0x80}, {0xC0, 0xAF}, {0xE0, 0x80, 0xAF}, {0xF4, 0x90, 0x80, 0x80},
 			{0xF0, 0x9F, 0x98}, {0xEF, 0xBB, 0xBF}, {0x80}, {0xFF}, []byte("汉字"), []byte("plain ascii text"),
+			// Longer than the validator's block and errorWindow.
+			[]byte(strings.Repeat("汉字 and 😀 ", 25)),
 		}),
 	)
 	return rapid.Map(rapid.SliceOfN(piece, 0, 40), func(ps [][]byte) []byte { return bytes.Join(ps, nil) })
@@ -383,6 +385,20 @@ func TestStripBOMAnySplit(t *testing.T) {
 	})
 }
 
+// checkOracle checks in, in one piece and byte by byte, against the WHATWG
+// decoder, and a strict Decoder's error offset against the oracle's.
+func checkOracle(t *testing.T, name string, in []byte) {
+	t.Helper()
+	ref := newWHATWG()
+	checkCase(t, name, in, ref.flush(ref.decode(nil, in)))
+	d := Decoder{Strict: true}
+	d.Flush(d.Append(nil, in))
+	var e *Error
+	if ref.firstErr < 0 && d.Err() != nil || ref.firstErr >= 0 && (!errors.As(d.Err(), &e) || e.Offset != ref.firstErr) {
+		t.Errorf("%s: strict: %v, want an error at %d (-1: none)", name, d.Err(), ref.firstErr)
+	}
+}
+
 // TestContinuationRun: a run of continuation bytes longer than the
 // validator's two-stream block (2*half bytes), at any alignment and after
 // any text, is one U+FFFD a byte, and a strict Decoder stops at its start.
@@ -397,52 +413,22 @@ func TestContinuationRun(t *testing.T) {
 			strings.Repeat("a", half+1), strings.Repeat("你", half),
 		} {
 			in := append(append([]byte(lead), run...), 'z')
-			ref := newWHATWG()
-			checkCase(t, fmt.Sprintf("%+q and %d continuation bytes", lead, n), in, ref.flush(ref.decode(nil, in)))
-
-			d := Decoder{Strict: true}
-			d.Flush(d.Append(nil, in))
-			var e *Error
-			if !errors.As(d.Err(), &e) || e.Offset != ref.firstErr {
-				t.Errorf("strict, %+q and %d continuation bytes: %v, want an error at %d", lead, n, d.Err(), ref.firstErr)
-			}
+			checkOracle(t, fmt.Sprintf("%+q and %d continuation bytes", lead, n), in)
 		}
 	}
 }
 
-func TestStrictFlushAndReset(t *testing.T) {
-	d := Decoder{Strict: true}
-	out := d.Append(nil, []byte("ok\xE4\xBD"))
-	out = d.Flush(out)
-	var e *Error
-	if !errors.As(d.Err(), &e) || e.Offset != 2 || string(out) != "ok" {
-		t.Fatalf("cut tail: %v, output %q", d.Err(), out)
-	}
-	if want := "utf8: offset 2: ill-formed UTF-8: e4 bd"; e.Error() != want {
-		t.Fatalf("message %q, want %q", e.Error(), want)
-	}
-	d.Reset()
-	if d.Err() != nil || !d.Strict || string(d.Append(nil, []byte("\xE4\xBD\xA0"))) != "你" {
-		t.Fatal("Reset did not clear the error or kept state")
-	}
-}
-
-func TestDFATable(t *testing.T) {
-	if d := cmp.Diff(dfaTable(), dfa, cmpopts.EquateEmpty()); d != "" {
-		t.Fatalf("the literal table is stale (-built +literal):\n%s", d)
-	}
-}
-
-func TestZeroAllocs(t *testing.T) {
-	in := []byte(strings.Repeat("Hello, 世界! \xF0\x9F\x98", 50))
-	dst := make([]byte, 0, 4096)
-	var d Decoder
-	if n := testing.AllocsPerRun(100, func() {
-		dst = d.Append(dst[:0], in)
-		dst = d.Append(dst, in[:5])
-		dst = d.Flush(dst)
-	}); n != 0 {
-		t.Fatalf("%v allocations per run", n)
+// TestAfterError: after an ill-formed sequence, Append checks errorWindow
+// bytes one step at a time, then goes back to the block pass; the window
+// may end at any point of a character, and another error or the end of the
+// input may follow.
+func TestAfterError(t *testing.T) {
+	text := strings.Repeat("汉字 and 😀 ", 40)
+	for shift := range 16 { // the text repeats every 16 bytes
+		for _, next := range []string{"", "\xFF", "\xE4\xBD", "\xC3A" + text} {
+			in := []byte("\xFF" + strings.Repeat("a", shift) + text[:errorWindow+4] + next)
+			checkOracle(t, fmt.Sprintf("shift %d, then %+.8q", shift, next), in)
+		}
 	}
 }
 
