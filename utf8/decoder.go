@@ -22,6 +22,7 @@ type Error struct {
 	Bytes []byte
 }
 
+// Error says where and what: "utf8: offset 14: ill-formed UTF-8: ed".
 func (e *Error) Error() string {
 	s := "utf8: offset " + strconv.FormatInt(e.Offset, 10) + ": ill-formed UTF-8:"
 	for _, b := range e.Bytes {

@@ -74,3 +74,26 @@ func ExampleAppendClean_stream() {
 	fmt.Printf("%q\n", prompt)
 	// Output: "safeevil"
 }
+
+// Text returns clean input itself, without a copy, and keeps only the cut
+// character at its end for the next call.
+func ExampleDecoder_Text() {
+	var d utf8.Decoder
+	piece := []byte("clean text \xE4\xBD")
+	text := d.Text(nil, piece)
+	fmt.Printf("%q, aliases the piece: %v, holding %d\n", text, &text[0] == &piece[0], d.Pending())
+	fmt.Printf("%q\n", d.Text(nil, []byte("\xA0!")))
+	// Output:
+	// "clean text ", aliases the piece: true, holding 2
+	// "你!"
+}
+
+// StripBOM drops a byte order mark that starts the stream, and only that
+// one: a mark later in the stream is text.
+func ExampleDecoder_stripBOM() {
+	d := utf8.Decoder{StripBOM: true}
+	out := d.Append(nil, []byte("\xEF\xBB\xBFfirst "))
+	out = d.Append(out, []byte("\xEF\xBB\xBFsecond"))
+	fmt.Printf("%+q\n", out)
+	// Output: "first \ufeffsecond"
+}

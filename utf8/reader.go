@@ -23,10 +23,12 @@ type reader struct {
 // NewReader returns a reader of the text in r: only complete characters,
 // with ill-formed input replaced as a Decoder does, and a character cut off
 // by the end of r as one U+FFFD. Wrap an http.Response.Body in it and no
-// Read ever returns half a character (unless p is shorter than the
-// character). Errors from r are returned as they are, after the text decoded
-// before them, and from then on; if r returns no bytes and no error 100 times
-// in a row, Read returns io.ErrNoProgress instead of calling it forever.
+// Read returns half a character, unless its buffer is too small for one.
+//
+// An error from r is returned as it is (match it with errors.Is), after the
+// text decoded before it, and by every Read after; a character it cuts off
+// is dropped, not replaced. If r returns no bytes and no error 100 times in
+// a row, Read returns io.ErrNoProgress rather than call it forever.
 func NewReader(r io.Reader) io.Reader { return &reader{r: r} }
 
 func (r *reader) Read(p []byte) (int, error) {
