@@ -1,6 +1,7 @@
 package anth_test
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -177,6 +178,58 @@ func BenchmarkUTF8(b *testing.B) {
 				}
 				perPiece(b)
 			})
+		}
+	}
+}
+
+// utf8Invalid are 64 KiB of what a decoder meets when a body is not UTF-8
+// at all: Latin-1 text (a server that ignored the charset: every accented
+// letter is a lone byte), random bytes (a binary body), and continuation
+// bytes alone, the worst case for a validator that scans a block ahead.
+var utf8Invalid = func() map[string][]byte {
+	rng := rand.New(rand.NewPCG(5, 6))
+	words := strings.Fields("café naïve über déjà vu façade the model streams each token résumé à la carte")
+	var latin1, binary, cont []byte
+	for len(latin1) < 64<<10 {
+		for _, r := range words[rng.IntN(len(words))] + " " {
+			latin1 = append(latin1, byte(r)) // every rune here is below U+0100
+		}
+	}
+	for range 64 << 10 {
+		binary = append(binary, byte(rng.Uint32()))
+		cont = append(cont, 0x80|byte(rng.IntN(64)))
+	}
+	return map[string][]byte{"latin1": latin1[:64<<10], "binary": binary, "continuation": cont}
+}()
+
+// BenchmarkUTF8Invalid decodes the invalid texts beside what a user would
+// otherwise reach for: bytes.ToValidUTF8 (one U+FFFD a run, not SPEC.md §7,
+// and a new slice a call) and the seed design's parser (which drops bytes).
+func BenchmarkUTF8Invalid(b *testing.B) {
+	for _, text := range []string{"latin1", "binary", "continuation"} {
+		for _, split := range []string{"4KiB", "pieces"} {
+			pieces := utf8Split(utf8Invalid[text], split, false)
+			var d utf8.Decoder
+			var s seedParser
+			for _, m := range []struct {
+				name   string
+				decode func(dst, p []byte) []byte
+			}{
+				{"Decoder", d.Append},
+				{"bytes.ToValidUTF8", func(dst, p []byte) []byte { return append(dst, bytes.ToValidUTF8(p, []byte("\uFFFD"))...) }},
+				{"seed", s.feed},
+			} {
+				b.Run(text+"/"+split+"/"+m.name, func(b *testing.B) {
+					dst := make([]byte, 0, 16<<10)
+					b.SetBytes(int64(len(utf8Invalid[text])))
+					b.ReportAllocs()
+					for b.Loop() {
+						for _, p := range pieces {
+							dst = m.decode(dst[:0], p)
+						}
+					}
+				})
+			}
 		}
 	}
 }

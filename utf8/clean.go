@@ -18,6 +18,12 @@ import stdutf8 "unicode/utf8"
 // Zero-width joiners and non-joiners (U+200D, U+200C) stay: emoji sequences
 // and Persian and Indic scripts need them. No normalization is applied, so
 // the text is otherwise byte-identical.
+//
+// AppendClean is a content policy, not part of SPEC.md §7 (see the package
+// documentation). It treats p as whole text: an incomplete character at the
+// end of p becomes U+FFFD. To clean a stream, pass it each piece of a
+// Decoder's output, which holds only whole characters; the result is then
+// the same however the stream was split.
 func AppendClean(dst, p []byte) []byte {
 	if !stdutf8.Valid(p) {
 		var d Decoder

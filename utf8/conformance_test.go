@@ -3,6 +3,7 @@ package utf8
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -11,17 +12,49 @@ import (
 	"testing"
 )
 
-// The public conformance suites live beside the project, not in it (they
-// keep their own licences); a fresh clone has none, and these tests skip.
-var dataDir = filepath.Join("..", "..", "shared", "data", "utf8")
-
+// readData returns a file of the public conformance suites in testdata,
+// each kept beside its licence (testdata/README.md names their sources). They
+// are part of the repository: a missing file fails the test.
 func readData(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dataDir, name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
-		t.Skip("shared test data absent:", err)
+		t.Fatal(err)
 	}
 	return b
+}
+
+// TestTestdata: the suites are byte for byte the files SHA256SUMS lists,
+// and testdata/README.md names every file in testdata with its licence.
+func TestTestdata(t *testing.T) {
+	s := bufio.NewScanner(bytes.NewReader(readData(t, "SHA256SUMS")))
+	n := 0
+	for s.Scan() {
+		sum, name, ok := strings.Cut(s.Text(), "  ")
+		if !ok {
+			t.Fatalf("bad SHA256SUMS line %q", s.Text())
+		}
+		if got := sha256.Sum256(readData(t, name)); hex.EncodeToString(got[:]) != sum {
+			t.Errorf("%s changed: sha256 %x, want %s", name, got, sum)
+		}
+		n++
+	}
+	if n != 5 {
+		t.Errorf("SHA256SUMS lists %d files, want the 5 suites", n)
+	}
+
+	readme := string(readData(t, "README.md"))
+	files, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		// Directories are not the suites' (rapid keeps failing cases in
+		// testdata/rapid).
+		if name := f.Name(); !f.IsDir() && name != "README.md" && !strings.Contains(readme, "`"+name+"`") {
+			t.Errorf("testdata/README.md does not name %s", name)
+		}
+	}
 }
 
 func unhex(t *testing.T, s string) []byte {

@@ -22,6 +22,7 @@ type Error struct {
 	Bytes []byte
 }
 
+// Error says where and what: "utf8: offset 14: ill-formed UTF-8: ed".
 func (e *Error) Error() string {
 	s := "utf8: offset " + strconv.FormatInt(e.Offset, 10) + ": ill-formed UTF-8:"
 	for _, b := range e.Bytes {
@@ -166,12 +167,27 @@ func (d *Decoder) appendAny(dst, p []byte) []byte {
 		p = p[used:]
 		base += int64(used)
 	}
+	afterError := false
 	for len(p) > 0 && d.err == nil {
 		var k int
 		var s uint64
-		if len(p) <= smallInput {
+		switch {
+		case len(p) <= smallInput:
 			k, s = smallPrefix(p)
-		} else {
+		case afterError:
+			// Errors come in runs; see errorWindow.
+			k, s = smallPrefix(p[:min(len(p), errorWindow)])
+			if s != sReject {
+				// No error in the window: the block pass takes over from
+				// its last character boundary (an incomplete character at
+				// the end of p is then held as usual).
+				dst = append(dst, p[:k]...)
+				p = p[k:]
+				base += int64(k)
+				afterError = false
+				continue
+			}
+		default:
 			k, s = validPrefix(p)
 		}
 		dst = append(dst, p[:k]...)
@@ -191,6 +207,7 @@ func (d *Decoder) appendAny(dst, p []byte) []byte {
 		dst = append(dst, "\uFFFD"...)
 		p = p[k+m:]
 		base += int64(k + m)
+		afterError = true
 	}
 	if !d.started && len(dst) > start {
 		dst = d.stripBOM(dst, start)
@@ -256,7 +273,16 @@ func subpart(p []byte) int {
 // than it saves.
 const smallInput = 32
 
-// smallPrefix is validPrefix for short input.
+// errorWindow is how many bytes after an ill-formed sequence appendAny
+// checks one step at a time before it goes back to validPrefix. Errors come
+// in runs (binary data, another charset, a run of continuation bytes), and
+// validPrefix's block pass would scan a whole block past each error only to
+// find it was there and fall back to the exact pass: 2*half steps for every
+// byte replaced. This way each byte is stepped over about once.
+const errorWindow = 2 * half
+
+// smallPrefix is validPrefix one step at a time: for short input, and for
+// the stretch after an ill-formed sequence.
 func smallPrefix(p []byte) (int, uint64) {
 	s := uint64(sAccept)
 	last := 0

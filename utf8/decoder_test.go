@@ -3,6 +3,7 @@ package utf8
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	stdutf8 "unicode/utf8"
@@ -113,6 +114,8 @@ func genBytes() *rapid.Generator[[]byte] {
 		rapid.SampledFrom([][]byte{
 			{0xED, 0xA0, 0x80}, {0xC0, 0xAF}, {0xE0, 0x80, 0xAF}, {0xF4, 0x90, 0x80, 0x80},
 			{0xF0, 0x9F, 0x98}, {0xEF, 0xBB, 0xBF}, {0x80}, {0xFF}, []byte("汉字"), []byte("plain ascii text"),
+			// Longer than the validator's block and errorWindow.
+			[]byte(strings.Repeat("汉字 and 😀 ", 25)),
 		}),
 	)
 	return rapid.Map(rapid.SliceOfN(piece, 0, 40), func(ps [][]byte) []byte { return bytes.Join(ps, nil) })
@@ -281,72 +284,162 @@ func TestEmitEarly(t *testing.T) {
 	}
 }
 
+// bom is a byte order mark, U+FEFF in UTF-8.
+const bom = "\xEF\xBB\xBF"
+
+// genStream is genBytes, started with a byte order mark half the time.
+func genStream() *rapid.Generator[[]byte] {
+	return rapid.Custom(func(t *rapid.T) []byte {
+		p := genBytes().Draw(t, "text")
+		if rapid.Bool().Draw(t, "bom") {
+			p = append([]byte(bom), p...)
+		}
+		return p
+	})
+}
+
+// feed gives d each piece through Append, or through Text if text is set,
+// and flushes.
+func feed(d *Decoder, pieces [][]byte, text bool) []byte {
+	var out []byte
+	for _, p := range pieces {
+		if text {
+			out = append(out, d.Text(nil, p)...)
+		} else {
+			out = d.Append(out, p)
+		}
+	}
+	return d.Flush(out)
+}
+
+// TestStripBOM: only a byte order mark that is the first character of the
+// stream is stripped, through every path of Append and Text: the short and
+// the long one (more than smallInput bytes), the ill-formed one, and a mark
+// completed by a later piece. A mark at the start of a later piece is text.
 func TestStripBOM(t *testing.T) {
+	long := strings.Repeat("a", 2*smallInput)
 	for _, c := range []struct {
 		pieces []string
 		strip  bool
 		want   string
 	}{
-		{[]string{"\xEF\xBB\xBFhi"}, false, "\uFEFFhi"},
-		{[]string{"\xEF\xBB\xBFhi"}, true, "hi"},
+		{[]string{bom + "hi"}, false, "\uFEFFhi"},
+		{[]string{bom + "hi"}, true, "hi"},
 		{[]string{"\xEF", "\xBB", "\xBF", "hi"}, true, "hi"},
-		{[]string{"\xEF\xBB\xBF\xEF\xBB\xBF"}, true, "\uFEFF"},
-		{[]string{"x\xEF\xBB\xBF"}, true, "x\uFEFF"},
-		{[]string{"\xFF\xEF\xBB\xBF"}, true, "\uFFFD\uFEFF"},
+		{[]string{bom + bom}, true, "\uFEFF"},
+		{[]string{"x" + bom}, true, "x\uFEFF"},
+		{[]string{"\xFF" + bom}, true, "\uFFFD\uFEFF"},
+		{[]string{"", bom + "x"}, true, "x"}, // an empty piece starts nothing
+		// The long path and the ill-formed path.
+		{[]string{bom + long}, true, long},
+		{[]string{bom + long}, false, "\uFEFF" + long},
+		{[]string{bom + "\xFF"}, true, "\uFFFD"},
+		{[]string{bom + long + "\xFF"}, true, long + "\uFFFD"},
+		{[]string{"\xEF\xBB", "\xBF" + long}, true, long},
+		{[]string{"\xEF\xBB", "\xBF\xFF"}, true, "\uFFFD"},
+		// A mark at the start of a later piece is kept.
+		{[]string{"hi", bom + "x"}, true, "hi\uFEFFx"},
+		{[]string{"hi", bom + long}, true, "hi\uFEFF" + long},
+		{[]string{"hi", bom + "\xFF"}, true, "hi\uFEFF\uFFFD"},
+		{[]string{"\xC3", "\xA9" + bom}, true, "é\uFEFF"},
+		{[]string{"\xFF", bom}, true, "\uFFFD\uFEFF"},
+		{[]string{"\xE4\xBD\xA0", "\xEF", "\xBB\xBF"}, true, "你\uFEFF"},
 	} {
-		d := Decoder{StripBOM: c.strip}
-		var out []byte
-		for _, p := range c.pieces {
-			out = d.Append(out, []byte(p))
+		pieces := make([][]byte, len(c.pieces))
+		for i, p := range c.pieces {
+			pieces[i] = []byte(p)
 		}
-		if got := string(d.Flush(out)); got != c.want {
-			t.Errorf("%q strip=%v: got %q, want %q", c.pieces, c.strip, got, c.want)
+		for _, text := range []bool{false, true} {
+			d := Decoder{StripBOM: c.strip}
+			if got := string(feed(&d, pieces, text)); got != c.want {
+				t.Errorf("%+q strip=%v text=%v: got %+q, want %+q", c.pieces, c.strip, text, got, c.want)
+			}
 		}
+	}
+
+	// Flush ends the stream: the next one may start with a mark again.
+	d := Decoder{StripBOM: true}
+	out := d.Flush(d.Append(nil, []byte(bom+"a")))
+	out = d.Flush(d.Text(out, []byte(bom+"b")))
+	if string(out) != "ab" {
+		t.Errorf("two streams: got %+q, want \"ab\"", out)
 	}
 }
 
-func TestStrictFlushAndReset(t *testing.T) {
+// TestStripBOMAnySplit: for any input, split, mode and method, StripBOM
+// changes the output only by the byte order mark at its start, and leaves
+// a strict Decoder's error (offsets count the mark) as it was.
+func TestStripBOMAnySplit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pieces := genSplit(t, genStream().Draw(t, "input"))
+		strict := rapid.Bool().Draw(t, "strict")
+		text := rapid.Bool().Draw(t, "text")
+		keep, strip := Decoder{Strict: strict}, Decoder{Strict: strict, StripBOM: true}
+		want := bytes.TrimPrefix(feed(&keep, pieces, text), []byte(bom))
+		if d := cmp.Diff(want, feed(&strip, pieces, text), cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("text (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff(keep.Err(), strip.Err()); d != "" {
+			t.Fatalf("error (-without StripBOM +with):\n%s", d)
+		}
+	})
+}
+
+// checkOracle checks in, in one piece and byte by byte, against the WHATWG
+// decoder, and a strict Decoder's error offset against the oracle's.
+func checkOracle(t *testing.T, name string, in []byte) {
+	t.Helper()
+	ref := newWHATWG()
+	checkCase(t, name, in, ref.flush(ref.decode(nil, in)))
 	d := Decoder{Strict: true}
-	out := d.Append(nil, []byte("ok\xE4\xBD"))
-	out = d.Flush(out)
+	d.Flush(d.Append(nil, in))
 	var e *Error
-	if !errors.As(d.Err(), &e) || e.Offset != 2 || string(out) != "ok" {
-		t.Fatalf("cut tail: %v, output %q", d.Err(), out)
-	}
-	if want := "utf8: offset 2: ill-formed UTF-8: e4 bd"; e.Error() != want {
-		t.Fatalf("message %q, want %q", e.Error(), want)
-	}
-	d.Reset()
-	if d.Err() != nil || !d.Strict || string(d.Append(nil, []byte("\xE4\xBD\xA0"))) != "你" {
-		t.Fatal("Reset did not clear the error or kept state")
+	if ref.firstErr < 0 && d.Err() != nil || ref.firstErr >= 0 && (!errors.As(d.Err(), &e) || e.Offset != ref.firstErr) {
+		t.Errorf("%s: strict: %v, want an error at %d (-1: none)", name, d.Err(), ref.firstErr)
 	}
 }
 
-func TestDFATable(t *testing.T) {
-	if d := cmp.Diff(dfaTable(), dfa, cmpopts.EquateEmpty()); d != "" {
-		t.Fatalf("the literal table is stale (-built +literal):\n%s", d)
+// TestContinuationRun: a run of continuation bytes longer than the
+// validator's two-stream block (2*half bytes), at any alignment and after
+// any text, is one U+FFFD a byte, and a strict Decoder stops at its start.
+func TestContinuationRun(t *testing.T) {
+	for _, n := range []int{2*half - 1, 2 * half, 2*half + 1, 3 * half, 1000} {
+		run := make([]byte, n)
+		for i := range run {
+			run[i] = 0x80 | byte(i%64)
+		}
+		for _, lead := range []string{
+			"", "a", "ab", "abc", "你", "\xE4", "\xF0\x9F",
+			strings.Repeat("a", half+1), strings.Repeat("你", half),
+		} {
+			in := append(append([]byte(lead), run...), 'z')
+			checkOracle(t, fmt.Sprintf("%+q and %d continuation bytes", lead, n), in)
+		}
 	}
 }
 
-func TestZeroAllocs(t *testing.T) {
-	in := []byte(strings.Repeat("Hello, 世界! \xF0\x9F\x98", 50))
-	dst := make([]byte, 0, 4096)
-	var d Decoder
-	if n := testing.AllocsPerRun(100, func() {
-		dst = d.Append(dst[:0], in)
-		dst = d.Append(dst, in[:5])
-		dst = d.Flush(dst)
-	}); n != 0 {
-		t.Fatalf("%v allocations per run", n)
+// TestAfterError: after an ill-formed sequence, Append checks errorWindow
+// bytes one step at a time, then goes back to the block pass; the window
+// may end at any point of a character, and another error or the end of the
+// input may follow.
+func TestAfterError(t *testing.T) {
+	text := strings.Repeat("汉字 and 😀 ", 40)
+	for shift := range 16 { // the text repeats every 16 bytes
+		for _, next := range []string{"", "\xFF", "\xE4\xBD", "\xC3A" + text} {
+			in := []byte("\xFF" + strings.Repeat("a", shift) + text[:errorWindow+4] + next)
+			checkOracle(t, fmt.Sprintf("shift %d, then %+.8q", shift, next), in)
+		}
 	}
 }
 
-// TestText: Text gives the same text as Append for any input and split, and
-// aliases the input when it needs no change.
+// TestText: Text gives the same text, error and held bytes as Append for
+// any input, split and mode (Strict, StripBOM), and aliases the input when
+// it needs no change.
 func TestText(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := genBytes().Draw(t, "input")
-		var a, b Decoder
+		p := genStream().Draw(t, "input")
+		mode := Decoder{Strict: rapid.Bool().Draw(t, "strict"), StripBOM: rapid.Bool().Draw(t, "stripBOM")}
+		a, b := mode, mode
 		var want, got []byte
 		for _, piece := range genSplit(t, p) {
 			want = a.Append(want, piece)
@@ -359,11 +452,23 @@ func TestText(t *testing.T) {
 		if !bytes.Equal(want, got) {
 			t.Fatalf("Text gives % X, Append % X", got, want)
 		}
+		if d := cmp.Diff(a.Err(), b.Err()); d != "" {
+			t.Fatalf("error (-Append +Text):\n%s", d)
+		}
 	})
 	var d Decoder
 	in := []byte("plain text, 你好\xE4")
 	out := d.Text(nil, in)
 	if len(out) == 0 || &out[0] != &in[0] || string(out) != "plain text, 你好" || d.Pending() != 1 {
 		t.Fatalf("Text did not alias clean input: %q", out)
+	}
+
+	// After a strict error, Text emits nothing, clean input included.
+	d = Decoder{Strict: true}
+	if out := d.Text(nil, []byte("ok\xFF")); string(out) != "ok" || d.Err() == nil {
+		t.Fatalf("strict Text: %q, %v", out, d.Err())
+	}
+	if out := d.Text(nil, []byte("clean")); len(out) != 0 {
+		t.Fatalf("strict Text emitted %q after the error", out)
 	}
 }

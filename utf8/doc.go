@@ -6,6 +6,14 @@
 // JavaScript's TextDecoder replace them, so a stream decodes the same however
 // it was split. SPEC.md §7 is the normative statement.
 //
+// AppendClean (clean.go) is a separate, optional content policy, not part
+// of reassembly: it removes characters that are invisible yet change what a
+// model or a person reads, from text bound for a prompt. SPEC.md does not
+// ask for it, a Decoder and a Reader never apply it, and which characters it
+// removes is a judgement that may change between versions, unlike the
+// decoding above, which SPEC.md fixes. Give it whole characters, such as a
+// Decoder's output, not raw pieces of a stream.
+//
 // The package's name is the standard library's; import it under another
 // name beside unicode/utf8, which it complements: unicode/utf8 validates
 // and decodes whole buffers, this package decodes streams.

@@ -52,8 +52,48 @@ func ExampleNewReader() {
 	// Output: café ☕
 }
 
+// AppendClean drops a byte order mark, a zero-width space, a bidi override
+// and text hidden in tag characters ("ig") from a prompt.
 func ExampleAppendClean() {
 	prompt := []byte("\uFEFFPlease\u200B summarize\u202E this\U000E0069\U000E0067")
 	fmt.Printf("%q\n", utf8.AppendClean(nil, prompt))
 	// Output: "Please summarize this"
+}
+
+// To clean a stream, clean what a Decoder emits: only whole characters, so
+// a character split between pieces (here U+202E, E2 80 AE) is removed as if
+// it had come in one piece.
+func ExampleAppendClean_stream() {
+	var d utf8.Decoder
+	var text, prompt []byte
+	for _, piece := range [][]byte{[]byte("safe\xE2\x80"), []byte("\xAEevil")} {
+		text = d.Append(text[:0], piece)
+		prompt = utf8.AppendClean(prompt, text)
+	}
+	prompt = utf8.AppendClean(prompt, d.Flush(text[:0]))
+	fmt.Printf("%q\n", prompt)
+	// Output: "safeevil"
+}
+
+// Text returns clean input itself, without a copy, and keeps only the cut
+// character at its end for the next call.
+func ExampleDecoder_Text() {
+	var d utf8.Decoder
+	piece := []byte("clean text \xE4\xBD")
+	text := d.Text(nil, piece)
+	fmt.Printf("%q, aliases the piece: %v, holding %d\n", text, &text[0] == &piece[0], d.Pending())
+	fmt.Printf("%q\n", d.Text(nil, []byte("\xA0!")))
+	// Output:
+	// "clean text ", aliases the piece: true, holding 2
+	// "你!"
+}
+
+// StripBOM drops a byte order mark that starts the stream, and only that
+// one: a mark later in the stream is text.
+func ExampleDecoder_stripBOM() {
+	d := utf8.Decoder{StripBOM: true}
+	out := d.Append(nil, []byte("\xEF\xBB\xBFfirst "))
+	out = d.Append(out, []byte("\xEF\xBB\xBFsecond"))
+	fmt.Printf("%+q\n", out)
+	// Output: "first \ufeffsecond"
 }

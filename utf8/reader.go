@@ -5,27 +5,37 @@ import "io"
 // readSize is how much a Reader asks of the underlying reader at a time.
 const readSize = 4 << 10
 
+// maxEmptyReads is how many reads in a row may return no bytes and no error
+// before a Reader gives up with io.ErrNoProgress, as bufio.Reader does. It
+// counts a run: any byte read starts the count again, so a slow reader that
+// often returns nothing is never failed for it.
+const maxEmptyReads = 100
+
 type reader struct {
 	r   io.Reader
 	d   Decoder
 	in  []byte
-	out []byte // decoded text not yet returned: out[next:]
+	out []byte // decoded text not yet returned: out[nxt:]
 	nxt int
-	err error
+	err error // sticky: once set, every Read returns it after the text before it
 }
 
 // NewReader returns a reader of the text in r: only complete characters,
 // with ill-formed input replaced as a Decoder does, and a character cut off
 // by the end of r as one U+FFFD. Wrap an http.Response.Body in it and no
-// Read ever returns half a character. Errors from r are returned after the
-// text decoded before them.
+// Read returns half a character, unless its buffer is too small for one.
+//
+// An error from r is returned as it is (match it with errors.Is), after the
+// text decoded before it, and by every Read after; a character it cuts off
+// is dropped, not replaced. If r returns no bytes and no error 100 times in
+// a row, Read returns io.ErrNoProgress rather than call it forever.
 func NewReader(r io.Reader) io.Reader { return &reader{r: r} }
 
 func (r *reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	for r.nxt == len(r.out) {
+	for empty := 0; r.nxt == len(r.out); {
 		if r.err != nil {
 			return 0, r.err
 		}
@@ -33,6 +43,13 @@ func (r *reader) Read(p []byte) (int, error) {
 			r.in = make([]byte, readSize)
 		}
 		n, err := r.r.Read(r.in)
+		if n == 0 && err == nil {
+			if empty++; empty == maxEmptyReads {
+				r.err = io.ErrNoProgress
+			}
+			continue
+		}
+		empty = 0
 		r.out, r.nxt = r.d.Append(r.out[:0], r.in[:n]), 0
 		if err == io.EOF {
 			r.out = r.d.Flush(r.out)
