@@ -2,7 +2,9 @@ package anth_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/layer0/anth/frame"
@@ -30,7 +32,7 @@ func sseResponse() []byte {
 // token IDs instead (TOKEN frames) would send.
 func BenchmarkSSEBridge(b *testing.B) {
 	in := sseResponse()
-	anth, err := io.ReadAll(sse.NewEncoder(bytes.NewReader(in), sse.EncoderOptions{}))
+	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,13 +50,13 @@ func BenchmarkSSEBridge(b *testing.B) {
 	b.Run("sse-to-anth", func(b *testing.B) {
 		b.SetBytes(int64(len(in)))
 		b.ReportAllocs()
-		e := sse.NewEncoder(nil, sse.EncoderOptions{})
+		d := sse.NewDecoder(nil, sse.DecoderOptions{})
 		r := bytes.NewReader(in)
 		for b.Loop() {
 			r.Reset(in)
-			e.Reset(r) // one Encoder per worker, as a gateway keeps
+			d.Reset(r) // one Decoder per worker, as a gateway keeps
 			for {
-				if _, err := e.Next(); err == io.EOF {
+				if _, err := d.Next(); err == io.EOF {
 					break
 				} else if err != nil {
 					b.Fatal(err)
@@ -66,19 +68,62 @@ func BenchmarkSSEBridge(b *testing.B) {
 	b.Run("anth-to-sse", func(b *testing.B) {
 		b.SetBytes(int64(len(in))) // MB/s of SSE produced, comparable both ways
 		b.ReportAllocs()
-		d := sse.NewDecoder(nil, sse.DecoderOptions{})
-		r := bytes.NewReader(anth)
+		e := sse.NewEncoder(io.Discard, sse.EncoderOptions{})
 		for b.Loop() {
-			r.Reset(anth)
-			d.Reset(r)
-			for {
-				if _, err := d.Next(); err == io.EOF {
-					break
-				} else if err != nil {
+			e.Reset(io.Discard)
+			for i := 0; i < len(anth); i += 512 { // as a network delivers it
+				if _, err := e.Write(anth[i:min(i+512, len(anth))]); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if err := e.Close(); err != nil {
+				b.Fatal(err)
 			}
 		}
 		sizes(b)
 	})
+}
+
+// BenchmarkSSEEventCost converts one kind of event at a time, SSE → ANTH,
+// in a stream of 1,000 of them: a text delta (the per-token path), and the
+// events that do not map to a text frame: a ping, a message_start and a
+// message_delta, which used to cost 20–40 times a text delta each. Compare
+// ns/event within the run.
+func BenchmarkSSEEventCost(b *testing.B) {
+	events := map[string]string{
+		"text-delta":    `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" token"}}`,
+		"ping":          `{"type": "ping"}`,
+		"message_start": `{"type":"message_start","message":{"model":"claude-3-7-sonnet-20250219","id":"msg_01H1pwRRkQxKbUGKi785gT4M","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":397,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":2,"service_tier":"standard"}}}`,
+		"message_delta": `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":89}}`,
+	}
+	for _, name := range []string{"text-delta", "ping", "message_start", "message_delta"} {
+		ev := "event: " + strings.TrimPrefix(name, "text-") + "\ndata: " + events[name] + "\n\n"
+		if name == "text-delta" {
+			ev = "event: content_block_delta\ndata: " + events[name] + "\n\n"
+		}
+		var in []byte
+		for i := range 1000 {
+			// Each message_start has its own id, as each stream's does.
+			in = append(in, strings.Replace(ev, "msg_01H1pwRRkQxKbUGKi785gT4M", fmt.Sprintf("msg_01H1pwRRkQxKbUGKi7%06d", i), 1)...)
+		}
+		in = append(in, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			d := sse.NewDecoder(nil, sse.DecoderOptions{})
+			r := bytes.NewReader(in)
+			for b.Loop() {
+				r.Reset(in)
+				d.Reset(r)
+				for {
+					if _, err := d.Next(); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/event")
+		})
+	}
 }

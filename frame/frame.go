@@ -26,6 +26,23 @@ func (f Frame) Append(b []byte) []byte {
 	return append(b, f.Payload...)
 }
 
+// AppendValue appends f as a writer of a response sends it: a DONE or
+// ERROR whose value fills a frame or more (as a Reader joins it) as its
+// continuation frames (SPEC.md §4), any other frame as Append does. The
+// pieces of such a value that a Reader made WithRawFrames returns go back
+// with Append instead.
+func (f Frame) AppendValue(b []byte) []byte {
+	if len(f.Payload) >= MaxPayload {
+		if code, msg, err := f.ErrorMessage(); err == nil {
+			return AppendError(b, code, string(msg))
+		}
+		if reason, seq, err := f.Done(); err == nil {
+			return AppendDone(b, reason, string(seq))
+		}
+	}
+	return f.Append(b)
+}
+
 func appendHeader(b []byte, t Type, n int) []byte {
 	return append(b, byte(t), byte(n>>8), byte(n))
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/layer0/anth/internal/iox"
 )
 
 // ParseRequest parses a request that is the whole of b, under the default
@@ -39,7 +41,7 @@ func ReadRequest(r io.Reader) (Request, error) { return Limits{}.ReadRequest(r) 
 // of the bytes received. It stops with ErrTooLarge as soon as the input
 // passes l.MaxRequestSize. An error from r is returned as is.
 func (l Limits) ReadRequest(r io.Reader) (Request, error) {
-	return l.parse(&readerSource{r: bufio.NewReaderSize(checkedReader{r}, 4096), limit: l.size()})
+	return l.parse(&readerSource{r: bufio.NewReaderSize(iox.Checked(r), 4096), limit: l.size()})
 }
 
 // source is where the request parser takes bytes from: a slice, or a
@@ -134,18 +136,6 @@ func (s *readerSource) atEnd() (bool, error) {
 		return true, nil
 	}
 	return false, err
-}
-
-// checkedReader turns a count that breaks the io.Reader contract into an
-// error, which bufio would panic on.
-type checkedReader struct{ r io.Reader }
-
-func (c checkedReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if n < 0 || n > len(p) {
-		return 0, errors.New("frame: underlying reader returned an invalid count " + strconv.Itoa(n))
-	}
-	return n, err
 }
 
 // reqParser reads a request's fields in order from a source.

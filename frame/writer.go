@@ -284,29 +284,24 @@ func (w *Writer) WritePad(n int) error {
 	return w.commit(start)
 }
 
-// WriteFrame writes f as it is, after checking it as Parse would: a proxy
-// uses it to forward the frames a Reader returns, including ignorable ones it
-// does not know. A DONE or ERROR is a whole value, as a Reader returns it: one
-// too long for a frame, or exactly filling one, is split again into its
-// continuation frames (SPEC.md §4). (A Reader made WithRawFrames returns the
-// pieces of such a value; forward those with Frame.Append.)
+// WriteFrame writes f, after checking it as Parse would: a proxy uses it to
+// forward the frames a Reader returns, including ignorable ones it does not
+// know. A DONE or ERROR is a whole value, as a Reader returns it, and goes
+// as its frames (see Frame.AppendValue).
 func (w *Writer) WriteFrame(f Frame) error {
-	if len(f.Payload) >= MaxPayload {
-		if code, msg, err := f.ErrorMessage(); err == nil {
-			return w.WriteError(code, string(msg))
-		}
-		if reason, seq, err := f.Done(); err == nil {
-			return w.WriteDone(reason, string(seq))
-		}
-	}
 	start, err := w.begin()
 	if err != nil {
 		return err
 	}
-	if e := checkFrame(f, w.off); e != nil {
+	first := f
+	if f.Type == TypeDone || f.Type == TypeError {
+		// A whole value: checked as the first of the frames it becomes.
+		first.Payload = f.Payload[:min(len(f.Payload), MaxPayload)]
+	}
+	if e := checkFrame(first, w.off); e != nil {
 		return w.abort(e)
 	}
-	w.pending = f.Append(w.pending)
+	w.pending = f.AppendValue(w.pending)
 	return w.commit(start)
 }
 

@@ -14,14 +14,15 @@ const sseSeed = "event: message_start\ndata: {\"type\": \"message_start\", \"mes
 	"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
 	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi \\u00e9\"}}\n\n" +
 	"event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\"}}\r\n\r\n" +
+	": keepalive\n\n" +
 	"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
 	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n" +
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
-// FuzzSSEEncode bridges arbitrary bytes as SSE: no panic, an *sse.Error for
-// bad input, and for good input the bridge reaches a fixed point after one
-// round: SSE → ANTH → SSE → ANTH → SSE gives the same SSE twice.
-func FuzzSSEEncode(f *testing.F) {
+// FuzzSSEDecoder bridges arbitrary bytes as SSE: no panic, an *sse.Error
+// for bad input, and for good input the bridge reaches a fixed point after
+// one round: SSE → ANTH → SSE → ANTH → SSE gives the same SSE twice.
+func FuzzSSEDecoder(f *testing.F) {
 	f.Add([]byte(sseSeed))
 	f.Add([]byte("event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}\n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -45,26 +46,38 @@ func FuzzSSEEncode(f *testing.F) {
 }
 
 func round(in []byte) ([]byte, error) {
-	anth, err := io.ReadAll(sse.NewEncoder(bytes.NewReader(in), sse.EncoderOptions{MaxEvent: 1 << 16}))
+	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{MaxEvent: 1 << 16}))
 	if err != nil {
 		return nil, err
 	}
-	return io.ReadAll(sse.NewDecoder(bytes.NewReader(anth), sse.DecoderOptions{}))
+	return encode(anth)
 }
 
-// FuzzSSEDecode turns arbitrary bytes as ANTH into SSE: no panic, and what
-// it produces is SSE the Encoder accepts.
-func FuzzSSEDecode(f *testing.F) {
-	anth, _ := io.ReadAll(sse.NewEncoder(bytes.NewReader([]byte(sseSeed)), sse.EncoderOptions{}))
+// encode writes ANTH as SSE with an Encoder, in three pieces.
+func encode(anth []byte) ([]byte, error) {
+	var out bytes.Buffer
+	e := sse.NewEncoder(&out, sse.EncoderOptions{MaxEvent: 1 << 16})
+	for _, piece := range [][]byte{anth[:len(anth)/3], anth[len(anth)/3 : len(anth)*2/3], anth[len(anth)*2/3:]} {
+		if _, err := e.Write(piece); err != nil {
+			return nil, err
+		}
+	}
+	return out.Bytes(), e.Close()
+}
+
+// FuzzSSEEncoder turns arbitrary bytes as ANTH into SSE: no panic, and what
+// it produces is SSE the Decoder accepts.
+func FuzzSSEEncoder(f *testing.F) {
+	anth, _ := io.ReadAll(sse.NewDecoder(bytes.NewReader([]byte(sseSeed)), sse.DecoderOptions{}))
 	f.Add(anth)
 	f.Add(frame.AppendDone(frame.AppendText(frame.AppendMagic(nil), 0, []byte("x\xE4")), frame.StopEndTurn, ""))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		out, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{MaxEvent: 1 << 16}))
+		out, err := encode(in)
 		if err != nil {
 			return
 		}
-		if _, err := io.ReadAll(sse.NewEncoder(bytes.NewReader(out), sse.EncoderOptions{})); err != nil {
-			t.Fatalf("decoded SSE is not accepted back: %v\n%q", err, out)
+		if _, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(out), sse.DecoderOptions{})); err != nil {
+			t.Fatalf("encoded SSE is not accepted back: %v\n%q", err, out)
 		}
 	})
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
 )
 
@@ -57,29 +56,19 @@ func accumulate(t *testing.T, body []byte) (any, string) {
 // accumulates from the original SSE equals the one it accumulates from SSE
 // → ANTH → SSE.
 func TestSDKOverBridge(t *testing.T) {
-	names, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", "sse", "*"))
-	if len(names) == 0 {
-		t.Skip("shared SSE recordings absent")
-	}
-	for _, name := range names {
-		if filepath.Ext(name) == ".md" {
-			continue
-		}
-		t.Run(filepath.Base(name), func(t *testing.T) {
-			orig, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			anth, err := io.ReadAll(sse.NewEncoder(bytes.NewReader(orig), sse.EncoderOptions{}))
+	for name, orig := range testdata.SSE(t) {
+		t.Run(name, func(t *testing.T) {
+			anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(orig), sse.DecoderOptions{}))
 			if err != nil {
 				t.Fatalf("SSE to ANTH: %v", err)
 			}
-			bridged, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(anth), sse.DecoderOptions{}))
-			if err != nil {
+			var bridged bytes.Buffer
+			enc := sse.NewEncoder(&bridged, sse.EncoderOptions{})
+			if _, err := enc.Write(anth); err != nil || enc.Close() != nil {
 				t.Fatalf("ANTH to SSE: %v", err)
 			}
 			want, wantErr := accumulate(t, orig)
-			got, gotErr := accumulate(t, bridged)
+			got, gotErr := accumulate(t, bridged.Bytes())
 			if !sameError(wantErr, gotErr) {
 				t.Fatalf("SDK error: original %q, bridged %q", wantErr, gotErr)
 			}
@@ -115,7 +104,7 @@ func sameError(a, b string) bool {
 // through the bridge, gives the SDK a normal message.
 func TestSDKOverNativeANTH(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := sse.NewResponseWriter(w, r, sse.DecoderOptions{Model: "native-model"})
+		fw := sse.NewResponseWriter(w, r, sse.EncoderOptions{Model: "native-model"})
 		for _, piece := range []string{"Hello", " from", " ANTH ", "你好"} {
 			fw.WriteText(0, []byte(piece))
 		}

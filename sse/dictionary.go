@@ -1,10 +1,12 @@
 package sse
 
 // EventDictionary is version 1 of the preset dictionary for EVENT frames
-// of encoding EventDeflate (SPEC.md §3.10): compact JSON of the events an
-// Anthropic stream sends once per message, so that a message_start with its
-// id, model and usage deflates to a few dozen bytes. It is part of the wire
-// format: changing a byte of it is a new encoding, never an edit.
+// of encoding frame.EventDeflate (SPEC.md §3.10): compact JSON of the events
+// an Anthropic stream sends once per message, so that a message_start with
+// its id, model and usage deflates to a few dozen bytes. It is part of the
+// wire format: changing a byte of it is a new encoding, never an edit. This
+// is its single copy; other implementations (the JavaScript package)
+// generate theirs from this file.
 const EventDictionary = `{"type":"ping"}` +
 	`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}` +
 	`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}` +

@@ -1,9 +1,6 @@
 package sse
 
 import (
-	"bytes"
-	"compress/flate"
-	"encoding/json"
 	"io"
 
 	"github.com/layer0/anth/frame"
@@ -11,281 +8,145 @@ import (
 
 // EncoderOptions configure an Encoder. The zero value is ready to use.
 type EncoderOptions struct {
-	// MaxEvent bounds a line and an event's data; default DefaultMaxEvent.
+	// MaxEvent bounds the data of an EVENT joined from its frames and
+	// inflated; 0 means DefaultMaxEvent.
 	MaxEvent int
-	// Padding, if positive, pads the frames of each event to a multiple of
-	// Padding bytes with PAD frames, as the API pads its JSON.
-	Padding int
-	// RawEvents keeps EVENT data as plain JSON instead of deflating it.
-	RawEvents bool
+	// MaxOpenBlocks bounds the content blocks open at once; 0 means
+	// DefaultMaxOpenBlocks.
+	MaxOpenBlocks int
+	// Model and MessageID name the message in the message_start an Encoder
+	// writes for a stream that has none (ANTH from a server that never saw
+	// SSE). Defaults: "unknown" and "msg_anth".
+	Model, MessageID string
+	// Detokenize, if set, spells token IDs for TOKEN and TOKEN32 frames,
+	// appending their bytes (any UTF-8 split is reassembled) to dst.
+	// Without it token frames are an error: SSE carries text.
+	Detokenize func(dst []byte, ids []uint32) []byte
 }
 
-// Encoder reads an Anthropic SSE stream and produces the ANTH stream that
-// carries it. It reads its input an event at a time and never holds more
-// than one event; Read gives the ANTH bytes, Next the frames of one event.
+// Encoder writes an ANTH response as the Anthropic Messages API's
+// Server-Sent Events, the stream the official SDKs read (SPEC.md §7a).
+// Write takes ANTH bytes in any pieces (an Encoder is an io.Writer, so
+// frame.NewWriter(sse.NewEncoder(w, opts)) serves SSE to a client that
+// wants it); every event ends with a blank line, text and thinking reach
+// the client as whole UTF-8 characters, and nothing a frame carries can
+// break out of its JSON string or data line. A stream with no message
+// events of its own gets a message_start, its blocks started and stopped,
+// and a message_delta with the usage and stop reason of its frames.
+//
+// Each Write hands the events its frames complete to the underlying writer
+// in one Write. Close reports a response that ended early. An Encoder is
+// not safe for concurrent use.
 type Encoder struct {
-	opts    EncoderOptions
-	sc      *scanner
-	out     []byte // pending output: out[pos:], aliasing buf
-	buf     []byte // Next's output
-	pos     int
-	err     error
-	started bool
-	ended   bool // message_stop or an error event seen
-	stop    frame.StopReason
-	stopSeq string
-	zw      *flate.Writer
-	zbuf    bytes.Buffer
-	compact bytes.Buffer
-	scratch []byte
+	w      io.Writer
+	opts   EncoderOptions
+	fr     *frame.Reader // push: Write feeds it
+	core   toSSE
+	out    []byte
+	frame  []byte // WriteFrame's encoding
+	err    error
+	begun  bool // bytes have been written
+	closed bool
 }
 
-// NewEncoder returns an Encoder reading SSE from r.
-func NewEncoder(r io.Reader, opts EncoderOptions) *Encoder {
-	return &Encoder{opts: opts, sc: newScanner(r, opts.MaxEvent)}
+// NewEncoder returns an Encoder that writes SSE to w.
+func NewEncoder(w io.Writer, opts EncoderOptions) *Encoder {
+	e := &Encoder{w: w, opts: opts, fr: frame.NewPushReader()}
+	e.core = toSSE{opts: opts, events: EventReader{MaxEvent: opts.MaxEvent}}
+	return e
 }
 
-// Reset makes e read a new SSE stream from r, keeping its buffers and its
-// deflate state (the largest allocation an Encoder makes): a gateway keeps
-// one Encoder per worker rather than one per response.
-func (e *Encoder) Reset(r io.Reader) {
-	sc := e.sc
-	sc.r.Reset(r)
-	sc.off, sc.at = 0, 0
-	*e = Encoder{opts: e.opts, sc: sc, buf: e.buf[:0], zw: e.zw, scratch: e.scratch[:0]}
+// Reset makes e write a new stream to w, keeping its buffers.
+func (e *Encoder) Reset(w io.Writer) {
+	e.fr.Reset(nil)
+	ev := e.core.events
+	ev.Reset()
+	e.core = toSSE{opts: e.opts, events: ev, ids: e.core.ids[:0], text: e.core.text[:0], js: e.core.js[:0]}
+	e.w, e.out, e.err, e.begun, e.closed = w, e.out[:0], nil, false, false
 }
 
-// Read reads ANTH bytes. At the end of a complete stream it returns io.EOF;
-// for malformed or cut SSE an *Error.
-func (e *Encoder) Read(p []byte) (int, error) {
-	for e.pos == len(e.out) {
-		if e.err != nil {
-			return 0, e.err
-		}
-		e.out, e.err = e.Next()
-		e.pos = 0
+// Write takes ANTH bytes, from the magic on, and writes the SSE of every
+// frame they complete. An error is sticky: malformed ANTH is an *frame.Error
+// or *Error with the offset in the ANTH stream.
+func (e *Encoder) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
 	}
-	n := copy(p, e.out[e.pos:])
-	e.pos += n
-	return n, nil
+	e.begun = true
+	e.fr.Write(p)
+	if err := e.drain(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
-// Next returns the ANTH bytes of the next SSE event (the stream's magic
-// comes with the first), valid until the next call. It returns io.EOF after
-// the last event of a complete stream.
-func (e *Encoder) Next() ([]byte, error) {
-	b := e.buf[:0]
-	defer func() { e.buf = b[:0] }()
-	if !e.started {
-		e.started = true
-		b = frame.AppendMagic(b)
+// WriteFrame writes the SSE of f, a frame as a response Reader returns it
+// (see frame.Frame.AppendValue).
+func (e *Encoder) WriteFrame(f frame.Frame) error {
+	e.frame = e.frame[:0]
+	if !e.begun {
+		e.frame = frame.AppendMagic(e.frame)
 	}
+	e.frame = f.AppendValue(e.frame)
+	_, err := e.Write(e.frame)
+	return err
+}
+
+// drain writes the SSE of the frames the Reader has whole.
+func (e *Encoder) drain() error {
+	e.out = e.out[:0]
+	var err error
 	for {
-		name, data, err := e.sc.next()
-		if err == io.EOF {
-			if !e.ended {
-				return nil, &Error{Offset: e.sc.off, Err: ErrTruncated, Detail: "stream ends before message_stop"}
-			}
-			if len(b) > 0 {
-				return b, nil
-			}
-			return nil, io.EOF
-		}
-		if err != nil {
-			return nil, err
-		}
-		start := len(b)
-		if b, err = e.event(b, name, data); err != nil {
-			return nil, err
-		}
-		if len(b) == start {
-			continue // an event with nothing to carry
-		}
-		if p := e.opts.Padding; p > 0 {
-			n := len(b) - start + frame.HeaderSize
-			b = frame.Frame{Type: frame.TypePad, Payload: make([]byte, (p-n%p)%p)}.Append(b)
-		}
-		return b, nil
-	}
-}
-
-// deltaEvent is a content_block_delta as the API sends it; decoding
-// refuses unknown fields, so an event that has any goes whole as an EVENT.
-type deltaEvent struct {
-	Type  string `json:"type"`
-	Index *int   `json:"index"`
-	Delta *struct {
-		Type        string          `json:"type"`
-		Text        *string         `json:"text"`
-		PartialJSON *string         `json:"partial_json"`
-		Thinking    *string         `json:"thinking"`
-		Signature   *string         `json:"signature"`
-		Citation    json.RawMessage `json:"citation"`
-	} `json:"delta"`
-}
-
-type blockEvent struct {
-	Type         string `json:"type"`
-	Index        *int   `json:"index"`
-	ContentBlock *struct {
-		Type      string  `json:"type"`
-		Text      *string `json:"text"`
-		Thinking  *string `json:"thinking"`
-		Signature *string `json:"signature"`
-	} `json:"content_block"`
-}
-
-type errorEvent struct {
-	Type  string `json:"type"`
-	Error *struct {
-		Type    string  `json:"type"`
-		Message *string `json:"message"`
-	} `json:"error"`
-}
-
-type stopDelta struct {
-	Delta struct {
-		StopReason   *string `json:"stop_reason"`
-		StopSequence *string `json:"stop_sequence"`
-	} `json:"delta"`
-}
-
-// strict decodes data into v, refusing unknown fields and trailing data.
-func strict(data []byte, v any) bool {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	return d.Decode(v) == nil && !d.More()
-}
-
-func validIndex(i *int) bool { return i != nil && *i >= 0 && *i <= 0xFFFF }
-
-// event appends the frames that carry one SSE event.
-func (e *Encoder) event(b, name, data []byte) ([]byte, error) {
-	e.compact.Reset()
-	if err := json.Compact(&e.compact, data); err != nil {
-		return nil, &Error{Offset: e.sc.at, Err: ErrMalformed, Detail: "event data is not JSON: " + err.Error()}
-	}
-	js := e.compact.Bytes()
-	if string(name) == "content_block_delta" {
-		if out, ok := fastDelta(b, js, &e.scratch); ok {
-			return out, nil
-		}
-	}
-	return e.general(b, name, js)
-}
-
-// general maps a compact event to frames through encoding/json.
-func (e *Encoder) general(b, name, js []byte) ([]byte, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(js, &head)
-	if head.Type != string(name) {
-		return e.passthrough(b, name, js)
-	}
-	switch head.Type {
-	case "content_block_delta":
-		var ev deltaEvent
-		if !strict(js, &ev) || !validIndex(ev.Index) || ev.Delta == nil {
+		var f frame.Frame
+		if f, err = e.fr.Next(); err != nil {
 			break
 		}
-		d, block := ev.Delta, uint16(*ev.Index)
-		set := 0
-		for _, p := range []*string{d.Text, d.PartialJSON, d.Thinking, d.Signature} {
-			if p != nil {
-				set++
+		if e.out, err = e.core.frame(e.out, f); err != nil {
+			if se, ok := err.(*Error); ok {
+				se.Offset = e.fr.Offset()
 			}
-		}
-		if d.Citation != nil {
-			set++
-		}
-		if set != 1 {
 			break
-		}
-		switch {
-		case d.Type == "text_delta" && d.Text != nil:
-			return frame.AppendText(b, block, []byte(*d.Text)), nil
-		case d.Type == "input_json_delta" && d.PartialJSON != nil:
-			return frame.AppendDelta(b, block, frame.DeltaInputJSON, []byte(*d.PartialJSON)), nil
-		case d.Type == "thinking_delta" && d.Thinking != nil:
-			return frame.AppendDelta(b, block, frame.DeltaThinking, []byte(*d.Thinking)), nil
-		case d.Type == "signature_delta" && d.Signature != nil:
-			return frame.AppendDelta(b, block, frame.DeltaSignature, []byte(*d.Signature)), nil
-		case d.Type == "citations_delta" && d.Citation != nil && len(d.Citation) <= frame.MaxPayload-3:
-			return frame.AppendDelta(b, block, frame.DeltaCitation, d.Citation), nil
-		}
-	case "content_block_start":
-		var ev blockEvent
-		if !strict(js, &ev) || !validIndex(ev.Index) || ev.ContentBlock == nil {
-			break
-		}
-		cb, block := ev.ContentBlock, uint16(*ev.Index)
-		switch {
-		case cb.Type == "text" && cb.Text != nil && *cb.Text == "" && cb.Thinking == nil && cb.Signature == nil:
-			return frame.AppendBlock(b, block, frame.BlockStartText), nil
-		case cb.Type == "thinking" && cb.Text == nil && cb.Thinking != nil && *cb.Thinking == "" && cb.Signature != nil && *cb.Signature == "":
-			return frame.AppendBlock(b, block, frame.BlockStartThinking), nil
-		}
-	case "content_block_stop":
-		var ev struct {
-			Type  string `json:"type"`
-			Index *int   `json:"index"`
-		}
-		if strict(js, &ev) && validIndex(ev.Index) {
-			return frame.AppendBlock(b, uint16(*ev.Index), frame.BlockStop), nil
-		}
-	case "message_delta":
-		// Kept whole; its stop reason also goes on the DONE frame.
-		var sd stopDelta
-		if json.Unmarshal(js, &sd) == nil {
-			e.stop, e.stopSeq = frame.StopUnspecified, ""
-			if sd.Delta.StopReason != nil {
-				e.stop, _ = ParseStopReason(*sd.Delta.StopReason)
-			}
-			if sd.Delta.StopSequence != nil && e.stop == frame.StopSequence {
-				e.stopSeq = *sd.Delta.StopSequence
-			}
-		}
-	case "message_stop":
-		if strict(js, &struct {
-			Type string `json:"type"`
-		}{}) {
-			e.ended = true
-			return frame.AppendDone(b, e.stop, e.stopSeq), nil
-		}
-	case "error":
-		e.ended = true
-		var ev errorEvent
-		if strict(js, &ev) && ev.Error != nil && ev.Error.Message != nil {
-			if code, ok := ParseErrorType(ev.Error.Type); ok {
-				return frame.AppendError(b, code, *ev.Error.Message), nil
-			}
 		}
 	}
-	return e.passthrough(b, name, js)
+	if err == frame.ErrNeedMore || err == io.EOF {
+		err = nil
+	}
+	if len(e.out) > 0 {
+		if _, werr := e.w.Write(e.out); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	e.err = err
+	return err
 }
 
-// passthrough appends the event whole, as EVENT frames.
-func (e *Encoder) passthrough(b, name, js []byte) ([]byte, error) {
-	if len(name) > 255 {
-		return nil, &Error{Offset: e.sc.at, Err: ErrTooLarge, Detail: "event name over 255 bytes"}
+// Close ends the stream. It writes nothing more; it reports, as an *Error
+// wrapping ErrTruncated, a stream that ended before its DONE or ERROR. It
+// does not close the underlying writer.
+func (e *Encoder) Close() error {
+	if e.closed || e.err != nil {
+		return e.err
 	}
-	if string(name) == "message_stop" || string(name) == "error" {
-		e.ended = true
+	e.closed = true
+	e.fr.CloseWrite()
+	if err := e.drain(); err != nil {
+		return err
 	}
-	if e.opts.RawEvents {
-		return frame.AppendEvent(b, frame.EventJSON, name, js), nil
+	if _, err := e.fr.Next(); err != io.EOF {
+		e.err = err
 	}
-	e.zbuf.Reset()
-	if e.zw == nil {
-		e.zw, _ = flate.NewWriterDict(&e.zbuf, flate.BestCompression, []byte(EventDictionary))
-	} else {
-		e.zw.Reset(&e.zbuf)
+	return e.err
+}
+
+// Flush flushes the underlying writer, if it has a Flush method (an
+// http.ResponseWriter's http.Flusher, a bufio.Writer), so that
+// frame.Writer.Flush on an Encoder reaches the client.
+func (e *Encoder) Flush() error {
+	switch f := e.w.(type) {
+	case interface{ Flush() error }:
+		return f.Flush()
+	case interface{ Flush() }:
+		f.Flush()
 	}
-	e.zw.Write(js)
-	e.zw.Close()
-	if e.zbuf.Len() >= len(js) {
-		return frame.AppendEvent(b, frame.EventJSON, name, js), nil
-	}
-	return frame.AppendEvent(b, frame.EventDeflate, name, e.zbuf.Bytes()), nil
+	return nil
 }

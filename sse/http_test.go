@@ -2,15 +2,23 @@ package sse
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/internal/ssejson"
+	"github.com/layer0/anth/internal/testdata"
 )
+
+const acceptANTH = ContentType + ", text/event-stream;q=0.9, application/json;q=0.8"
 
 // fetch POSTs to srv accepting accept and returns the response and its body.
 func fetch(t *testing.T, srv *httptest.Server, accept string) (*http.Response, []byte) {
@@ -32,11 +40,15 @@ func fetch(t *testing.T, srv *httptest.Server, accept string) (*http.Response, [
 func TestNegotiate(t *testing.T) {
 	for accept, want := range map[string]bool{
 		"":                                  false,
+		"*/*":                               false,
 		"text/event-stream":                 false,
 		ContentType:                         true,
+		acceptANTH:                          true,
 		"text/event-stream, " + ContentType: true,
 		ContentType + ";q=0":                false,
 		ContentType + ";q=0.5, */*;q=0.1":   true,
+		ContentType + ";q=0.5, text/event-stream": false,
+		ContentType + ";q=bad":                    false,
 	} {
 		r := httptest.NewRequest("POST", "/v1/messages", nil)
 		if accept != "" {
@@ -48,12 +60,55 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
+// readFrames reads a response with NewFrameReader, copying the frames.
+func readFrames(resp *http.Response) ([]frame.Frame, error) {
+	fr, err := NewFrameReader(resp)
+	if err != nil {
+		return nil, err
+	}
+	var fs []frame.Frame
+	for f, err := range fr.All() {
+		if err != nil {
+			return fs, err
+		}
+		fs = append(fs, frame.Frame{Type: f.Type, Payload: append([]byte{}, f.Payload...)})
+	}
+	return fs, nil
+}
+
+// TestStreamHeaders: both kinds of negotiated response say what they are,
+// that they depend on Accept, and that no one should buffer them.
+func TestStreamHeaders(t *testing.T) {
+	handlers := map[string]http.HandlerFunc{
+		"NewResponseWriter": func(w http.ResponseWriter, r *http.Request) {
+			fw := NewResponseWriter(w, r, EncoderOptions{})
+			fw.WriteText(0, []byte("x"))
+			fw.WriteDone(frame.StopEndTurn, "")
+		},
+		"Proxy": func(w http.ResponseWriter, r *http.Request) {
+			Proxy(w, r, io.NopCloser(bytes.NewReader(testdata.SSE(t)["layer0-basic.sse"])), DecoderOptions{})
+		},
+	}
+	for name, h := range handlers {
+		srv := httptest.NewServer(h)
+		for accept, ct := range map[string]string{acceptANTH: ContentType, "text/event-stream": "text/event-stream; charset=utf-8"} {
+			resp, _ := fetch(t, srv, accept)
+			for k, want := range map[string]string{"Content-Type": ct, "Vary": "Accept", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"} {
+				if got := resp.Header.Get(k); got != want {
+					t.Errorf("%s, Accept %q: %s %q, want %q", name, accept, k, got, want)
+				}
+			}
+		}
+		srv.Close()
+	}
+}
+
 // TestResponseWriter serves one handler's frames to both kinds of client
 // over real HTTP on 127.0.0.1, and reads both back with NewFrameReader.
 func TestResponseWriter(t *testing.T) {
 	text := "Streaming 文本 over HTTP"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := NewResponseWriter(w, r, DecoderOptions{Model: "test-model"})
+		fw := NewResponseWriter(w, r, EncoderOptions{Model: "test-model"})
 		for _, piece := range []string{"Streaming ", "文", "本 over", " HTTP"} {
 			if err := fw.WriteText(0, []byte(piece)); err != nil {
 				t.Error(err)
@@ -65,88 +120,248 @@ func TestResponseWriter(t *testing.T) {
 		_ = fw.Flush()
 	}))
 	defer srv.Close()
-
-	for _, accept := range []string{ContentType, "text/event-stream"} {
+	for _, accept := range []string{acceptANTH, "text/event-stream"} {
 		resp, body := fetch(t, srv, accept)
-		if accept == "text/event-stream" {
-			got, err := ssejson.Decode(bytes.NewReader(body))
-			if err != nil || got.Text[0] != text || got.StopReason != "end_turn" || got.OutputTokens != 4 || got.Model != "test-model" {
-				t.Fatalf("SSE response: %+v, %v\n%s", got, err, body)
-			}
-		}
 		resp.Body = io.NopCloser(bytes.NewReader(body))
+		fs, err := readFrames(resp)
+		if err != nil {
+			t.Fatalf("%s: %v", accept, err)
+		}
 		var sb strings.Builder
 		var reason frame.StopReason
-		for f, err := range NewFrameReader(resp).All() {
-			if err != nil {
-				t.Fatalf("%s: %v", accept, err)
-			}
+		var usage frame.Usage
+		for _, f := range fs {
 			switch f.Type {
 			case frame.TypeText:
 				_, b, _ := f.Text()
 				sb.Write(b)
+			case frame.TypeUsage:
+				usage, _ = f.Usage()
 			case frame.TypeDone:
 				reason, _, _ = f.Done()
 			}
 		}
-		if sb.String() != text || reason != frame.StopEndTurn {
-			t.Fatalf("%s: frames give %q, %v", accept, sb.String(), reason)
+		if sb.String() != text || reason != frame.StopEndTurn || usage != (frame.Usage{InputTokens: 3, OutputTokens: 4}) {
+			t.Fatalf("%s: frames give %q, %v, %+v", accept, sb.String(), reason, usage)
 		}
 	}
 }
 
-func TestProxy(t *testing.T) {
-	upstream := "event: message_start\ndata: {\"type\": \"message_start\", \"message\": {\"id\": \"m1\", \"model\": \"x\", \"usage\": {\"input_tokens\": 1, \"output_tokens\": 1}}}\n\n" +
-		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
-		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"proxied\"}}\n\n" +
-		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
-		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":2}}\n\n" +
+// TestNewFrameReaderHTTPErrors: a failed response is a *StatusError with
+// the API's error, a response of another kind names its type.
+func TestNewFrameReaderHTTPErrors(t *testing.T) {
+	for _, c := range []struct {
+		status       int
+		ct, body     string
+		typ, message string
+	}{
+		{500, "application/json", `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`, "api_error", "Internal server error"},
+		{529, "application/json", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "overloaded_error", "Overloaded"},
+		{404, "text/html", `<html>not here</html>`, "", ""},
+	} {
+		resp := &http.Response{StatusCode: c.status, Header: http.Header{"Content-Type": {c.ct}}, Body: io.NopCloser(strings.NewReader(c.body))}
+		_, err := NewFrameReader(resp)
+		var se *StatusError
+		if !errors.As(err, &se) || se.StatusCode != c.status || se.Type != c.typ || se.Message != c.message {
+			t.Fatalf("HTTP %d: %v, want a *StatusError with %q, %q", c.status, err, c.typ, c.message)
+		}
+		if c.typ != "" && (!strings.Contains(err.Error(), c.typ) || !strings.Contains(err.Error(), c.message)) {
+			t.Fatalf("HTTP %d: %q does not name the error type and message", c.status, err)
+		}
+	}
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: io.NopCloser(strings.NewReader("<html>"))}
+	if _, err := NewFrameReader(resp); !errors.Is(err, ErrMediaType) || !strings.Contains(err.Error(), "text/html") {
+		t.Fatalf("a 200 of text/html: %v, want ErrMediaType naming the type", err)
+	}
+}
+
+// TestCutResponses: a response cut short reads as ErrTruncated through
+// NewFrameReader, over ANTH and over SSE alike, on a frame or event
+// boundary or not.
+func TestCutResponses(t *testing.T) {
+	sse := testdata.SSE(t)["layer0-basic.sse"]
+	anth := toANTH(t, sse, DecoderOptions{})
+	cuts := map[string][]byte{
+		"ANTH before DONE, on a boundary": anth[:len(anth)-4],
+		"ANTH inside a frame":             anth[:len(anth)-2],
+		"SSE before message_stop":         sse[:bytes.LastIndex(sse, []byte("event: message_stop"))],
+		"SSE inside an event":             sse[:len(sse)-10],
+	}
+	for name, body := range cuts {
+		ct := ContentType
+		if strings.HasPrefix(name, "SSE") {
+			ct = "text/event-stream"
+		}
+		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}}, Body: io.NopCloser(bytes.NewReader(body))}
+		if _, err := readFrames(resp); !errors.Is(err, frame.ErrTruncated) {
+			t.Errorf("%s: %v, want ErrTruncated", name, err)
+		}
+	}
+}
+
+// faultyUpstreams are upstream bodies that fail in the ways a network does.
+func faultyUpstreams(t *testing.T) map[string]func() io.ReadCloser {
+	sse := testdata.SSE(t)["layer0-basic.sse"]
+	mid := bytes.Index(sse, []byte("event: content_block_stop"))
+	return map[string]func() io.ReadCloser{
+		"cut mid-event":            func() io.ReadCloser { return io.NopCloser(bytes.NewReader(sse[:mid+30])) },
+		"ends before message_stop": func() io.ReadCloser { return io.NopCloser(bytes.NewReader(sse[:mid])) },
+		"connection reset": func() io.ReadCloser {
+			return io.NopCloser(io.MultiReader(bytes.NewReader(sse[:mid]), errReader{errors.New("connection reset by peer")}))
+		},
+		"not SSE JSON": func() io.ReadCloser {
+			return io.NopCloser(io.MultiReader(bytes.NewReader(sse[:mid]), strings.NewReader("event: x\ndata: {nope\n\n")))
+		},
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// TestProxyFaults: whatever goes wrong upstream, both kinds of client see
+// an error before the stream ends, and Proxy returns a typed error.
+func TestProxyFaults(t *testing.T) {
+	for name, upstream := range faultyUpstreams(t) {
+		var mu sync.Mutex
+		var proxyErr error
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			err := Proxy(w, r, upstream(), DecoderOptions{})
+			mu.Lock()
+			proxyErr = err
+			mu.Unlock()
+		}))
+		for _, accept := range []string{acceptANTH, "text/event-stream"} {
+			resp, body := fetch(t, srv, accept)
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			fs, err := readFrames(resp)
+			if err != nil {
+				t.Fatalf("%s, %s: the client's stream is not a whole response: %v", name, accept, err)
+			}
+			last := fs[len(fs)-1]
+			code, msg, lerr := last.ErrorMessage()
+			if lerr != nil || code != frame.CodeAPI || !strings.Contains(string(msg), "upstream") {
+				t.Errorf("%s, %s: the stream ends with %v, want an ERROR frame %d naming the upstream", name, accept, last.Type, frame.CodeAPI)
+			}
+			mu.Lock()
+			var e *Error
+			if !errors.As(proxyErr, &e) {
+				t.Errorf("%s, %s: Proxy returned %v (%T), want an *Error", name, accept, proxyErr, proxyErr)
+			}
+			mu.Unlock()
+		}
+		srv.Close()
+	}
+}
+
+// stalled is an upstream that sends a little and then nothing, until it is
+// closed.
+type stalled struct {
+	head   io.Reader
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *stalled) Read(p []byte) (int, error) {
+	if n, _ := s.head.Read(p); n > 0 {
+		return n, nil
+	}
+	<-s.closed
+	return 0, errors.New("read on a closed body")
+}
+
+func (s *stalled) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}
+
+// TestProxyClientLeaves: when the client goes away, Proxy stops within
+// 100 ms whatever the upstream does, closing it, on both paths.
+func TestProxyClientLeaves(t *testing.T) {
+	sse := testdata.SSE(t)["layer0-basic.sse"]
+	for _, accept := range []string{acceptANTH, "text/event-stream"} {
+		returned := make(chan time.Time, 1)
+		var proxyErr error
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			proxyErr = Proxy(w, r, &stalled{head: bytes.NewReader(sse[:300]), closed: make(chan struct{})}, DecoderOptions{})
+			returned <- time.Now()
+		}))
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL, nil)
+		req.Header.Set("Accept", accept)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 16)
+		if _, err := io.ReadAtLeast(resp.Body, buf, 1); err != nil {
+			t.Fatal(err)
+		}
+		left := time.Now()
+		cancel()
+		resp.Body.Close()
+		select {
+		case at := <-returned:
+			took := at.Sub(left)
+			t.Logf("%s: Proxy returned %v after the client left: %v", accept, took, proxyErr)
+			if took > 100*time.Millisecond {
+				t.Errorf("%s: Proxy took %v to stop, want at most 100 ms", accept, took)
+			}
+			if !errors.Is(proxyErr, context.Canceled) {
+				t.Errorf("%s: Proxy returned %v, want context.Canceled", accept, proxyErr)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: Proxy did not stop after the client left", accept)
+		}
+		srv.Close()
+	}
+}
+
+// TestProxySSEData: the SSE path writes each line of multi-line data as a
+// data line of its own, so the client reads the data upstream sent, and a
+// line of it that reads like a field ("event: ...") stays data.
+func TestProxySSEData(t *testing.T) {
+	upstream := "event: message_start\ndata: {\"type\":\"message_start\",\n" +
+		"data: \"message\":\n" +
+		"data: {}}\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := Proxy(w, r, strings.NewReader(upstream), EncoderOptions{}); err != nil {
+		if err := Proxy(w, r, io.NopCloser(strings.NewReader(upstream)), DecoderOptions{}); err != nil {
 			t.Error(err)
 		}
 	}))
 	defer srv.Close()
-	for _, accept := range []string{ContentType, "text/event-stream"} {
-		_, body := fetch(t, srv, accept)
-		sse := body
-		var err error
-		if accept == ContentType {
-			if sse, err = io.ReadAll(NewDecoder(bytes.NewReader(body), DecoderOptions{})); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got, err := ssejson.Decode(bytes.NewReader(sse))
-		if err != nil || got.Text[0] != "proxied" || got.ID != "m1" || got.OutputTokens != 2 {
-			t.Fatalf("%s: %+v %v", accept, got, err)
-		}
+	_, body := fetch(t, srv, "text/event-stream")
+	if d := cmp.Diff(scanEvents(t, []byte(upstream)), scanEvents(t, body)); d != "" {
+		t.Fatalf("events (-upstream +client):\n%s", d)
 	}
 }
 
-// TestSSESinkSplitWrites feeds the SSE conversion frames cut at every byte
-// and several frames per write: the events come out the same.
-func TestSSESinkSplitWrites(t *testing.T) {
-	var stream bytes.Buffer
-	fw := frame.NewWriter(&stream, frame.WithPadding(16))
-	_ = fw.WriteText(0, []byte("one, "))
-	_ = fw.WriteText(0, []byte(strings.Repeat("é", 40000))) // two frames
-	_ = fw.WriteDone(frame.StopEndTurn, "")
-	want, err := io.ReadAll(NewDecoder(bytes.NewReader(stream.Bytes()), DecoderOptions{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, step := range []int{1, 7, 4096, stream.Len()} {
-		rec := httptest.NewRecorder()
-		sink := &sseSink{out: flusher{w: rec, f: http.NewResponseController(rec)}, conv: newConverter(DecoderOptions{})}
-		in := stream.Bytes()
-		for i := 0; i < len(in); i += step {
-			if _, err := sink.Write(in[i:min(i+step, len(in))]); err != nil {
-				t.Fatalf("step %d: %v", step, err)
-			}
+// scanEvents returns a stream's events as the standard reads them: names
+// and data, unparsed.
+func scanEvents(t tb, sse []byte) [][2]string {
+	t.Helper()
+	sc := newScanner(bytes.NewReader(sse), 0)
+	var evs [][2]string
+	for {
+		name, data, err := sc.next()
+		if err == io.EOF {
+			return evs
 		}
-		if !bytes.Equal(rec.Body.Bytes(), want) {
-			t.Fatalf("step %d: SSE differs from the Decoder's", step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, [2]string{string(name), string(data)})
+	}
+}
+
+// TestEventLinesCannotRename: whatever the data, written with
+// appendEventLines it reads back as the same name and data.
+func TestEventLinesCannotRename(t *testing.T) {
+	for _, data := range []string{"a\nevent: message_stop", "x\n\nevent: y\ndata: z", "\n", "a\nb\n"} {
+		got := scanEvents(t, appendEventLines(nil, []byte("message_start"), []byte(data)))
+		if want := [][2]string{{"message_start", data}}; !cmp.Equal(got, want) {
+			t.Errorf("%q reads back as %q", data, got)
 		}
 	}
 }

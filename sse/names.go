@@ -71,3 +71,24 @@ func ParseErrorType(name string) (frame.ErrorCode, bool) {
 	}
 	return 0, false
 }
+
+// deltaTypes is the JSON of each delta a content_block_delta carries: its
+// "type" and the field that holds its bytes, by DELTA kind (0 is text, which
+// travels in TEXT frames). Both directions of the bridge read it.
+var deltaTypes = [...]struct{ typ, field string }{
+	0:                    {"text_delta", "text"},
+	frame.DeltaInputJSON: {"input_json_delta", "partial_json"},
+	frame.DeltaThinking:  {"thinking_delta", "thinking"},
+	frame.DeltaSignature: {"signature_delta", "signature"},
+	frame.DeltaCitation:  {"citations_delta", "citation"},
+}
+
+// deltaKind returns the DELTA kind of a JSON delta type (0 for text).
+func deltaKind(typ string) (frame.DeltaKind, bool) {
+	for k, d := range deltaTypes {
+		if d.typ == typ {
+			return frame.DeltaKind(k), true
+		}
+	}
+	return 0, false
+}

@@ -3,48 +3,29 @@ package sse
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"strconv"
+
+	"github.com/layer0/anth/internal/iox"
 )
-
-// The kinds of failure, matched with errors.Is.
-var (
-	// ErrTruncated means the input ended inside an event, or before the
-	// stream's end (message_stop, or an error event). It is
-	// io.ErrUnexpectedEOF.
-	ErrTruncated = io.ErrUnexpectedEOF
-	// ErrTooLarge means a line or an event over the configured limit.
-	ErrTooLarge = errors.New("too large")
-	// ErrMalformed means an event whose data is not JSON, or ANTH that
-	// cannot be a Messages stream (a delta for a block that never started,
-	// token frames with no vocabulary to spell them).
-	ErrMalformed = errors.New("malformed")
-)
-
-// Error says where the input went wrong.
-type Error struct {
-	Offset int64 // byte offset in the input
-	Err    error
-	Detail string
-}
-
-func (e *Error) Error() string {
-	s := "sse: offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Err.Error()
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
-
-// Unwrap returns the kind.
-func (e *Error) Unwrap() error { return e.Err }
 
 // DefaultMaxEvent bounds an event's data, and a line, unless configured.
 const DefaultMaxEvent = 1 << 20
 
-// scanner splits SSE into events (the HTML Living Standard's
-// event-stream parsing), never buffering more than max bytes of one event.
+// scanBufSize is the scanner's read buffer: a few events of a typical
+// stream. Longer lines are assembled in the scanner's line buffer, up to
+// the event limit.
+const scanBufSize = 8 << 10
+
+// scanner splits SSE into events by the event-stream parsing rules of the
+// WHATWG HTML standard (§9.2.6), never holding more than max bytes of one
+// event: lines end in LF, CRLF or a lone CR; a leading byte order mark is
+// skipped; a line that starts with a colon is a comment; "event" sets the
+// event's name and each "data" line adds to its data; "id", "retry" and
+// unknown fields carry nothing for a Messages stream and are ignored; a
+// blank line dispatches the event, unless it has no data, which the
+// standard does not dispatch either (a keep-alive comment, a retry-only
+// block, an event with no data line).
 type scanner struct {
 	r       *bufio.Reader
 	max     int
@@ -52,7 +33,9 @@ type scanner struct {
 	at      int64 // offset where the current event started
 	name    []byte
 	data    []byte
+	hasData bool
 	line    []byte
+	started bool // the byte order mark check is done
 	afterCR bool // the last line ended in CR: skip an LF that follows
 }
 
@@ -60,18 +43,24 @@ func newScanner(r io.Reader, max int) *scanner {
 	if max <= 0 {
 		max = DefaultMaxEvent
 	}
-	return &scanner{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &scanner{r: bufio.NewReaderSize(iox.Checked(r), scanBufSize), max: max}
+}
+
+// reset makes s read a new stream from r, keeping its buffers.
+func (s *scanner) reset(r io.Reader) {
+	s.r.Reset(iox.Checked(r))
+	*s = scanner{r: s.r, max: s.max, name: s.name[:0], data: s.data[:0], line: s.line[:0]}
 }
 
 // next returns the next event's name and data, valid until the next call.
 // It returns io.EOF at a clean end, and ErrTruncated inside an event.
 func (s *scanner) next() (name, data []byte, err error) {
-	s.name, s.data = s.name[:0], s.data[:0]
+	s.name, s.data, s.hasData = s.name[:0], s.data[:0], false
 	fields := false
 	for {
 		line, err := s.nextLine()
 		if err == io.EOF {
-			if fields {
+			if s.hasData {
 				return nil, nil, &Error{Offset: s.off, Err: ErrTruncated, Detail: "input ends inside an event (no blank line after it)"}
 			}
 			return nil, nil, io.EOF
@@ -80,39 +69,59 @@ func (s *scanner) next() (name, data []byte, err error) {
 			return nil, nil, err
 		}
 		if len(line) == 0 {
-			if !fields {
-				continue
+			if s.hasData {
+				return s.name, s.data, nil
 			}
-			return s.name, s.data, nil
+			// WHATWG: an event with an empty data buffer is not
+			// dispatched; its name is forgotten.
+			s.name, fields = s.name[:0], false
+			continue
 		}
 		if !fields {
 			s.at = s.off - int64(len(line)) - 1
+			fields = true
 		}
-		fields = true
-		if line[0] == ':' {
-			continue // a comment
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "event":
-			s.name = append(s.name[:0], value...)
-		case "data":
-			if len(s.data) > 0 {
-				s.data = append(s.data, '\n')
-			}
-			if len(s.data)+len(value) > s.max {
-				return nil, nil, &Error{Offset: s.off, Err: ErrTooLarge, Detail: "event data over " + strconv.Itoa(s.max) + " bytes"}
-			}
-			s.data = append(s.data, value...)
+		if err := s.field(line); err != nil {
+			return nil, nil, err
 		}
 	}
+}
+
+// field processes one line of an event.
+func (s *scanner) field(line []byte) error {
+	if line[0] == ':' {
+		return nil // a comment
+	}
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(field) {
+	case "event":
+		s.name = append(s.name[:0], value...)
+	case "data":
+		if s.hasData {
+			s.data = append(s.data, '\n')
+		}
+		if len(s.data)+len(value) > s.max {
+			return &Error{Offset: s.off, Err: ErrTooLarge, Detail: "event data over " + strconv.Itoa(s.max) + " bytes"}
+		}
+		s.data = append(s.data, value...)
+		s.hasData = true
+	}
+	return nil
 }
 
 // nextLine returns the next line without its end. Lines end in LF, CRLF or
 // a lone CR, as the standard has it: "a\rb\r\n" is two lines.
 func (s *scanner) nextLine() ([]byte, error) {
 	s.line = s.line[:0]
+	if !s.started {
+		s.started = true
+		// WHATWG: one leading U+FEFF is stripped.
+		if b, err := s.r.Peek(3); err == nil && string(b) == "\uFEFF" {
+			s.r.Discard(3)
+			s.off += 3
+		}
+	}
 	if s.afterCR {
 		// The line before ended in CR: an LF right after it belongs to it.
 		s.afterCR = false
@@ -140,7 +149,7 @@ func (s *scanner) nextLine() ([]byte, error) {
 		if cr := bytes.IndexByte(buf[:end], '\r'); cr >= 0 {
 			end = cr
 		}
-		if len(s.line)+end > s.max+2 {
+		if len(s.line)+end > s.max+len("data: ") {
 			return nil, &Error{Offset: s.off, Err: ErrTooLarge, Detail: "line over " + strconv.Itoa(s.max) + " bytes"}
 		}
 		s.line = append(s.line, buf[:end]...)

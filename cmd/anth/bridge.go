@@ -44,7 +44,7 @@ func encode(args []string, stdin io.Reader, stdout io.Writer) error {
 	defer out.Flush()
 	switch from {
 	case "sse":
-		_, err = io.Copy(out, sse.NewEncoder(in, sse.EncoderOptions{}))
+		_, err = io.Copy(out, sse.NewDecoder(in, sse.DecoderOptions{}))
 	case "text":
 		w := frame.NewWriter(out)
 		buf := make([]byte, 4096)
@@ -99,8 +99,11 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 	defer out.Flush()
 	switch to {
 	case "sse":
-		_, err = io.Copy(out, sse.NewDecoder(in, sse.DecoderOptions{}))
-		return err
+		enc := sse.NewEncoder(out, sse.EncoderOptions{})
+		if _, err = io.Copy(enc, in); err != nil {
+			return err
+		}
+		return enc.Close()
 	case "text":
 		// Text of every block, whole characters only, in stream order.
 		decoders := map[uint16]*utf8.Decoder{}
@@ -152,8 +155,7 @@ func stats(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	enc := sse.NewEncoder(bytes.NewReader(in), sse.EncoderOptions{})
-	anth, err := io.ReadAll(enc)
+	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func TestBridgeCommands(t *testing.T) {
 		t.Fatalf("decode: %v\n%s", err, back.String())
 	}
 	var jsonl bytes.Buffer
-	if err := run([]string{"decode", "--to", "jsonl"}, bytes.NewReader(anth.Bytes()), &jsonl); err != nil || strings.Count(jsonl.String(), "\n") != 5 {
+	if err := run([]string{"decode", "--to", "jsonl"}, bytes.NewReader(anth.Bytes()), &jsonl); err != nil || strings.Count(jsonl.String(), "\n") != 6 {
 		t.Fatalf("jsonl: %v\n%s", err, jsonl.String())
 	}
 	// Cut SSE is an error with an offset; bad flags are usage errors.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"compress/flate"
 	"fmt"
 	"io"
 	"strconv"
@@ -79,9 +77,9 @@ func describe(f frame.Frame) string {
 		enc := "json"
 		if ev.Encoding == frame.EventDeflate {
 			enc = "deflate"
-			r := flate.NewReaderDict(bytes.NewReader(ev.Data), []byte(sse.EventDictionary))
-			if b, err := io.ReadAll(io.LimitReader(r, 1<<20)); err == nil {
-				data = b
+			var er sse.EventReader // one frame at a time: continuations show as they are
+			if e, ok, err := er.Add(f); err == nil && ok {
+				data = e.Data
 			}
 		}
 		more := ""

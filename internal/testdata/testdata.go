@@ -1,0 +1,65 @@
+// Package testdata finds the repository's test data, in testdata/ at its
+// root, for the tests of any package or nested module of the repository.
+// A missing or altered file fails the test that asked for it: the
+// repository tests itself, with nothing beside it.
+package testdata
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Path returns the path of a file or folder under testdata/.
+func Path(elem ...string) string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "testdata")
+	return filepath.Join(append([]string{root}, elem...)...)
+}
+
+// SSE returns every SSE stream in testdata/sse by file name, each checked
+// against that folder's SHA256SUMS.
+func SSE(t testing.TB) map[string][]byte {
+	t.Helper()
+	return checked(t, "sse", func(name string) bool {
+		return strings.HasSuffix(name, ".sse") || strings.HasSuffix(name, ".txt") && !strings.HasPrefix(name, "LICENSE")
+	})
+}
+
+// checked reads the files of folder dir that keep selects, after checking
+// every file SHA256SUMS lists.
+func checked(t testing.TB, dir string, keep func(string) bool) map[string][]byte {
+	t.Helper()
+	sums, err := os.Open(Path(dir, "SHA256SUMS"))
+	if err != nil {
+		t.Fatalf("test data: %v", err)
+	}
+	defer sums.Close()
+	out := map[string][]byte{}
+	s := bufio.NewScanner(sums)
+	for s.Scan() {
+		sum, name, ok := strings.Cut(s.Text(), "  ")
+		if !ok {
+			t.Fatalf("test data: bad line in %s/SHA256SUMS: %q", dir, s.Text())
+		}
+		b, err := os.ReadFile(Path(dir, name))
+		if err != nil {
+			t.Fatalf("test data: %v", err)
+		}
+		if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
+			t.Fatalf("test data: %s/%s does not match its SHA-256", dir, name)
+		}
+		if keep(name) {
+			out[name] = b
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("test data: no files in %s", Path(dir))
+	}
+	return out
+}

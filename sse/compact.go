@@ -1,0 +1,264 @@
+package sse
+
+// appendCompact appends src, one JSON value, with the insignificant
+// whitespace removed, and reports whether src is one well-formed JSON value
+// (RFC 8259), exactly as encoding/json.Compact decides (it does not check
+// the UTF-8 inside strings either). The bridge compacts every event it
+// reads; encoding/json's state machine, a function call a byte, took most
+// of the time a text delta costs, where this costs a byte comparison for
+// most bytes of a string.
+func appendCompact(dst, src []byte) ([]byte, bool) {
+	out, ok, _ := appendCompactWatch(dst, src, nil)
+	return out, ok
+}
+
+// appendCompactWatch is appendCompact that also returns the raw value at
+// path (object keys from the top, at most 3), if src has one: what
+// jsonField(src, path...) returns, found in the same pass.
+func appendCompactWatch(dst, src []byte, path []string) ([]byte, bool, []byte) {
+	c := compactor{src: src, dst: dst, path: path}
+	c.skipSpace()
+	if !c.value(0) {
+		return dst, false, nil
+	}
+	c.skipSpace()
+	return c.dst, c.i == len(src), c.found
+}
+
+// maxDepth bounds nesting as encoding/json does, so hostile input cannot
+// make the recursion deep.
+const maxDepth = 10000
+
+type compactor struct {
+	src, dst []byte
+	i        int
+	path     []string
+	keys     [3][]byte // the raw key being read at each depth of path
+	found    []byte
+}
+
+// watched reports whether the value about to be read at depth is at path.
+func (c *compactor) watched(depth int) bool {
+	if depth != len(c.path) || c.found != nil || depth == 0 {
+		return false
+	}
+	for d, key := range c.path {
+		if !sameKey(c.keys[d], key) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *compactor) skipSpace() {
+	for c.i < len(c.src) {
+		switch c.src[c.i] {
+		case ' ', '\t', '\n', '\r':
+			c.i++
+		default:
+			return
+		}
+	}
+}
+
+func (c *compactor) value(depth int) bool {
+	if c.i >= len(c.src) || depth >= maxDepth {
+		return false
+	}
+	if c.watched(depth) {
+		start := c.i
+		ok := c.parse(depth)
+		if ok {
+			c.found = c.src[start:c.i]
+		}
+		return ok
+	}
+	return c.parse(depth)
+}
+
+func (c *compactor) parse(depth int) bool {
+	switch b := c.src[c.i]; {
+	case b == '"':
+		return c.string()
+	case b == '{':
+		return c.object(depth)
+	case b == '[':
+		return c.array(depth)
+	case b == '-' || b >= '0' && b <= '9':
+		return c.number()
+	case b == 't':
+		return c.literal("true")
+	case b == 'f':
+		return c.literal("false")
+	case b == 'n':
+		return c.literal("null")
+	}
+	return false
+}
+
+func (c *compactor) literal(lit string) bool {
+	if len(c.src)-c.i < len(lit) || string(c.src[c.i:c.i+len(lit)]) != lit {
+		return false
+	}
+	c.dst = append(c.dst, lit...)
+	c.i += len(lit)
+	return true
+}
+
+func (c *compactor) object(depth int) bool {
+	c.dst = append(c.dst, '{')
+	c.i++
+	c.skipSpace()
+	if c.i < len(c.src) && c.src[c.i] == '}' {
+		c.dst = append(c.dst, '}')
+		c.i++
+		return true
+	}
+	for {
+		keyAt := c.i
+		if c.i >= len(c.src) || c.src[c.i] != '"' || !c.string() {
+			return false
+		}
+		if depth < len(c.path) {
+			c.keys[depth] = c.src[keyAt+1 : c.i-1]
+		}
+		c.skipSpace()
+		if c.i >= len(c.src) || c.src[c.i] != ':' {
+			return false
+		}
+		c.dst = append(c.dst, ':')
+		c.i++
+		c.skipSpace()
+		if !c.value(depth + 1) {
+			return false
+		}
+		c.skipSpace()
+		if c.i >= len(c.src) {
+			return false
+		}
+		switch c.src[c.i] {
+		case ',':
+			c.dst = append(c.dst, ',')
+			c.i++
+			c.skipSpace()
+		case '}':
+			c.dst = append(c.dst, '}')
+			c.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (c *compactor) array(depth int) bool {
+	c.dst = append(c.dst, '[')
+	c.i++
+	c.skipSpace()
+	if c.i < len(c.src) && c.src[c.i] == ']' {
+		c.dst = append(c.dst, ']')
+		c.i++
+		return true
+	}
+	for {
+		if !c.value(depth + 1) {
+			return false
+		}
+		c.skipSpace()
+		if c.i >= len(c.src) {
+			return false
+		}
+		switch c.src[c.i] {
+		case ',':
+			c.dst = append(c.dst, ',')
+			c.i++
+			c.skipSpace()
+		case ']':
+			c.dst = append(c.dst, ']')
+			c.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// string copies a string, checking its escapes; control characters must
+// be escaped.
+func (c *compactor) string() bool {
+	start := c.i
+	for c.i++; c.i < len(c.src); c.i++ {
+		b := c.src[c.i]
+		if b >= 0x20 && b != '"' && b != '\\' {
+			continue // the common case, first
+		}
+		switch {
+		case b == '"':
+			c.i++
+			c.dst = append(c.dst, c.src[start:c.i]...)
+			return true
+		case b == '\\':
+			if c.i+1 >= len(c.src) {
+				return false
+			}
+			switch c.src[c.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				c.i++
+			case 'u':
+				if c.i+5 >= len(c.src) {
+					return false
+				}
+				for _, h := range c.src[c.i+2 : c.i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return false
+					}
+				}
+				c.i += 5
+			default:
+				return false
+			}
+		case b < 0x20:
+			return false
+		}
+	}
+	return false
+}
+
+// number copies -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (c *compactor) number() bool {
+	start := c.i
+	if c.src[c.i] == '-' {
+		c.i++
+	}
+	if c.i < len(c.src) && c.src[c.i] == '0' {
+		c.i++
+	} else if !c.digits() {
+		return false
+	}
+	if c.i < len(c.src) && c.src[c.i] == '.' {
+		c.i++
+		if !c.digits() {
+			return false
+		}
+	}
+	if c.i < len(c.src) && (c.src[c.i] == 'e' || c.src[c.i] == 'E') {
+		c.i++
+		if c.i < len(c.src) && (c.src[c.i] == '+' || c.src[c.i] == '-') {
+			c.i++
+		}
+		if !c.digits() {
+			return false
+		}
+	}
+	c.dst = append(c.dst, c.src[start:c.i]...)
+	return true
+}
+
+// digits skips one or more digits.
+func (c *compactor) digits() bool {
+	start := c.i
+	for c.i < len(c.src) && c.src[c.i] >= '0' && c.src[c.i] <= '9' {
+		c.i++
+	}
+	return c.i > start
+}

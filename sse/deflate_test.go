@@ -1,0 +1,78 @@
+package sse
+
+import (
+	"bytes"
+	"compress/flate"
+	"io"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func inflateStd(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, z []byte) []byte {
+	t.Helper()
+	out, err := io.ReadAll(flate.NewReaderDict(bytes.NewReader(z), []byte(EventDictionary)))
+	if err != nil {
+		t.Fatalf("compress/flate cannot inflate % X: %v", z, err)
+	}
+	return out
+}
+
+// TestDeflateRoundTrip: whatever the encoder is given, compress/flate
+// inflates it back with the dictionary: event JSON, the dictionary's own
+// bytes, runs, random bytes, and inputs past the 32 KiB window.
+func TestDeflateRoundTrip(t *testing.T) {
+	alphabet := []byte(EventDictionary[:200])
+	rapid.Check(t, func(t *rapid.T) {
+		var in []byte
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			in = rapid.SliceOfN(rapid.Byte(), 0, 3000).Draw(t, "random")
+		case 1:
+			in = rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 5000).Draw(t, "json-ish")
+		case 2:
+			lo := rapid.IntRange(0, len(EventDictionary)).Draw(t, "lo")
+			hi := rapid.IntRange(lo, len(EventDictionary)).Draw(t, "hi")
+			in = []byte(strings.Repeat(EventDictionary[lo:hi], rapid.IntRange(1, 20).Draw(t, "times")))
+		case 3:
+			in = bytes.Repeat([]byte{rapid.Byte().Draw(t, "b")}, rapid.IntRange(0, 70_000).Draw(t, "run"))
+		}
+		if got := inflateStd(t, appendDeflate(nil, in)); !bytes.Equal(got, in) {
+			t.Fatalf("round trip of %d bytes gives %d different bytes", len(in), len(got))
+		}
+	})
+	big := []byte(strings.Repeat(EventDictionary, 40)) // 90 KB: distances capped at 32 KiB
+	if got := inflateStd(t, appendDeflate(nil, big)); !bytes.Equal(got, big) {
+		t.Fatal("a 90 KB input does not round-trip")
+	}
+	// What is appended follows dst untouched.
+	dst := appendDeflate([]byte("keep"), []byte(`{"type":"ping"}`))
+	if !bytes.HasPrefix(dst, []byte("keep")) || !bytes.Equal(inflateStd(t, dst[4:]), []byte(`{"type":"ping"}`)) {
+		t.Fatal("appendDeflate does not append")
+	}
+}
+
+// TestCodes: the computed length and distance codes are the ones whose
+// range holds each value (RFC 1951 §3.2.5).
+func TestCodes(t *testing.T) {
+	for l := 3; l <= 258; l++ {
+		c := lengthCode(l)
+		next := 259
+		if c+1 < len(lengthBase) {
+			next = int(lengthBase[c+1])
+		}
+		if int(lengthBase[c]) > l || l >= next && l != 258 || l-int(lengthBase[c]) >= 1<<lengthExtra[c] {
+			t.Fatalf("length %d: code %d (base %d, %d extra bits)", l, c, lengthBase[c], lengthExtra[c])
+		}
+	}
+	for d := 1; d <= 32768; d++ {
+		c := distCode(d)
+		if int(distBase[c]) > d || d-int(distBase[c]) >= 1<<distExtra[c] {
+			t.Fatalf("distance %d: code %d (base %d, %d extra bits)", d, c, distBase[c], distExtra[c])
+		}
+	}
+}

@@ -1,0 +1,292 @@
+package sse
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	anthutf8 "github.com/layer0/anth/utf8"
+)
+
+// The JSON the bridge needs beyond encoding/json: finding one field of an
+// event without decoding all of it, comparing two events as values, and
+// writing strings. Events are small and the per-token path must not spend a
+// microsecond in reflection, so these read bytes.
+
+// jsonField returns the raw value at path in js: path[0]'s value in the
+// object js, then path[1]'s within that, and so on. It reports false when
+// a step is missing or not an object, or js is not well formed where it
+// looks.
+func jsonField(js []byte, path ...string) ([]byte, bool) {
+	i := skipSpace(js, 0)
+	for depth, key := range path {
+		if i >= len(js) || js[i] != '{' {
+			return nil, false
+		}
+		i = skipSpace(js, i+1)
+		for {
+			if i >= len(js) || js[i] != '"' {
+				return nil, false
+			}
+			end, ok := skipString(js, i)
+			if !ok {
+				return nil, false
+			}
+			k := js[i+1 : end-1]
+			if i = skipSpace(js, end); i >= len(js) || js[i] != ':' {
+				return nil, false
+			}
+			start := skipSpace(js, i+1)
+			if end, ok = skipValue(js, start); !ok {
+				return nil, false
+			}
+			if sameKey(k, key) {
+				if depth == len(path)-1 {
+					return js[start:end], true
+				}
+				i = start
+				break
+			}
+			if i = skipSpace(js, end); i < len(js) && js[i] == ',' {
+				i = skipSpace(js, i+1)
+				continue
+			}
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// jsonUint returns the unsigned integer at path in js.
+func jsonUint(js []byte, path ...string) (uint64, bool) {
+	v, ok := jsonField(js, path...)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(v), 10, 64)
+	return n, err == nil
+}
+
+// sameKey compares a raw key, escapes included, with a plain one.
+func sameKey(raw []byte, key string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == key
+	}
+	s, ok := unquote(nil, raw)
+	return ok && string(s) == key
+}
+
+func skipSpace(js []byte, i int) int {
+	for i < len(js) && (js[i] == ' ' || js[i] == '\t' || js[i] == '\n' || js[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string that starts at js[i]: the
+// first quote after it that an even number of backslashes precede.
+func skipString(js []byte, i int) (int, bool) {
+	start := i
+	for i++; ; {
+		k := bytes.IndexByte(js[i:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		j := i + k
+		n := 0
+		for p := j - 1; p > start && js[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, true
+		}
+		i = j + 1
+	}
+}
+
+// jsonString returns the value of the JSON string raw (quotes included),
+// appended to dst.
+func jsonString(dst, raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return dst, false
+	}
+	return unquote(dst, raw[1:len(raw)-1])
+}
+
+// skipValue returns the index after the value that starts at js[i].
+func skipValue(js []byte, i int) (int, bool) {
+	if i >= len(js) {
+		return 0, false
+	}
+	switch js[i] {
+	case '"':
+		return skipString(js, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(js); i++ {
+			switch js[i] {
+			case '"':
+				end, ok := skipString(js, i)
+				if !ok {
+					return 0, false
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	start := i
+	for i < len(js) && js[i] != ',' && js[i] != '}' && js[i] != ']' && js[i] != ' ' && js[i] != '\n' && js[i] != '\r' && js[i] != '\t' {
+		i++
+	}
+	return i, i > start
+}
+
+// sameJSON reports whether a and b are the same JSON value. Numbers are
+// compared as written, so no two different numbers ever pass as one.
+func sameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, oka := decodeNumbers(a)
+	vb, okb := decodeNumbers(b)
+	return oka && okb && cmp.Equal(va, vb)
+}
+
+func decodeNumbers(js []byte) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(js))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil || d.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+// appendString appends s as a JSON string. Ill-formed UTF-8 becomes
+// U+FFFD, one per maximal subpart (SPEC.md §7), so the string is valid JSON
+// whatever s holds.
+func appendString(b []byte, s []byte) []byte {
+	if !utf8.Valid(s) {
+		var d anthutf8.Decoder
+		s = d.Flush(d.Append(nil, s))
+	}
+	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped appends valid UTF-8 text escaped for a JSON string: quote,
+// backslash and control characters are escaped and the rest passes through,
+// so an SSE data line that holds it stays one line.
+func appendEscaped(b, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i, c := range s {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		}
+		start = i + 1
+	}
+	return append(b, s[start:]...)
+}
+
+// unquote appends the value of the inside of a JSON string (no quotes) to
+// dst. It reports false for anything it does not handle exactly as
+// encoding/json would: an unescaped quote or control character, bad or
+// surrogate \u escapes, and invalid UTF-8 (which encoding/json replaces).
+func unquote(dst, s []byte) ([]byte, bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c < 0x20:
+			return dst, false
+		case c == '\\':
+			n, ok := unescape(&dst, s[i:])
+			if !ok {
+				return dst, false
+			}
+			i += n
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return dst, false
+			}
+			dst = append(dst, s[i:i+n]...)
+			i += n
+		}
+	}
+	return dst, true
+}
+
+// unescape appends the character of the escape at the start of s and
+// returns the escape's length.
+func unescape(dst *[]byte, s []byte) (int, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	switch e := s[1]; e {
+	case '"', '\\', '/':
+		*dst = append(*dst, e)
+	case 'b':
+		*dst = append(*dst, '\b')
+	case 'f':
+		*dst = append(*dst, '\f')
+	case 'n':
+		*dst = append(*dst, '\n')
+	case 'r':
+		*dst = append(*dst, '\r')
+	case 't':
+		*dst = append(*dst, '\t')
+	case 'u':
+		if len(s) < 6 {
+			return 0, false
+		}
+		r := rune(0)
+		for _, h := range s[2:6] {
+			switch {
+			case h >= '0' && h <= '9':
+				r = r<<4 | rune(h-'0')
+			case h >= 'a' && h <= 'f':
+				r = r<<4 | rune(h-'a'+10)
+			case h >= 'A' && h <= 'F':
+				r = r<<4 | rune(h-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		if r >= 0xD800 && r <= 0xDFFF {
+			return 0, false // surrogates: encoding/json pairs them
+		}
+		*dst = utf8.AppendRune(*dst, r)
+		return 6, true
+	default:
+		return 0, false
+	}
+	return 2, true
+}

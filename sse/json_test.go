@@ -1,0 +1,175 @@
+package sse
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/layer0/anth/frame"
+)
+
+// TestJSONField: jsonField finds what encoding/json finds, in any object,
+// compact or not, with any keys and escapes.
+func TestJSONField(t *testing.T) {
+	keys := rapid.SampledFrom([]string{"a", "b", "usage", "input_tokens", `q"uote`, "é", "\\"})
+	var value *rapid.Generator[any]
+	value = rapid.Deferred(func() *rapid.Generator[any] {
+		return rapid.OneOf(
+			rapid.Map(rapid.Uint64(), func(v uint64) any { return v }),
+			rapid.Map(rapid.String(), func(s string) any { return s }),
+			rapid.Just[any](nil),
+			rapid.Map(rapid.SliceOfN(value, 0, 3), func(v []any) any { return v }),
+			rapid.Map(rapid.MapOfN(keys, value, 0, 3), func(m map[string]any) any { return m }),
+		)
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		obj := rapid.MapOfN(keys, value, 0, 4).Draw(t, "object")
+		js, _ := json.Marshal(obj)
+		if rapid.Bool().Draw(t, "indent") {
+			var ind bytes.Buffer
+			json.Indent(&ind, js, "", " \t")
+			js = ind.Bytes()
+		}
+		path := rapid.SliceOfN(keys, 1, 3).Draw(t, "path")
+		var want any = obj
+		found := true
+		for _, k := range path {
+			m, ok := want.(map[string]any)
+			if want, ok = m[k]; !ok {
+				found = false
+				break
+			}
+		}
+		raw, ok := jsonField(js, path...)
+		if ok != found {
+			t.Fatalf("jsonField(%s, %q) found %v, want %v", js, path, ok, found)
+		}
+		if ok {
+			want, _ := json.Marshal(want)
+			if !sameJSON(raw, want) {
+				t.Fatalf("jsonField(%s, %q) = %s, want %s", js, path, raw, want)
+			}
+		}
+	})
+}
+
+func TestSameJSON(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"a":1,"b":"x"}`, `{"b":"x","a":1}`, true},
+		{`{"a":"\u00e9"}`, `{"a":"é"}`, true},
+		{`{"a":1}`, `{"a":1.0}`, false},
+		{`{"a":12345678901234567890}`, `{"a":12345678901234567891}`, false},
+		{`{"a":1}`, `{"a":1}x`, false},
+		{`[1,2]`, `[2,1]`, false},
+	} {
+		if got := sameJSON([]byte(c.a), []byte(c.b)); got != c.same {
+			t.Errorf("sameJSON(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// TestMessageDelta: a message_delta's usage becomes frames, and only the
+// forms the Encoder writes back travel without an EVENT.
+func TestMessageDelta(t *testing.T) {
+	const head = `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":`
+	for _, c := range []struct {
+		usage      string
+		startInput uint64
+		want       usageState
+		typedOnly  bool
+	}{
+		{`{"output_tokens":15}`, 25, usageState{usage: frame.Usage{InputTokens: 25, OutputTokens: 15}, hasUsage: true}, true},
+		{`{"output_tokens":0}`, 25, usageState{usage: frame.Usage{InputTokens: 25}, hasUsage: true}, true},
+		{`{"output_tokens":0}`, 0, usageState{}, true},
+		{`{"input_tokens":7,"output_tokens":3}`, 25, usageState{usage: frame.Usage{InputTokens: 7, OutputTokens: 3}, hasUsage: true}, true},
+		{`{"input_tokens":25,"output_tokens":3}`, 25, usageState{usage: frame.Usage{InputTokens: 25, OutputTokens: 3}, hasUsage: true}, false},
+		{`{"input_tokens":10,"cache_creation_input_tokens":20,"cache_read_input_tokens":70,"output_tokens":3}`, 0,
+			usageState{usage: frame.Usage{InputTokens: 10, OutputTokens: 3, CacheHitRatio: 700_000}, cache: frame.CacheUsage{CacheReadInputTokens: 70, CacheCreationInputTokens: 20}, hasUsage: true, hasCache: true}, true},
+		{`{"output_tokens":3,"output_tokens_details":{"thinking_tokens":1}}`, 5, usageState{usage: frame.Usage{InputTokens: 5, OutputTokens: 3}, hasUsage: true}, false},
+		{`{"output_tokens":99999999999}`, 5, usageState{usage: frame.Usage{InputTokens: 5, OutputTokens: 1<<32 - 1}, hasUsage: true}, false},
+	} {
+		js := []byte(head + c.usage + "}")
+		u, reason, _ := parseMessageDelta(js, c.startInput)
+		if reason != frame.StopEndTurn || !cmp.Equal(u, c.want, cmp.AllowUnexported(usageState{})) {
+			t.Errorf("%s: %+v, %v; want %+v", c.usage, u, reason, c.want)
+		}
+		m := toFrames{startInput: c.startInput}
+		out := m.messageDelta(nil, js)
+		if typedOnly := !bytes.Contains(out, []byte("message_delta")) && m.deferring; typedOnly != c.typedOnly {
+			t.Errorf("%s: carried by typed frames alone: %v, want %v", c.usage, typedOnly, c.typedOnly)
+		}
+	}
+}
+
+// TestFastPathAgrees: the byte-matching fast path gives the frames the
+// general path gives, for every delta it takes.
+func TestFastPathAgrees(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		kind := frame.DeltaKind(rapid.IntRange(0, 3).Draw(t, "kind"))
+		text := rapid.String().Draw(t, "text")
+		block := rapid.IntRange(0, 0x10000).Draw(t, "block")
+		s, _ := json.Marshal(text)
+		js := []byte(`{"type":"content_block_delta","index":` + strconv.Itoa(block) + `,"delta":{"type":"` + deltaTypes[kind].typ + `","` + deltaTypes[kind].field + `":` + string(s) + `}}`)
+		var scratch []byte
+		fast, ok := fastDelta(nil, js, &scratch)
+		var m toFrames
+		general, gok := m.delta(nil, js)
+		if ok && (!gok || !bytes.Equal(fast, general)) {
+			t.Fatalf("%s: fast path % X, general path % X (%v)", js, fast, general, gok)
+		}
+		if block <= 0xFFFF && !ok && !gok {
+			t.Fatalf("%s: neither path takes a valid delta", js)
+		}
+	})
+}
+
+// TestCompactAgrees: appendCompact accepts what encoding/json.Compact
+// accepts and gives the same bytes, for JSON and for near-JSON.
+func TestCompactAgrees(t *testing.T) {
+	pieces := []string{"{", "}", "[", "]", ",", ":", " ", "\n", "\t", "\r", `"a"`, `"\u00e9"`, `"\x"`, `"\u12"`, "\"\x01\"", `"\"`,
+		"0", "-0", "01", "1.5", "1.", "1e9", "1E+2", "-", "true", "tru", "false", "null", "nul", "é", "\"é\xff\""}
+	rapid.Check(t, func(t *rapid.T) {
+		var src []byte
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 30).Draw(t, "pieces") {
+			src = append(src, p...)
+		}
+		var want bytes.Buffer
+		werr := json.Compact(&want, src)
+		got, ok := appendCompact([]byte("keep"), src)
+		if ok != (werr == nil) {
+			t.Fatalf("%q: appendCompact says %v, encoding/json %v", src, ok, werr)
+		}
+		if ok && string(got) != "keep"+want.String() {
+			t.Fatalf("%q: appendCompact gives %q, encoding/json %q", src, got[4:], want.String())
+		}
+	})
+	deep := bytes.Repeat([]byte("["), 10_001)
+	for _, n := range []int{10_000, 10_001} {
+		src := append(append([]byte{}, deep[:n]...), bytes.Repeat([]byte("]"), n)...)
+		_, ok := appendCompact(nil, src)
+		if ok != (json.Valid(src)) {
+			t.Fatalf("%d nested arrays: appendCompact says %v, encoding/json %v", n, ok, json.Valid(src))
+		}
+	}
+}
+
+// FuzzCompact: appendCompact and encoding/json.Compact agree on any input.
+func FuzzCompact(f *testing.F) {
+	f.Add([]byte(`{"type": "ping"}`))
+	f.Add([]byte(`[1, -0.5e+3, "\u00e9\n", true, null, {"a" : []}]`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var want bytes.Buffer
+		werr := json.Compact(&want, src)
+		got, ok := appendCompact(nil, src)
+		if ok != (werr == nil) || ok && !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%q: appendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
+		}
+	})
+}
