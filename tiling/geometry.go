@@ -84,6 +84,8 @@ const maxTileBytes = 1 << 34
 // bytes [t*TileBytes(), (t+1)*TileBytes()) of a flat buffer, and inside a
 // tile the data is [layer][K,V] blocks, each laid out by Order. So a tile
 // is one contiguous range — the unit allocated, hashed, compressed and sent.
+// Its methods other than Check compute without checking: they are for a
+// Geometry that passes Check.
 type Geometry struct {
 	Layers    int
 	KVHeads   int
@@ -121,7 +123,7 @@ func (g Geometry) Check() error {
 }
 
 // Layout returns the tiling of positions.
-func (g Geometry) Layout() Layout { return Layout{Shift: g.TileShift} }
+func (g Geometry) Layout() Layout { return Layout{TileShift: g.TileShift} }
 
 // TokenBytes returns the bytes one token takes in one layer's K (or V).
 func (g Geometry) TokenBytes() int { return g.KVHeads * g.HeadDim * g.DType.Size() }

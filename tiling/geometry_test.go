@@ -67,8 +67,8 @@ func TestGeometryCheck(t *testing.T) {
 		"no layers":   {KVHeads: 1, HeadDim: 1, DType: BF16},
 		"dtype":       {Layers: 1, KVHeads: 1, HeadDim: 1, DType: 9},
 		"order":       {Layers: 1, KVHeads: 1, HeadDim: 1, DType: BF16, Order: 2},
-		"shift":       {Layers: 1, KVHeads: 1, HeadDim: 1, DType: BF16, TileShift: MaxShift + 1},
-		"huge tile":   {Layers: 1 << 20, KVHeads: 1 << 20, HeadDim: 1 << 20, DType: FP32, TileShift: MaxShift},
+		"shift":       {Layers: 1, KVHeads: 1, HeadDim: 1, DType: BF16, TileShift: MaxTileShift + 1},
+		"huge tile":   {Layers: 1 << 20, KVHeads: 1 << 20, HeadDim: 1 << 20, DType: FP32, TileShift: MaxTileShift},
 		"negative":    {Layers: -1, KVHeads: 1, HeadDim: 1, DType: BF16},
 		"too big dim": {Layers: 1, KVHeads: 1, HeadDim: 1<<20 + 1, DType: BF16},
 	} {

@@ -18,7 +18,7 @@ type poolModel struct {
 func TestPoolStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		size := rapid.IntRange(2, 40).Draw(t, "size")
-		l := Layout{Shift: uint8(rapid.IntRange(0, 3).Draw(t, "shift"))}
+		l := Layout{TileShift: uint8(rapid.IntRange(0, 3).Draw(t, "shift"))}
 		p, err := NewPool(size)
 		if err != nil {
 			t.Fatal(err)
@@ -104,11 +104,11 @@ func TestPoolStateMachine(t *testing.T) {
 				}
 				tb := tables[rapid.IntRange(0, len(tables)-1).Draw(t, "table")]
 				n := rapid.IntRange(0, 3*l.Size()).Draw(t, "n")
-				before := append([]TileID(nil), tb.Tiles()...)
+				before := append([]TileID(nil), tb.TileIDs()...)
 				need := l.Tiles(tb.Len()+n) - len(before)
 				err := p.Grow(tb, n)
 				if need > size-1-len(m.refs) {
-					if !errors.Is(err, ErrExhausted) || len(tb.Tiles()) != len(before) {
+					if !errors.Is(err, ErrExhausted) || len(tb.TileIDs()) != len(before) {
 						t.Fatalf("Grow past the pool: %v", err)
 					}
 					return
@@ -116,11 +116,11 @@ func TestPoolStateMachine(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Grow(%d): %v", n, err)
 				}
-				for _, id := range tb.Tiles()[len(before):] {
+				for _, id := range tb.TileIDs()[len(before):] {
 					m.refs[id] = 1
 				}
 				for i, id := range before {
-					if tb.Tiles()[i] != id {
+					if tb.TileIDs()[i] != id {
 						t.Fatal("Grow changed existing tiles")
 					}
 				}
@@ -130,13 +130,13 @@ func TestPoolStateMachine(t *testing.T) {
 					return
 				}
 				src := tables[rapid.IntRange(0, len(tables)-1).Draw(t, "src")]
-				full := src.Len() >> l.Shift
+				full := src.Len() >> l.TileShift
 				k := rapid.IntRange(0, full).Draw(t, "tiles")
 				dst := NewTable(l)
-				if err := p.Share(dst, src, k<<l.Shift); err != nil {
+				if err := p.Share(dst, src, k<<l.TileShift); err != nil {
 					t.Fatalf("Share %d tiles: %v", k, err)
 				}
-				for _, id := range dst.Tiles() {
+				for _, id := range dst.TileIDs() {
 					m.refs[id]++
 				}
 				tables = append(tables, dst)
@@ -146,7 +146,7 @@ func TestPoolStateMachine(t *testing.T) {
 					return
 				}
 				i := rapid.IntRange(0, len(tables)-1).Draw(t, "table")
-				for _, id := range tables[i].Tiles() {
+				for _, id := range tables[i].TileIDs() {
 					if m.refs[id]--; m.refs[id] == 0 {
 						delete(m.refs, id)
 					}
@@ -207,7 +207,7 @@ func checkPool(t *rapid.T, p *Pool, m poolModel, tables []*Table) {
 	slots := map[int]int{}
 	holders := map[TileID]int{}
 	for _, tb := range tables {
-		for _, id := range tb.Tiles() {
+		for _, id := range tb.TileIDs() {
 			holders[id]++
 		}
 		for pos := 0; pos < tb.Len(); pos++ {
@@ -215,7 +215,7 @@ func checkPool(t *rapid.T, p *Pool, m poolModel, tables []*Table) {
 		}
 	}
 	for slot, n := range slots {
-		id := TileID(slot >> tables[0].Layout().Shift)
+		id := TileID(slot >> tables[0].Layout().TileShift)
 		if id == Null || n > holders[id] || holders[id] > m.refs[id] {
 			t.Fatalf("slot %d used %d times; tile %d held by %d tables with %d refs", slot, n, id, holders[id], m.refs[id])
 		}

@@ -12,7 +12,7 @@ import (
 // identity, the slot mapping against the table, and slot uniqueness.
 func TestPageTableProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		l := Layout{Shift: uint8(rapid.IntRange(0, 6).Draw(t, "shift"))}
+		l := Layout{TileShift: uint8(rapid.IntRange(0, 6).Draw(t, "shift"))}
 		p, _ := NewPool(4096)
 		lens := rapid.SliceOfN(rapid.IntRange(1, 300), 1, 20).Draw(t, "lens")
 		tables := make([]*Table, len(lens))
@@ -43,8 +43,8 @@ func TestPageTableProperties(t *testing.T) {
 				t.Fatal(err)
 			}
 			for pos, s := range got {
-				page := pt.Indices[int(pt.Indptr[i])+pos>>l.Shift]
-				if want := int64(page)<<l.Shift | int64(pos&l.Mask()); s != want || int64(tb.Slot(pos)) != s {
+				page := pt.Indices[int(pt.Indptr[i])+pos>>l.TileShift]
+				if want := int64(page)<<l.TileShift | int64(pos&l.Mask()); s != want || int64(tb.Slot(pos)) != s {
 					t.Fatalf("slot of %d: %d, page table says %d", pos, s, want)
 				}
 				if slots[s] {
@@ -58,7 +58,7 @@ func TestPageTableProperties(t *testing.T) {
 
 func TestPageTableErrors(t *testing.T) {
 	p, _ := NewPool(10)
-	a, b := NewTable(Layout{Shift: 2}), NewTable(Layout{Shift: 3})
+	a, b := NewTable(Layout{TileShift: 2}), NewTable(Layout{TileShift: 3})
 	_ = p.Grow(a, 5)
 	pt := PageTable{Indptr: []int32{9}}
 	if err := pt.Build([]*Table{a, NewTable(a.Layout())}); !errors.Is(err, ErrEmpty) || len(pt.Indptr) != 0 {
@@ -84,7 +84,7 @@ func TestPageTableErrors(t *testing.T) {
 }
 
 func TestShare(t *testing.T) {
-	l := Layout{Shift: 2}
+	l := Layout{TileShift: 2}
 	p, _ := NewPool(10)
 	src := NewTable(l)
 	_ = p.Grow(src, 10) // 3 tiles, the last partial
@@ -95,14 +95,14 @@ func TestShare(t *testing.T) {
 	if err := p.Share(dst, src, 8); err != nil {
 		t.Fatal(err)
 	}
-	if p.Refs(src.Tiles()[0]) != 2 || p.Refs(src.Tiles()[2]) != 1 || dst.Len() != 8 {
-		t.Fatalf("refs %d %d, len %d", p.Refs(src.Tiles()[0]), p.Refs(src.Tiles()[2]), dst.Len())
+	if p.Refs(src.TileIDs()[0]) != 2 || p.Refs(src.TileIDs()[2]) != 1 || dst.Len() != 8 {
+		t.Fatalf("refs %d %d, len %d", p.Refs(src.TileIDs()[0]), p.Refs(src.TileIDs()[2]), dst.Len())
 	}
 	// dst now grows into a tile of its own.
-	if err := p.Grow(dst, 1); err != nil || dst.Tiles()[2] == src.Tiles()[2] {
+	if err := p.Grow(dst, 1); err != nil || dst.TileIDs()[2] == src.TileIDs()[2] {
 		t.Fatalf("grow after share: %v", err)
 	}
-	if err := p.Release(src); err != nil || p.Refs(dst.Tiles()[0]) != 1 {
+	if err := p.Release(src); err != nil || p.Refs(dst.TileIDs()[0]) != 1 {
 		t.Fatalf("release: %v", err)
 	}
 	if err := p.Share(dst, src, 0); !errors.Is(err, ErrRange) {
@@ -112,12 +112,12 @@ func TestShare(t *testing.T) {
 
 func TestGrowAllOrNothing(t *testing.T) {
 	p, _ := NewPool(4) // 3 tiles
-	tb := NewTable(Layout{Shift: 1})
+	tb := NewTable(Layout{TileShift: 1})
 	if err := p.Grow(tb, 3); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Grow(tb, 4); !errors.Is(err, ErrExhausted) || tb.Len() != 3 || len(tb.Tiles()) != 2 || p.Available() != 1 {
-		t.Fatalf("Grow past the pool: %v, len %d, %d tiles, %d free", err, tb.Len(), len(tb.Tiles()), p.Available())
+	if err := p.Grow(tb, 4); !errors.Is(err, ErrExhausted) || tb.Len() != 3 || len(tb.TileIDs()) != 2 || p.Available() != 1 {
+		t.Fatalf("Grow past the pool: %v, len %d, %d tiles, %d free", err, tb.Len(), len(tb.TileIDs()), p.Available())
 	}
 	if err := p.Grow(tb, 1); err != nil || p.Available() != 1 {
 		t.Fatalf("Grow within the last tile took a tile: %v", err)

@@ -59,7 +59,7 @@ func kvEncode(cmd string, args []string, stdin io.Reader, stdout io.Writer) erro
 		return usageErr(kvUsage)
 	}
 	d, ok := tiling.ParseDType(*dtype)
-	if !ok || *shift < 0 || *shift > tiling.MaxShift || (*layout != "nhd" && *layout != "hnd") || (*mode != "fast" && *mode != "max") {
+	if !ok || *shift < 0 || *shift > tiling.MaxTileShift || (*layout != "nhd" && *layout != "hnd") || (*mode != "fast" && *mode != "max") {
 		return usageErr(kvUsage)
 	}
 	g := tiling.Geometry{Layers: *layers, KVHeads: *heads, HeadDim: *dim, DType: d, TileShift: uint8(*shift)}
