@@ -272,17 +272,10 @@ func sameRows(g tiling.Geometry, a, b []byte, from, to int) bool {
 	for blk := range g.Layers * 2 {
 		x := a[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
 		y := b[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
-		if g.Order == tiling.NHD {
-			tb := g.TokenBytes()
-			if !bytes.Equal(x[:from*tb], y[:from*tb]) || !bytes.Equal(x[to*tb:], y[to*tb:]) {
-				return false
-			}
-			continue
-		}
-		rb := g.HeadDim * g.DType.Size()
-		for h := range g.KVHeads {
-			xh, yh := x[h*size*rb:(h+1)*size*rb], y[h*size*rb:(h+1)*size*rb]
-			if !bytes.Equal(xh[:from*rb], yh[:from*rb]) || !bytes.Equal(xh[to*rb:], yh[to*rb:]) {
+		for i := range g.RowRuns() {
+			lo, n := g.RowRun(size, 0, from, i)
+			hi, m := g.RowRun(size, to, size, i)
+			if !bytes.Equal(x[lo:lo+n], y[lo:lo+n]) || !bytes.Equal(x[hi:hi+m], y[hi:hi+m]) {
 				return false
 			}
 		}

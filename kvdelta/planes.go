@@ -76,32 +76,20 @@ func merge(w, block int, planes [][]byte, dst []byte) {
 }
 
 // rows moves the token rows [from, to) of every block of tile (K and V of
-// every layer) to or from dense, where they lie block after block. A row is
-// a token's heads in NHD, or a token's dims of one head in HND.
+// every layer) to or from dense, where they lie block after block.
 func rows(g tiling.Geometry, tile, dense []byte, from, to int, toDense bool) {
-	move := func(t, d []byte) {
-		if toDense {
-			copy(d, t)
-		} else {
-			copy(t, d)
-		}
-	}
 	size := g.Layout().Size()
-	n := to - from
 	at := 0
 	for blk := range g.Layers * 2 {
 		b := tile[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
-		if g.Order == tiling.NHD {
-			tb := g.TokenBytes()
-			move(b[from*tb:to*tb], dense[at:at+n*tb])
-			at += n * tb
-			continue
-		}
-		rb := g.HeadDim * g.DType.Size()
-		for h := range g.KVHeads {
-			hb := b[h*size*rb : (h+1)*size*rb]
-			move(hb[from*rb:to*rb], dense[at:at+n*rb])
-			at += n * rb
+		for i := range g.RowRuns() {
+			off, n := g.RowRun(size, from, to, i)
+			if toDense {
+				copy(dense[at:at+n], b[off:off+n])
+			} else {
+				copy(b[off:off+n], dense[at:at+n])
+			}
+			at += n
 		}
 	}
 }

@@ -27,6 +27,25 @@ func TestRawRoundTrip(t *testing.T) {
 		if back := s.AppendRaw(nil); !bytes.Equal(back, raw) {
 			t.Fatal("AppendRaw(FromRaw(raw)) != raw")
 		}
+		// Every element lands where Offset says, by the dump's own layout.
+		esz := g.DType.Size()
+		for blk := range g.Layers * 2 {
+			for p := range s.Tokens {
+				for h := range g.KVHeads {
+					for d := range g.HeadDim {
+						e := ((blk*s.Tokens+p)*g.KVHeads+h)*g.HeadDim + d
+						if g.Order == tiling.HND {
+							e = ((blk*g.KVHeads+h)*s.Tokens+p)*g.HeadDim + d
+						}
+						tile, off := g.Layout().Tile(p)
+						at := g.Offset(blk/2, blk%2, h, tile, off, d)
+						if !bytes.Equal(raw[e*esz:(e+1)*esz], s.Data[at:at+esz]) {
+							t.Fatalf("element (%d,%d,%d,%d) of the dump is not at its offset %d", blk, p, h, d, at)
+						}
+					}
+				}
+			}
+		}
 	})
 }
 

@@ -85,3 +85,51 @@ func TestGeometryCheck(t *testing.T) {
 		t.Error("names")
 	}
 }
+
+// TestRowRuns: the runs of a token range cover exactly its elements, as
+// Offset places them, in increasing order.
+func TestRowRuns(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := Geometry{
+			Layers:    1,
+			KVHeads:   rapid.IntRange(1, 4).Draw(t, "heads"),
+			HeadDim:   rapid.IntRange(1, 5).Draw(t, "dim"),
+			DType:     rapid.SampledFrom([]DType{BF16, FP32, FP8E4M3}).Draw(t, "dtype"),
+			TileShift: uint8(rapid.IntRange(0, 3).Draw(t, "shift")),
+			Order:     rapid.SampledFrom([]Order{NHD, HND}).Draw(t, "order"),
+		}
+		size := g.Layout().Size()
+		from := rapid.IntRange(0, size).Draw(t, "from")
+		to := rapid.IntRange(from, size).Draw(t, "to")
+		want := map[int]bool{} // byte offsets of the range's elements
+		for tok := from; tok < to; tok++ {
+			for h := range g.KVHeads {
+				for d := range g.HeadDim {
+					for b := range g.DType.Size() {
+						want[g.Offset(0, K, h, 0, tok, d)+b] = true
+					}
+				}
+			}
+		}
+		got := map[int]bool{}
+		end := 0
+		for i := range g.RowRuns() {
+			off, n := g.RowRun(size, from, to, i)
+			if n > 0 && off < end {
+				t.Fatalf("run %d at %d overlaps or precedes the run before (end %d)", i, off, end)
+			}
+			for b := off; b < off+n; b++ {
+				got[b] = true
+			}
+			end = off + n
+		}
+		if len(got) != len(want) {
+			t.Fatalf("runs cover %d bytes, the range has %d", len(got), len(want))
+		}
+		for b := range want {
+			if !got[b] {
+				t.Fatalf("byte %d of the range is in no run", b)
+			}
+		}
+	})
+}
