@@ -81,8 +81,39 @@ func TestGeometryCheck(t *testing.T) {
 			t.Errorf("ParseDType(%q) = %v, %v", d, back, ok)
 		}
 	}
-	if DType(0).Size() != 0 || DType(0).String() != "dtype(0)" || HND.String() != "hnd" {
-		t.Error("names")
+	for _, c := range []struct {
+		d    DType
+		name string
+		size int
+	}{
+		{0, "dtype(0)", 0}, {FP8E5M2, "fp8e5m2", 1}, {6, "dtype(6)", 0}, {255, "dtype(255)", 0},
+	} {
+		if c.d.String() != c.name || c.d.Size() != c.size {
+			t.Errorf("DType(%d): %q, size %d; want %q, %d", uint8(c.d), c.d.String(), c.d.Size(), c.name, c.size)
+		}
+		if _, ok := ParseDType(c.name); ok != (c.size != 0) {
+			t.Errorf("ParseDType(%q) ok = %v", c.name, ok)
+		}
+	}
+	if HND.String() != "hnd" || NHD.String() != "nhd" || Order(2).String() != "order(2)" {
+		t.Error("order names")
+	}
+	// The 16 GiB tile bound is inclusive, and holds one step past it either way.
+	at := Geometry{Layers: 1 << 9, KVHeads: 8, HeadDim: 128, DType: FP32, TileShift: 12}
+	if err := at.Check(); err != nil || at.TileBytes() != 16<<30 {
+		t.Errorf("a tile of exactly 16 GiB: %v, %d bytes", err, at.TileBytes())
+	}
+	for _, over := range []Geometry{
+		{Layers: 1<<9 + 1, KVHeads: 8, HeadDim: 128, DType: FP32, TileShift: 12},
+		{Layers: 1 << 9, KVHeads: 8, HeadDim: 128, DType: FP32, TileShift: 13},
+		{Layers: 1 << 9, KVHeads: 8, HeadDim: 129, DType: FP32, TileShift: 12},
+	} {
+		if err := over.Check(); !errors.Is(err, ErrRange) {
+			t.Errorf("a tile of %d bytes: %v, want ErrRange", int64(over.Layers)*2*int64(over.KVHeads)*int64(over.HeadDim)*4<<over.TileShift, err)
+		}
+	}
+	if err := (Geometry{Layers: 1, KVHeads: 1, HeadDim: 1, DType: BF16, TileShift: MaxTileShift}).Check(); err != nil {
+		t.Errorf("shift %d: %v", MaxTileShift, err)
 	}
 }
 

@@ -55,13 +55,23 @@ func TestNewLayout(t *testing.T) {
 	if err := (Layout{TileShift: MaxTileShift + 1}).Check(); !errors.Is(err, ErrRange) {
 		t.Errorf("Check of shift %d: %v", MaxTileShift+1, err)
 	}
+	if err := (Layout{TileShift: MaxTileShift}).Check(); err != nil {
+		t.Errorf("Check of shift %d: %v", MaxTileShift, err)
+	}
 }
 
 func TestCheckChunk(t *testing.T) {
-	l := Layout{TileShift: 4}
-	for chunk, ok := range map[int]bool{16: true, 256: true, 128: true, 0: false, -16: false, 8: false, 100: false} {
-		if err := l.CheckChunk(chunk); (err == nil) != ok || (err != nil && !errors.Is(err, ErrChunk)) {
-			t.Errorf("CheckChunk(%d) = %v", chunk, err)
+	for _, c := range []struct {
+		shift uint8
+		chunk int
+		ok    bool
+	}{
+		{4, 16, true}, {4, 256, true}, {4, 128, true}, {4, 0, false}, {4, -16, false}, {4, 8, false}, {4, 100, false},
+		{4, 1, false}, {0, 1, true}, {0, 3, true}, {MaxTileShift, 1 << MaxTileShift, true}, {MaxTileShift, 1 << (MaxTileShift - 1), false},
+	} {
+		err := Layout{TileShift: c.shift}.CheckChunk(c.chunk)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrChunk)) {
+			t.Errorf("shift %d: CheckChunk(%d) = %v", c.shift, c.chunk, err)
 		}
 	}
 }

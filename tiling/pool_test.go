@@ -2,7 +2,10 @@ package tiling
 
 import (
 	"errors"
+	"math"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"pgregory.net/rapid"
 )
@@ -88,14 +91,22 @@ func TestPoolStateMachine(t *testing.T) {
 				}
 			},
 			"retain": func(t *rapid.T) {
-				id := anyID.Draw(t, "id")
-				err := p.Retain(id)
-				if (err == nil) != (m.refs[id] > 0) {
-					t.Fatalf("Retain(%d): %v with model refs %d", id, err, m.refs[id])
+				// Several IDs, maybe repeated, maybe one bad: all or nothing
+				// (checkPool compares every count with the model after).
+				ids := rapid.SliceOfN(anyID, 1, 4).Draw(t, "ids")
+				ok := true
+				for _, id := range ids {
+					ok = ok && m.refs[id] > 0
+				}
+				err := p.Retain(ids...)
+				if (err == nil) != ok {
+					t.Fatalf("Retain(%v): %v with model refs %v", ids, err, m.refs)
 				}
 				if err == nil {
-					m.refs[id]++
-					held = append(held, id)
+					for _, id := range ids {
+						m.refs[id]++
+						held = append(held, id)
+					}
 				}
 			},
 			"grow": func(t *rapid.T) {
@@ -251,5 +262,40 @@ func TestPoolErrors(t *testing.T) {
 	var e *Error
 	if err := p.Free(ids[1]); !errors.As(err, &e) || e.Value != int64(ids[1]) || e.Op != "Pool.Free" {
 		t.Fatalf("double free: %v", err)
+	}
+}
+
+// TestRetainRollback: a Retain that fails on a later ID, for a bad ID or a
+// count at its maximum (repeats counting), leaves every earlier count as it
+// was.
+func TestRetainRollback(t *testing.T) {
+	p, _ := NewPool(8)
+	ids, _ := p.Alloc(nil, 3)
+	a, b, c := ids[0], ids[1], ids[2]
+	p.refs[c] = math.MaxUint32 - 1
+	for _, tc := range []struct {
+		ids  []TileID
+		kind error
+	}{
+		{[]TileID{a, b, Null}, ErrNullTile},
+		{[]TileID{a, a, b, 99}, ErrRange},
+		{[]TileID{b, a, 5}, ErrNotAllocated},
+		{[]TileID{a, c, b, c}, ErrRange}, // c reaches its maximum, then over
+	} {
+		before := append([]uint32(nil), p.refs...)
+		if err := p.Retain(tc.ids...); !errors.Is(err, tc.kind) {
+			t.Errorf("Retain(%v): %v, want %v", tc.ids, err, tc.kind)
+		}
+		if d := cmp.Diff(before, p.refs); d != "" {
+			t.Errorf("Retain(%v) failed and changed counts (-before +after):\n%s", tc.ids, d)
+		}
+	}
+	if err := p.Retain(a, c, a); err != nil || p.Refs(a) != 3 || p.refs[c] != math.MaxUint32 {
+		t.Fatalf("Retain up to the maximum: %v, refs %d %d", err, p.Refs(a), p.refs[c])
+	}
+	for _, id := range []TileID{Null, 8, 1 << 20, math.MaxUint32} {
+		if p.Refs(id) != 0 {
+			t.Errorf("Refs(%d) = %d, want 0 for a tile not in the pool", id, p.Refs(id))
+		}
 	}
 }

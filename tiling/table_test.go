@@ -123,3 +123,52 @@ func TestGrowAllOrNothing(t *testing.T) {
 		t.Fatalf("Grow within the last tile took a tile: %v", err)
 	}
 }
+
+// TestTableEdges pins the behaviour at the edges of Table and Pool.Share.
+func TestTableEdges(t *testing.T) {
+	l := Layout{TileShift: 2}
+	p, _ := NewPool(10)
+	src := NewTable(l)
+	_ = p.Grow(src, 10) // 3 tiles, 2 of them full
+	ids := append([]TileID(nil), src.TileIDs()...)
+
+	// Sharing more tokens than the source holds, even a whole multiple of
+	// the tile, takes nothing.
+	dst := NewTable(l)
+	if err := p.Share(dst, src, 12); !errors.Is(err, ErrRange) || dst.Len() != 0 || len(dst.TileIDs()) != 0 || p.Refs(ids[0]) != 1 {
+		t.Fatalf("Share of 12 tokens of 10: %v, dst %d tokens, refs %d", err, dst.Len(), p.Refs(ids[0]))
+	}
+
+	// An empty range of slots is no slots and no error, anywhere up to Cap.
+	for _, k := range []int{0, 3, src.Cap()} {
+		if got, err := src.AppendSlots([]int64{7}, k, k); err != nil || len(got) != 1 {
+			t.Errorf("AppendSlots(%d, %d) = %v, %v", k, k, got, err)
+		}
+	}
+	for _, r := range [][2]int{{src.Cap() + 1, src.Cap() + 1}, {3, 2}, {-1, 0}} {
+		if _, err := src.AppendSlots(nil, r[0], r[1]); !errors.Is(err, ErrRange) {
+			t.Errorf("AppendSlots(%d, %d): %v, want ErrRange", r[0], r[1], err)
+		}
+	}
+
+	// After Release a table is empty and reusable; releasing it again is a
+	// no-op; its old tiles are free, so freeing them is an error.
+	if err := p.Release(src); err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 0 || src.Cap() != 0 || len(src.TileIDs()) != 0 || p.Available() != 9 {
+		t.Fatalf("after Release: len %d, cap %d, %d tiles, %d free", src.Len(), src.Cap(), len(src.TileIDs()), p.Available())
+	}
+	if got, err := src.AppendSlots(nil, 0, 0); err != nil || len(got) != 0 {
+		t.Fatalf("slots of a released table: %v, %v", got, err)
+	}
+	if err := p.Release(src); err != nil || p.Available() != 9 {
+		t.Fatalf("second Release: %v, %d free", err, p.Available())
+	}
+	if err := p.Free(ids[0]); !errors.Is(err, ErrNotAllocated) {
+		t.Fatalf("Free of a released table's tile: %v", err)
+	}
+	if err := p.Grow(src, 5); err != nil || src.Len() != 5 || len(src.TileIDs()) != 2 {
+		t.Fatalf("Grow after Release: %v, len %d", err, src.Len())
+	}
+}
