@@ -57,13 +57,13 @@ func Apply(base *Snapshot, delta []byte) (*Snapshot, error) {
 // Apply returns the snapshot that delta turns base into. base is only read:
 // on any error it is untouched and no partial snapshot is returned. delta
 // must be one whole delta, with nothing after it. Every error is an *Error
-// with the offset in delta; errors.Is tells ErrChecksum, ErrBase, ErrLimit,
-// ErrFormat and ErrTruncated apart.
+// with the offset in delta; errors.Is tells ErrChecksum, ErrBase, ErrTooLarge,
+// ErrMalformed and ErrTruncated apart.
 func (d *Decoder) Apply(base *Snapshot, delta []byte) (*Snapshot, error) {
 	br := bytes.NewReader(delta)
 	s, err := d.ApplyFrom(base, br)
 	if err == nil && br.Len() > 0 {
-		return nil, &Error{Offset: int64(len(delta) - br.Len()), Err: ErrFormat, Detail: strconv.Itoa(br.Len()) + " bytes after the delta"}
+		return nil, &Error{Offset: int64(len(delta) - br.Len()), Err: ErrMalformed, Detail: strconv.Itoa(br.Len()) + " bytes after the delta"}
 	}
 	return s, err
 }
@@ -78,7 +78,7 @@ func (d *Decoder) ApplyTo(dst, base *Snapshot, delta []byte) error {
 	s, err := d.ApplyFrom(base, br)
 	d.reuse = nil
 	if err == nil && br.Len() > 0 {
-		err = &Error{Offset: int64(len(delta) - br.Len()), Err: ErrFormat, Detail: strconv.Itoa(br.Len()) + " bytes after the delta"}
+		err = &Error{Offset: int64(len(delta) - br.Len()), Err: ErrMalformed, Detail: strconv.Itoa(br.Len()) + " bytes after the delta"}
 	}
 	if err != nil {
 		*dst = Snapshot{Data: dst.Data[:0], Hashes: dst.Hashes[:0]}
@@ -102,7 +102,7 @@ func (d *Decoder) ApplyFrom(base *Snapshot, r io.Reader) (*Snapshot, error) {
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
-			err = &Error{Offset: in.off, Err: ErrFormat, Detail: err.Error()}
+			err = &Error{Offset: in.off, Err: ErrMalformed, Detail: err.Error()}
 		}
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func ReadGeometry(delta []byte) (tiling.Geometry, error) {
 		return tiling.Geometry{}, err
 	}
 	if string(head[:4]) != magic || head[4] != version {
-		return tiling.Geometry{}, &Error{Offset: 0, Err: ErrFormat, Detail: "not a version 1 KV delta"}
+		return tiling.Geometry{}, &Error{Offset: 0, Err: ErrMalformed, Detail: "not a version 1 KV delta"}
 	}
 	var g tiling.Geometry
 	for _, f := range []*int{&g.Layers, &g.KVHeads, &g.HeadDim} {
@@ -136,7 +136,7 @@ func ReadGeometry(delta []byte) (tiling.Geometry, error) {
 	}
 	g.DType, g.TileShift, g.Order = tiling.DType(gb[0]), gb[1], tiling.Order(gb[2])
 	if err := g.Check(); err != nil {
-		return tiling.Geometry{}, in.fail(ErrFormat, "geometry: "+err.Error())
+		return tiling.Geometry{}, in.fail(ErrMalformed, "geometry: "+err.Error())
 	}
 	return g, nil
 }
@@ -191,15 +191,15 @@ func (r *reader) uvarint(what string, max uint64) (uint64, error) {
 		v |= uint64(b&0x7F) << shift
 		if b < 0x80 {
 			if b == 0 && shift > 0 {
-				return 0, r.fail(ErrFormat, what+": non-minimal uvarint")
+				return 0, r.fail(ErrMalformed, what+": non-minimal uvarint")
 			}
 			if v > max {
-				return 0, r.fail(ErrFormat, what+" "+strconv.FormatUint(v, 10)+", want at most "+strconv.FormatUint(max, 10))
+				return 0, r.fail(ErrMalformed, what+" "+strconv.FormatUint(v, 10)+", want at most "+strconv.FormatUint(max, 10))
 			}
 			return v, nil
 		}
 	}
-	return 0, r.fail(ErrFormat, what+": uvarint overflows")
+	return 0, r.fail(ErrMalformed, what+": uvarint overflows")
 }
 
 func (r *reader) u32() (uint32, error) {
@@ -214,15 +214,15 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 		return nil, err
 	}
 	if string(head[:4]) != magic {
-		return nil, &Error{Offset: 0, Err: ErrFormat, Detail: "magic, want \"ANKV\""}
+		return nil, &Error{Offset: 0, Err: ErrMalformed, Detail: "magic, want \"ANKV\""}
 	}
 	if head[4] != version {
-		return nil, &Error{Offset: 4, Err: ErrFormat, Detail: "version " + strconv.Itoa(int(head[4])) + ", want 1"}
+		return nil, &Error{Offset: 4, Err: ErrMalformed, Detail: "version " + strconv.Itoa(int(head[4])) + ", want 1"}
 	}
 	flags := head[5]
 	chunkLog := int(flags>>4) + 10
 	if flags&0x0C != 0 || chunkLog > maxChunkLog {
-		return nil, &Error{Offset: 5, Err: ErrFormat, Detail: "flags " + strconv.Itoa(int(flags))}
+		return nil, &Error{Offset: 5, Err: ErrMalformed, Detail: "flags " + strconv.Itoa(int(flags))}
 	}
 	var g tiling.Geometry
 	var err error
@@ -239,7 +239,7 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 	}
 	g.DType, g.TileShift, g.Order = tiling.DType(gb[0]), gb[1], tiling.Order(gb[2])
 	if err := g.Check(); err != nil {
-		return nil, in.fail(ErrFormat, "geometry: "+err.Error())
+		return nil, in.fail(ErrMalformed, "geometry: "+err.Error())
 	}
 	tokens, err := in.uvarint("token count", maxTokens)
 	if err != nil {
@@ -250,13 +250,13 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 	tb := g.TileBytes()
 	// Check before allocating: the header alone must fit the limits.
 	if int64(nt) > d.Limits.maxBytes()/int64(tb) {
-		return nil, in.fail(ErrLimit, strconv.Itoa(nt)+" tiles of "+strconv.Itoa(tb)+" bytes, limit "+strconv.FormatInt(d.Limits.maxBytes(), 10)+" bytes")
+		return nil, in.fail(ErrTooLarge, strconv.Itoa(nt)+" tiles of "+strconv.Itoa(tb)+" bytes, limit "+strconv.FormatInt(d.Limits.maxBytes(), 10)+" bytes")
 	}
 
 	if flags&flagHashes != 0 {
 		// The hashes count against the limit too.
 		if int64(nt)*int64(tb)+int64(next.Tokens>>g.TileShift)*32 > d.Limits.maxBytes() {
-			return nil, in.fail(ErrLimit, strconv.Itoa(next.Tokens>>g.TileShift)+" tile hashes past the limit")
+			return nil, in.fail(ErrTooLarge, strconv.Itoa(next.Tokens>>g.TileShift)+" tile hashes past the limit")
 		}
 	}
 	baseTiles := 0
@@ -312,13 +312,13 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 		}
 		if kind == recEnd {
 			if at != nt {
-				return nil, in.fail(ErrFormat, "records cover "+strconv.Itoa(at)+" of "+strconv.Itoa(nt)+" tiles")
+				return nil, in.fail(ErrMalformed, "records cover "+strconv.Itoa(at)+" of "+strconv.Itoa(nt)+" tiles")
 			}
 			break
 		}
 		if kind == recRows {
 			if at >= nt {
-				return nil, in.fail(ErrFormat, "ROWS record past the last tile")
+				return nil, in.fail(ErrMalformed, "ROWS record past the last tile")
 			}
 			if err := d.rowsRecord(in, base, next, at, baseTiles, full, chunkLog); err != nil {
 				return nil, err
@@ -337,7 +337,7 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 			}
 			from = int(v)
 		} else if kind != recNew {
-			return nil, in.fail(ErrFormat, "record type "+strconv.Itoa(int(kind)))
+			return nil, in.fail(ErrMalformed, "record type "+strconv.Itoa(int(kind)))
 		}
 		c, err := in.uvarint("tile count", uint64(nt-at))
 		if err != nil {
@@ -345,20 +345,20 @@ func (d *Decoder) apply(base *Snapshot, in *reader) (*Snapshot, error) {
 		}
 		count := int(c)
 		if count == 0 || (kind != recNew && from+count > baseTiles) {
-			return nil, in.fail(ErrFormat, "tile count "+strconv.Itoa(count))
+			return nil, in.fail(ErrMalformed, "tile count "+strconv.Itoa(count))
 		}
 		switch kind {
 		case recKeep:
 			copy(next.Data[at*tb:(at+count)*tb], base.Data[from*tb:(from+count)*tb])
 			for i := at; i < at+count && i < full; i++ {
 				if from+i-at >= len(base.Hashes) {
-					return nil, in.fail(ErrFormat, "kept tile "+strconv.Itoa(i)+" is full but its base tile is not")
+					return nil, in.fail(ErrMalformed, "kept tile "+strconv.Itoa(i)+" is full but its base tile is not")
 				}
 				next.Hashes[i] = base.Hashes[from+i-at]
 			}
 		default:
 			if count > 1 && count*tb > maxRunBytes {
-				return nil, in.fail(ErrLimit, "run of "+strconv.Itoa(count)+" tiles")
+				return nil, in.fail(ErrTooLarge, "run of "+strconv.Itoa(count)+" tiles")
 			}
 			if err := d.tiles(in, base, next, kind, at, from, count, full, chunkLog); err != nil {
 				return nil, err
@@ -451,7 +451,7 @@ func (d *Decoder) rowsRecord(in *reader, base, next *Snapshot, at, baseTiles, fu
 		return err
 	}
 	if hi <= lo {
-		return in.fail(ErrFormat, "empty row range")
+		return in.fail(ErrMalformed, "empty row range")
 	}
 	crc, err := in.u32()
 	if err != nil {
@@ -504,7 +504,7 @@ func (d *Decoder) plane(in *reader, p []byte, chunk int) error {
 			continue
 		case methodHuff, methodZstd:
 		default:
-			return in.fail(ErrFormat, "chunk method "+strconv.Itoa(int(method)))
+			return in.fail(ErrMalformed, "chunk method "+strconv.Itoa(int(method)))
 		}
 		// A coded chunk smaller than its raw form is the only kind an
 		// encoder writes; anything longer is not a delta.
@@ -518,7 +518,7 @@ func (d *Decoder) plane(in *reader, p []byte, chunk int) error {
 			return err
 		}
 		if err := d.decodeChunk(method, q, d.in); err != nil {
-			return &Error{Offset: at, Err: ErrFormat, Detail: err.Error()}
+			return &Error{Offset: at, Err: ErrMalformed, Detail: err.Error()}
 		}
 	}
 	return nil

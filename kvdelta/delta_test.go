@@ -115,11 +115,11 @@ func TestCorruption(t *testing.T) {
 				}
 			}
 			for n := range len(delta) {
-				if _, err := Apply(base, delta[:n]); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrFormat) {
+				if _, err := Apply(base, delta[:n]); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrMalformed) {
 					t.Fatalf("cut at %d: %v", n, err)
 				}
 			}
-			if _, err := Apply(base, append(delta, 0)); !errors.Is(err, ErrFormat) {
+			if _, err := Apply(base, append(delta, 0)); !errors.Is(err, ErrMalformed) {
 				t.Fatalf("trailing byte: %v", err)
 			}
 		}
@@ -158,7 +158,7 @@ func TestLimits(t *testing.T) {
 	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: 4, DType: tiling.FP32, TileShift: 2}
 	next := newSeqGen(g, 1).snapshot(64, false)
 	delta, _ := NewEncoder(Options{}).Encode(nil, nil, next)
-	if _, err := NewDecoder(Limits{MaxBytes: int64(len(next.Data) - 1)}).Apply(nil, delta); !errors.Is(err, ErrLimit) {
+	if _, err := NewDecoder(Limits{MaxBytes: int64(len(next.Data) - 1)}).Apply(nil, delta); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("over MaxBytes: %v", err)
 	}
 	if _, err := NewDecoder(Limits{MaxBytes: int64(len(next.Data))}).Apply(nil, delta); err != nil {
@@ -279,7 +279,7 @@ func TestApplyAllocationBound(t *testing.T) {
 		}
 		// One token more is refused before any allocation.
 		over := binary.AppendUvarint(append([]byte(nil), head[:12]...), uint64(tokens+1))
-		if _, err := NewDecoder(Limits{MaxBytes: limit}).Apply(nil, over); !errors.Is(err, ErrLimit) {
+		if _, err := NewDecoder(Limits{MaxBytes: limit}).Apply(nil, over); !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("hashed=%v, one token over: %v", hashed, err)
 		}
 	}
