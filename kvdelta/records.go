@@ -78,7 +78,7 @@ func (st *state) run(dst *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if got != crc { // §10.2
+	if got != crc { // §10.2: the trailer
 		return &Error{Offset: in.off - crcSize, Err: ErrChecksum, Detail: "delta CRC32C"}
 	}
 	*dst = Snapshot{Geometry: st.h.g, Tokens: st.h.tokens, Data: st.data.buf}
@@ -116,8 +116,8 @@ func (st *state) begin(dst *Snapshot) error {
 			return in.fail(ErrBase, "the delta keeps hashes but the base has none")
 		}
 	}
-	// The snapshot itself must fit: refused here, before anything is
-	// allocated for it. Nothing else is sized from the header.
+	// §10.5: the snapshot itself must fit, refused here, before anything
+	// is allocated for it; nothing is allocated from the header's sizes.
 	if int64(st.tiles) > st.b.max/int64(st.tb) || int64(st.tiles*st.tb)+int64(st.full)*hashSize > st.b.max {
 		return in.fail(ErrTooLarge, strconv.Itoa(st.tiles)+" tiles of "+strconv.Itoa(st.tb)+" bytes and "+strconv.Itoa(st.full)+" hashes, past the limit of "+strconv.FormatInt(st.b.max, 10)+" bytes")
 	}
@@ -240,7 +240,7 @@ func (st *state) tileRun(count, from int) error {
 			out[i] ^= src[i]
 		}
 	}
-	for i := range count {
+	for i := range count { // §10.3: a receiver MUST verify each tile's CRC32C
 		if crc32.Checksum(out[i*tb:(i+1)*tb], castagnoli) != binary.BigEndian.Uint32(d.crcs.at(i*crcSize, crcSize)) {
 			return in.fail(ErrChecksum, "tile "+strconv.Itoa(st.at+i)+" CRC32C")
 		}
@@ -279,7 +279,7 @@ func (st *state) addHashes(n int) error {
 	return st.hashes.add(&st.b, st.in, hs)
 }
 
-// need refuses a record that cannot be decoded within the limit before
+// need refuses (§10.5) a record that cannot be decoded within the limit before
 // anything is allocated for it: planes bytes of planes (less the planes
 // kept from before), head bytes of CRC32Cs and hashes, tile bytes of
 // decoded tiles until the snapshot's buffer exists, and that buffer.
@@ -328,7 +328,8 @@ func (st *state) rows() error {
 	}
 	copy(tile, st.base.Tile(r.from))
 	moveRows(g, tile, d.dense, r.first, r.end, false)
-	if crc32.Checksum(tile, castagnoli) != r.crc {
+	if crc32.Checksum(tile, castagnoli) != r.crc { // §10.3
+
 		return in.fail(ErrChecksum, "tile "+strconv.Itoa(st.at)+" CRC32C")
 	}
 	if err := st.data.add(&st.b, in, tile); err != nil {
