@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/layer0/anth/tiling"
 )
 
@@ -259,4 +261,40 @@ func TestApplyFromReaders(t *testing.T) {
 	if err != nil || !Equal(s, next) {
 		t.Errorf("a bytes.Reader: %v", err)
 	}
+}
+
+// TestBudget: on real deltas, whole, cut short or with a byte changed,
+// under any limit, a call allocates within the package doc's budget and
+// never past its limit.
+func TestBudget(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := genGeometry().Draw(t, "geometry")
+		gen := newSeqGen(g, rapid.Uint64().Draw(t, "seed"))
+		size := g.Layout().Size()
+		hashed := rapid.Bool().Draw(t, "hashed")
+		var base *Snapshot
+		if rapid.Bool().Draw(t, "has base") {
+			base = gen.snapshot(rapid.IntRange(0, 40*size).Draw(t, "base"), hashed)
+		}
+		next := gen.snapshot(rapid.IntRange(0, 60*size).Draw(t, "next"), hashed)
+		mode := rapid.SampledFrom([]Mode{Fast, Max}).Draw(t, "mode")
+		delta, _ := NewEncoder(Options{Mode: mode}).Encode(nil, base, next)
+		switch rapid.IntRange(0, 2).Draw(t, "damage") {
+		case 1:
+			delta = delta[:rapid.IntRange(0, len(delta)).Draw(t, "cut")]
+		case 2:
+			delta[rapid.IntRange(0, len(delta)-1).Draw(t, "at")] ^= byte(rapid.IntRange(1, 255).Draw(t, "xor"))
+		}
+		max := int64(rapid.IntRange(1, 1<<22).Draw(t, "limit"))
+		d := &Decoder{Limits: Limits{MaxBytes: max}, late: rapid.Bool().Draw(t, "late")}
+		_, err := d.Apply(base, delta)
+		s := d.Stats()
+		chunk := int64(0)
+		if len(delta) > 5 && delta[5]>>4 <= 12 {
+			chunk = 1 << (10 + delta[5]>>4)
+		}
+		if bound := 3*s.Justified + 2*chunk + 64<<10 + zstdCost; s.Allocated > bound || s.Allocated > max {
+			t.Fatalf("allocated %d bytes: budget %d, limit %d (%+v): %v", s.Allocated, bound, max, s, err)
+		}
+	})
 }
