@@ -42,9 +42,10 @@
 //
 // The snapshot's buffer is allocated when no more than 8 KiB of it is still
 // to come, so until then the tiles decoded so far are kept apart: Apply
-// holds a snapshot's sent (not kept) tiles twice at its end. ApplyTo into a
-// Snapshot whose Data has room holds them once, and in a loop allocates
-// nothing at all.
+// holds a snapshot's sent (not kept) tiles twice at its end, besides the
+// planes of one record (up to 16 MiB, or a tile), which the Decoder keeps.
+// ApplyTo into a Snapshot whose Data has room holds them once, and in a
+// loop allocates nothing at all.
 //
 // Compression means a delta of a few hundred bytes can make a call allocate
 // up to MaxBytes (a run of one byte is two bytes a chunk), so MaxBytes is
