@@ -184,7 +184,7 @@ func TestSteadyState(t *testing.T) {
 				if err := d.ApplyTo(&dst, b, delta); err != nil {
 					t.Fatal(err)
 				}
-			}); n != 0 {
+			}); n != 0 && !(raceEnabled && mode == Max) {
 				t.Errorf("mode %d, base %v: %.1f allocations a call", mode, b != nil, n)
 			}
 		}
