@@ -14,13 +14,13 @@ import (
 	"github.com/layer0/anth/tiling"
 )
 
-// realKV is the shared real KV cache as one snapshot per sequence (4
-// layers, 4 KV heads, head_dim 16, 128 tokens, 16-token tiles), converted
-// from fp32. Benchmarks skip when the data is absent.
+// realKV is the real KV cache in kvdelta/testdata as one snapshot per
+// sequence (4 layers, 4 KV heads, head_dim 16, 128 tokens, 16-token tiles),
+// converted from fp32. A missing file fails the benchmark.
 func realKV(b *testing.B, dtype tiling.DType) []*kvdelta.Snapshot {
-	raw, err := os.ReadFile(filepath.Join("..", "shared", "data", "kv", "kv_aidreams_8x128_fp32.bin"))
+	raw, err := os.ReadFile(filepath.Join("kvdelta", "testdata", "kv_aidreams_8x128_fp32.bin"))
 	if err != nil {
-		b.Skip("shared KV data absent:", err)
+		b.Fatal(err)
 	}
 	g := tiling.Geometry{Layers: 4, KVHeads: 4, HeadDim: 16, DType: dtype, TileShift: 4}
 	per := len(raw) / 8

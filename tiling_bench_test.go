@@ -12,11 +12,11 @@ import (
 func BenchmarkSlot(b *testing.B) {
 	const n = 4096
 	pool, _ := tiling.NewPool(1 << 12)
-	t := tiling.NewTable(tiling.Layout{Shift: 4})
+	t := tiling.NewTable(tiling.Layout{TileShift: 4})
 	if err := pool.Grow(t, n); err != nil {
 		b.Fatal(err)
 	}
-	ids := t.Tiles()
+	ids := t.TileIDs()
 	per := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/slot")
 	}
@@ -79,7 +79,7 @@ func BenchmarkPoolAllocFree(b *testing.B) {
 // page-table arrays, reusing the arrays as a server does each step.
 func BenchmarkPageTable(b *testing.B) {
 	pool, _ := tiling.NewPool(1 << 17)
-	l := tiling.Layout{Shift: 4}
+	l := tiling.Layout{TileShift: 4}
 	tables := make([]*tiling.Table, 256)
 	pages := 0
 	for i := range tables {

@@ -20,21 +20,6 @@ const (
 	Max
 )
 
-// Chunk methods (SPEC.md §10.4).
-const (
-	methodRaw  = 0
-	methodRLE  = 1
-	methodHuff = 2
-	methodZstd = 3
-)
-
-// Chunk sizes: huff0 blocks are at most 256 KiB and adapt better small;
-// zstd gains from a long window.
-const (
-	fastChunkLog = 16 // 64 KiB
-	maxChunkLog  = 22 // 4 MiB
-)
-
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // coder encodes chunks. It owns reusable scratch space; one per goroutine.

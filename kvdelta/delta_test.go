@@ -2,9 +2,8 @@ package kvdelta
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"runtime"
+	"math"
 	"testing"
 
 	"github.com/layer0/anth/tiling"
@@ -92,6 +91,11 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil || !Equal(got2, next) {
 			t.Fatalf("ApplyFrom: %v", err)
 		}
+		// Built from parts, the snapshot's buffer allocated last.
+		late := &Decoder{late: true}
+		if got3, err := late.Apply(base, delta); err != nil || !Equal(got3, next) {
+			t.Fatalf("Apply from parts: %v", err)
+		}
 	})
 }
 
@@ -115,11 +119,11 @@ func TestCorruption(t *testing.T) {
 				}
 			}
 			for n := range len(delta) {
-				if _, err := Apply(base, delta[:n]); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrFormat) {
+				if _, err := Apply(base, delta[:n]); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrMalformed) {
 					t.Fatalf("cut at %d: %v", n, err)
 				}
 			}
-			if _, err := Apply(base, append(delta, 0)); !errors.Is(err, ErrFormat) {
+			if _, err := Apply(base, append(delta, 0)); !errors.Is(err, ErrMalformed) {
 				t.Fatalf("trailing byte: %v", err)
 			}
 		}
@@ -154,15 +158,37 @@ func TestWrongBase(t *testing.T) {
 	}
 }
 
+// TestLimits: MaxBytes bounds everything a call allocates, and what a call
+// needs is exactly what it reports as allocated: a limit one byte less
+// fails, before allocating past it.
 func TestLimits(t *testing.T) {
 	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: 4, DType: tiling.FP32, TileShift: 2}
-	next := newSeqGen(g, 1).snapshot(64, false)
-	delta, _ := NewEncoder(Options{}).Encode(nil, nil, next)
-	if _, err := NewDecoder(Limits{MaxBytes: int64(len(next.Data) - 1)}).Apply(nil, delta); !errors.Is(err, ErrLimit) {
-		t.Fatalf("over MaxBytes: %v", err)
-	}
-	if _, err := NewDecoder(Limits{MaxBytes: int64(len(next.Data))}).Apply(nil, delta); err != nil {
-		t.Fatalf("at MaxBytes: %v", err)
+	gen := newSeqGen(g, 1)
+	base := gen.snapshot(61, false)
+	for _, c := range []struct {
+		base, next *Snapshot
+		mode       Mode
+	}{
+		{nil, gen.snapshot(64, false), Fast},
+		{nil, gen.snapshot(5000, false), Max},
+		{base, gen.snapshot(3000, false), Fast},
+	} {
+		delta, _ := NewEncoder(Options{Mode: c.mode}).Encode(nil, c.base, c.next)
+		d := NewDecoder(Limits{MaxBytes: math.MaxInt64})
+		if _, err := d.Apply(c.base, delta); err != nil {
+			t.Fatal(err)
+		}
+		need := d.Stats().Allocated
+		if _, err := NewDecoder(Limits{MaxBytes: need}).Apply(c.base, delta); err != nil {
+			t.Fatalf("%d tokens at MaxBytes %d: %v", c.next.Tokens, need, err)
+		}
+		short := NewDecoder(Limits{MaxBytes: need - 1})
+		if _, err := short.Apply(c.base, delta); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("%d tokens, one byte under: %v", c.next.Tokens, err)
+		}
+		if s := short.Stats(); s.Allocated+s.Scratch > need-1 {
+			t.Fatalf("%d tokens: allocated %d under a limit of %d", c.next.Tokens, s.Allocated, need-1)
+		}
 	}
 }
 
@@ -254,32 +280,22 @@ func TestFilledTileKeepsItsHash(t *testing.T) {
 }
 
 // TestApplyAllocationBound: headers that declare the most a limit allows,
-// then stop, make Apply allocate about the limit and no more.
+// then stop, allocate nothing for it; one token more is refused.
 func TestApplyAllocationBound(t *testing.T) {
 	const limit = 1 << 20
 	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: 1, DType: tiling.FP8E4M3, TileShift: 0}
 	for _, hashed := range []bool{false, true} {
-		next := newSeqGen(g, 1).snapshot(3, hashed)
-		delta, _ := NewEncoder(Options{}).Encode(nil, nil, next)
-		// Rewrite the token count to the largest the limit admits, and
-		// cut the delta right after the header.
-		tokens := limit / (g.TileBytes() + map[bool]int{false: 0, true: 32}[hashed])
-		head := append([]byte(nil), delta[:6]...)
-		head = append(head, 1, 1, 1, byte(g.DType), 0, 0)
-		head = binary.AppendUvarint(head, uint64(tokens))
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		_, err := NewDecoder(Limits{MaxBytes: limit}).Apply(nil, head)
-		runtime.ReadMemStats(&m1)
-		if !errors.Is(err, ErrTruncated) {
-			t.Fatalf("hashed=%v: %v", hashed, err)
+		h := header{g: g, tokens: limit / (g.TileBytes() + map[bool]int{false: 0, true: hashSize}[hashed])}
+		if hashed {
+			h.flags |= flagHashes
 		}
-		if grew := m1.TotalAlloc - m0.TotalAlloc; grew > limit+64<<10 {
-			t.Fatalf("hashed=%v: Apply allocated %d bytes under a %d-byte limit", hashed, grew, limit)
+		head := appendHeader(nil, &h)
+		var err error
+		if n := allocated(func() { _, err = NewDecoder(Limits{MaxBytes: limit}).Apply(nil, head) }); !errors.Is(err, ErrTruncated) || n > 64<<10 {
+			t.Fatalf("hashed=%v: %v, %d bytes allocated", hashed, err, n)
 		}
-		// One token more is refused before any allocation.
-		over := binary.AppendUvarint(append([]byte(nil), head[:12]...), uint64(tokens+1))
-		if _, err := NewDecoder(Limits{MaxBytes: limit}).Apply(nil, over); !errors.Is(err, ErrLimit) {
+		h.tokens++
+		if _, err := NewDecoder(Limits{MaxBytes: limit}).Apply(nil, appendHeader(nil, &h)); !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("hashed=%v, one token over: %v", hashed, err)
 		}
 	}

@@ -10,27 +10,6 @@ import (
 	"github.com/layer0/anth/tiling"
 )
 
-// Wire constants (SPEC.md §10).
-const (
-	magic   = "ANKV"
-	version = 1
-
-	flagBase   = 1 << 0
-	flagHashes = 1 << 1
-
-	recEnd  = 0
-	recKeep = 1
-	recNew  = 2
-	recXor  = 3
-	recRows = 4
-
-	idSize = 16 // bytes of the base identity on the wire
-
-	// maxRunBytes bounds the tiles one NEW or XOR record carries, and so
-	// the decoder's scratch space, unless a single tile is larger.
-	maxRunBytes = 16 << 20
-)
-
 // Options configure an Encoder.
 type Options struct {
 	// Mode chooses Fast (default) or Max.
@@ -116,26 +95,17 @@ func (e *Encoder) encode(dst []byte, w io.Writer, base, next *Snapshot) ([]byte,
 		chunkLog = maxChunkLog
 	}
 
-	s := &sink{b: dst, w: w}
-	flags := byte(chunkLog-10) << 4
+	h := header{flags: byte(chunkLog-chunkLogBase) << 4, g: g, tokens: next.Tokens}
 	if base != nil {
-		flags |= flagBase
+		h.flags |= flagBase
+		h.baseTokens = base.Tokens
+		id := identity(base)
+		copy(h.baseID[:], id[:])
 	}
 	if hashed {
-		flags |= flagHashes
+		h.flags |= flagHashes
 	}
-	s.b = append(s.b, magic...)
-	s.b = append(s.b, version, flags)
-	s.b = binary.AppendUvarint(s.b, uint64(g.Layers))
-	s.b = binary.AppendUvarint(s.b, uint64(g.KVHeads))
-	s.b = binary.AppendUvarint(s.b, uint64(g.HeadDim))
-	s.b = append(s.b, byte(g.DType), g.TileShift, byte(g.Order))
-	s.b = binary.AppendUvarint(s.b, uint64(next.Tokens))
-	if base != nil {
-		id := identity(base)
-		s.b = binary.AppendUvarint(s.b, uint64(base.Tokens))
-		s.b = append(s.b, id[:idSize]...)
-	}
+	s := &sink{b: appendHeader(dst, &h), w: w}
 	if err := s.flush(); err != nil {
 		return s.b, err
 	}
@@ -176,25 +146,19 @@ type record struct {
 	from, to        int // ROWS: the token rows sent
 }
 
-// plan decides, tile by tile, how next is sent, and merges neighbours of
-// one kind into runs.
+// planner decides, tile by tile, how next is sent, and merges neighbours
+// of one kind into runs.
+type planner struct {
+	base, next *Snapshot
+	hashed     bool
+	maxRun     int // tiles a NEW or XOR record may carry
+	recs       []record
+	index      map[tiling.Hash]int // base tile of each hash, made when needed
+}
+
 func plan(base, next *Snapshot, hashed bool) []record {
 	g := next.Geometry
-	nt := next.Tiles()
-	maxRun := max(1, maxRunBytes/g.TileBytes())
-	var recs []record
-	add := func(kind byte, at, from int) {
-		if n := len(recs); n > 0 {
-			r := &recs[n-1]
-			if r.kind == kind && r.at+r.count == at && (kind == recNew || r.base+r.count == from) &&
-				(kind == recKeep || r.count < maxRun) {
-				r.count++
-				return
-			}
-		}
-		recs = append(recs, record{kind: kind, at: at, base: from, count: 1})
-	}
-
+	p := &planner{base: base, next: next, hashed: hashed, maxRun: max(1, maxRunBytes/g.TileBytes())}
 	keep := 0 // tiles 0..keep-1 are kept whole, by hash
 	baseTiles, partial := 0, -1
 	if base != nil {
@@ -212,57 +176,76 @@ func plan(base, next *Snapshot, hashed bool) []record {
 			keep = m
 		}
 	}
-	// grown sends the base's partial last tile as it is now: only its new
-	// rows when nothing else in it changed (the append step of decoding),
-	// else its XOR with the base tile, which is mostly zeros.
-	grown := func(i int) {
-		// Unchanged bytes are kept, unless the tile is now full and has a
-		// hash to send, which the base's partial tile cannot lend it.
-		if bytes.Equal(base.Tile(i), next.Tile(i)) && !(hashed && i < len(next.Hashes)) {
-			add(recKeep, i, i)
-			return
-		}
-		size := g.Layout().Size()
-		from := base.Tokens & g.Layout().Mask()
-		to := min(size, next.Tokens-i*size)
-		if to > from && sameRows(g, base.Tile(i), next.Tile(i), from, to) {
-			recs = append(recs, record{kind: recRows, at: i, base: i, count: 1, from: from, to: to})
-			return
-		}
-		add(recXor, i, i)
-	}
-	var index map[tiling.Hash]int
-	for i := range nt {
+	for i := range next.Tiles() {
 		switch {
 		case base == nil:
-			add(recNew, i, 0)
+			p.add(recNew, i, 0)
 		case i < keep:
-			add(recKeep, i, i)
+			p.add(recKeep, i, i)
 		case i == partial:
-			grown(i)
+			p.grown(i)
 		case hashed && i < len(next.Hashes):
-			// A full tile past the shared prefix: maybe the base has it
-			// elsewhere (a prefix shared from another position).
-			if index == nil {
-				index = make(map[tiling.Hash]int, len(base.Hashes))
-				for j, h := range base.Hashes {
-					if _, dup := index[h]; !dup {
-						index[h] = j
-					}
-				}
-			}
-			if j, ok := index[next.Hashes[i]]; ok {
-				add(recKeep, i, j)
-			} else {
-				add(recNew, i, 0)
-			}
+			p.byHash(i)
 		case !hashed && i < baseTiles && bytes.Equal(base.Tile(i), next.Tile(i)):
-			add(recKeep, i, i)
+			p.add(recKeep, i, i)
 		default:
-			add(recNew, i, 0)
+			p.add(recNew, i, 0)
 		}
 	}
-	return recs
+	return p.recs
+}
+
+// add plans tile at as kind, from base tile from, joining the run before
+// it when it continues it.
+func (p *planner) add(kind byte, at, from int) {
+	if n := len(p.recs); n > 0 {
+		r := &p.recs[n-1]
+		if r.kind == kind && r.at+r.count == at && (kind == recNew || r.base+r.count == from) &&
+			(kind == recKeep || r.count < p.maxRun) {
+			r.count++
+			return
+		}
+	}
+	p.recs = append(p.recs, record{kind: kind, at: at, base: from, count: 1})
+}
+
+// grown plans the base's partial last tile as it is now: only its new rows
+// when nothing else in it changed (the append step of decoding), else its
+// XOR with the base tile, which is mostly zeros.
+func (p *planner) grown(i int) {
+	base, next, g := p.base, p.next, p.next.Geometry
+	// Unchanged bytes are kept, unless the tile is now full and has a hash
+	// to send, which the base's partial tile cannot lend it.
+	if bytes.Equal(base.Tile(i), next.Tile(i)) && !(p.hashed && i < len(next.Hashes)) {
+		p.add(recKeep, i, i)
+		return
+	}
+	size := g.Layout().Size()
+	from := base.Tokens & g.Layout().Mask()
+	to := min(size, next.Tokens-i*size)
+	if to > from && sameRows(g, base.Tile(i), next.Tile(i), from, to) {
+		p.recs = append(p.recs, record{kind: recRows, at: i, base: i, count: 1, from: from, to: to})
+		return
+	}
+	p.add(recXor, i, i)
+}
+
+// byHash plans a full tile past the shared prefix: kept if the base has it
+// elsewhere (a prefix shared from another position), else sent.
+func (p *planner) byHash(i int) {
+	if p.index == nil {
+		p.index = make(map[tiling.Hash]int, len(p.base.Hashes))
+		for j, h := range p.base.Hashes {
+			if _, dup := p.index[h]; !dup {
+				p.index[h] = j
+			}
+		}
+	}
+	if j, ok := p.index[p.next.Hashes[i]]; ok {
+		p.add(recKeep, i, j)
+	} else {
+		p.add(recNew, i, 0)
+	}
 }
 
 // sameRows reports whether tiles a and b agree outside token rows
@@ -272,17 +255,10 @@ func sameRows(g tiling.Geometry, a, b []byte, from, to int) bool {
 	for blk := range g.Layers * 2 {
 		x := a[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
 		y := b[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
-		if g.Order == tiling.NHD {
-			tb := g.TokenBytes()
-			if !bytes.Equal(x[:from*tb], y[:from*tb]) || !bytes.Equal(x[to*tb:], y[to*tb:]) {
-				return false
-			}
-			continue
-		}
-		rb := g.HeadDim * g.DType.Size()
-		for h := range g.KVHeads {
-			xh, yh := x[h*size*rb:(h+1)*size*rb], y[h*size*rb:(h+1)*size*rb]
-			if !bytes.Equal(xh[:from*rb], yh[:from*rb]) || !bytes.Equal(xh[to*rb:], yh[to*rb:]) {
+		for i := range g.RowRuns() {
+			lo, n := g.RowRun(size, 0, from, i)
+			hi, m := g.RowRun(size, to, size, i)
+			if !bytes.Equal(x[lo:lo+n], y[lo:lo+n]) || !bytes.Equal(x[hi:hi+m], y[hi:hi+m]) {
 				return false
 			}
 		}
@@ -305,7 +281,7 @@ func (e *Encoder) appendRows(b []byte, next *Snapshot, r record, hashed bool, ch
 	}
 	n := r.to - r.from
 	e.xor = grow(e.xor, n*g.TokenBytes()*g.Layers*2)
-	rows(g, tile, e.xor, r.from, r.to, true)
+	moveRows(g, tile, e.xor, r.from, r.to, true)
 	w := g.DType.Size()
 	e.setPlanes(w, len(e.xor)/2/w)
 	split(w, n*g.TokenBytes(), e.xor, e.planes)

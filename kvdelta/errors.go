@@ -6,24 +6,26 @@ import (
 	"strconv"
 )
 
-// The kinds of failure, matched with errors.Is.
+// The kinds of failure, matched with errors.Is. ErrTruncated, ErrTooLarge and
+// ErrMalformed are the names every package of the project uses for these
+// kinds; the others are kvdelta's own.
 var (
-	// ErrSnapshot means a Snapshot given to Encode is inconsistent: a bad
-	// geometry, data of the wrong length, hashes of the wrong count, or a
-	// base of another geometry.
-	ErrSnapshot = errors.New("invalid snapshot")
-	// ErrFormat means a delta that breaks the wire format.
-	ErrFormat = errors.New("malformed delta")
+	// ErrTruncated means the delta ended early. It is io.ErrUnexpectedEOF.
+	ErrTruncated = io.ErrUnexpectedEOF
+	// ErrTooLarge means a delta that needs more memory than the Decoder's
+	// Limits allow. It is reported before the memory is allocated.
+	ErrTooLarge = errors.New("too large")
+	// ErrMalformed means a delta that breaks the wire format (SPEC.md §10).
+	ErrMalformed = errors.New("malformed delta")
 	// ErrChecksum means a CRC32C mismatch: a tile or the delta is corrupt.
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrBase means the delta needs a base the caller did not give: none,
 	// or one of another identity.
 	ErrBase = errors.New("wrong base")
-	// ErrLimit means a delta that would need more memory than the
-	// Decoder's limits allow. Nothing was allocated for it.
-	ErrLimit = errors.New("over limit")
-	// ErrTruncated means the delta ended early. It is io.ErrUnexpectedEOF.
-	ErrTruncated = io.ErrUnexpectedEOF
+	// ErrSnapshot means a Snapshot given to Encode is inconsistent: a bad
+	// geometry, data of the wrong length, hashes of the wrong count, or a
+	// base of another geometry.
+	ErrSnapshot = errors.New("invalid snapshot")
 )
 
 // Error says where in a delta a problem was found.

@@ -50,58 +50,62 @@ func split(w, block int, src []byte, dst [][]byte) {
 	}
 }
 
-// merge is the inverse of split: it writes the blocks of planes into dst.
-func merge(w, block int, planes [][]byte, dst []byte) {
+// merge is the inverse of split, from planes held in spools: it writes the
+// blocks of dst (block bytes each, K and V alternating) from planes[kv*w+b].
+// The spools have pieces of one size and start at a piece, so a run of
+// elements that stays in one piece of one plane does in every plane.
+func merge(w, block int, planes []spool, dst []byte) {
+	piece := planes[0].piece
 	var at [2]int
+	var p [4][]byte
 	for off := 0; off < len(dst); off += block {
 		kv := (off / block) & 1
-		b := dst[off : off+block]
-		n := len(b) / w
-		i := at[kv]
-		switch w {
-		case 1:
-			copy(b, planes[kv][i:i+n])
-		case 2:
-			merge2(planes[2*kv][i:i+n], planes[2*kv+1][i:i+n], b)
-		case 4:
-			p0, p1, p2, p3 := planes[4*kv][i:i+n], planes[4*kv+1][i:i+n], planes[4*kv+2][i:i+n], planes[4*kv+3][i:i+n]
-			for j := range p0 {
-				q := b[4*j : 4*j+4]
-				q[3], q[2] = p0[j]&0x7F|p1[j]&0x80, p1[j]&0x7F|p0[j]&0x80
-				q[1], q[0] = p2[j], p3[j]
+		out := dst[off : off+block]
+		for i := at[kv]; len(out) > 0; {
+			k := min(len(out)/w, piece-i%piece)
+			for b := range w {
+				p[b] = planes[kv*w+b].at(i, k)
 			}
+			mergeRun(w, p[:w], out[:k*w])
+			out, i = out[k*w:], i+k
 		}
-		at[kv] = i + n
+		at[kv] += block / w
 	}
 }
 
-// rows moves the token rows [from, to) of every block of tile (K and V of
-// every layer) to or from dense, where they lie block after block. A row is
-// a token's heads in NHD, or a token's dims of one head in HND.
-func rows(g tiling.Geometry, tile, dense []byte, from, to int, toDense bool) {
-	move := func(t, d []byte) {
-		if toDense {
-			copy(d, t)
-		} else {
-			copy(t, d)
+// mergeRun writes the elements whose bytes are in p (one slice per plane)
+// into out.
+func mergeRun(w int, p [][]byte, out []byte) {
+	switch w {
+	case 1:
+		copy(out, p[0])
+	case 2:
+		merge2(p[0], p[1], out)
+	case 4:
+		p0, p1, p2, p3 := p[0], p[1][:len(p[0])], p[2][:len(p[0])], p[3][:len(p[0])]
+		for j := range p0 {
+			q := out[4*j : 4*j+4]
+			q[3], q[2] = p0[j]&0x7F|p1[j]&0x80, p1[j]&0x7F|p0[j]&0x80
+			q[1], q[0] = p2[j], p3[j]
 		}
 	}
+}
+
+// moveRows moves the token rows [from, to) of every block of tile (K and V of
+// every layer) to or from dense, where they lie block after block.
+func moveRows(g tiling.Geometry, tile, dense []byte, from, to int, toDense bool) {
 	size := g.Layout().Size()
-	n := to - from
 	at := 0
 	for blk := range g.Layers * 2 {
 		b := tile[blk*g.BlockBytes() : (blk+1)*g.BlockBytes()]
-		if g.Order == tiling.NHD {
-			tb := g.TokenBytes()
-			move(b[from*tb:to*tb], dense[at:at+n*tb])
-			at += n * tb
-			continue
-		}
-		rb := g.HeadDim * g.DType.Size()
-		for h := range g.KVHeads {
-			hb := b[h*size*rb : (h+1)*size*rb]
-			move(hb[from*rb:to*rb], dense[at:at+n*rb])
-			at += n * rb
+		for i := range g.RowRuns() {
+			off, n := g.RowRun(size, from, to, i)
+			if toDense {
+				copy(dense[at:at+n], b[off:off+n])
+			} else {
+				copy(b[off:off+n], dense[at:at+n])
+			}
+			at += n
 		}
 	}
 }

@@ -35,31 +35,24 @@ func (s *Snapshot) AppendRaw(dst []byte) []byte {
 	return dst
 }
 
-// copyRaw moves rows between a raw dump and tiles, in the direction
-// toTiles says. A row is one token's heads (NHD) or one head's dims (HND).
+// copyRaw moves tokens between a raw dump and tiles, in the direction
+// toTiles says: a dump is, for each layer's K and V, one block of every token
+// (tiling.Geometry.RowRun lays both out).
 func copyRaw(g tiling.Geometry, tokens int, raw, tiles []byte, toTiles bool) {
-	l := g.Layout()
-	esz := g.DType.Size()
-	move := func(rawOff, tileOff, n int) {
-		if toTiles {
-			copy(tiles[tileOff:tileOff+n], raw[rawOff:rawOff+n])
-		} else {
-			copy(raw[rawOff:rawOff+n], tiles[tileOff:tileOff+n])
-		}
-	}
+	size := g.Layout().Size()
 	blockRaw := tokens * g.TokenBytes() // one layer's K (or V) in the dump
-	for layer := range g.Layers {
-		for kv := range 2 {
-			base := (layer*2 + kv) * blockRaw
-			for p := range tokens {
-				tile, off := l.Tile(p)
-				if g.Order == tiling.NHD {
-					move(base+p*g.TokenBytes(), g.Offset(layer, kv, 0, tile, off, 0), g.TokenBytes())
-					continue
-				}
-				row := g.HeadDim * esz
-				for h := range g.KVHeads {
-					move(base+(h*tokens+p)*row, g.Offset(layer, kv, h, tile, off, 0), row)
+	for blk := range g.Layers * 2 {
+		r := raw[blk*blockRaw : (blk+1)*blockRaw]
+		for tile, p := 0, 0; p < tokens; tile, p = tile+1, p+size {
+			n := min(size, tokens-p)
+			b := tiles[tile*g.TileBytes()+blk*g.BlockBytes():]
+			for i := range g.RowRuns() {
+				ro, rn := g.RowRun(tokens, p, p+n, i)
+				to, _ := g.RowRun(size, 0, n, i)
+				if toTiles {
+					copy(b[to:to+rn], r[ro:ro+rn])
+				} else {
+					copy(r[ro:ro+rn], b[to:to+rn])
 				}
 			}
 		}

@@ -2,7 +2,8 @@ package kvdelta
 
 import (
 	"bytes"
-	"encoding/binary"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,6 +27,25 @@ func TestRawRoundTrip(t *testing.T) {
 		}
 		if back := s.AppendRaw(nil); !bytes.Equal(back, raw) {
 			t.Fatal("AppendRaw(FromRaw(raw)) != raw")
+		}
+		// Every element lands where Offset says, by the dump's own layout.
+		esz := g.DType.Size()
+		for blk := range g.Layers * 2 {
+			for p := range s.Tokens {
+				for h := range g.KVHeads {
+					for d := range g.HeadDim {
+						e := ((blk*s.Tokens+p)*g.KVHeads+h)*g.HeadDim + d
+						if g.Order == tiling.HND {
+							e = ((blk*g.KVHeads+h)*s.Tokens+p)*g.HeadDim + d
+						}
+						tile, off := g.Layout().Tile(p)
+						at := g.Offset(blk/2, blk%2, h, tile, off, d)
+						if !bytes.Equal(raw[e*esz:(e+1)*esz], s.Data[at:at+esz]) {
+							t.Fatalf("element (%d,%d,%d,%d) of the dump is not at its offset %d", blk, p, h, d, at)
+						}
+					}
+				}
+			}
 		}
 	})
 }
@@ -62,12 +82,16 @@ func TestConversions(t *testing.T) {
 	}
 }
 
-// realKV reads the shared real KV cache as snapshots, one per sequence,
-// converted to dtype, in 16-token tiles. It skips when the data is absent.
+// realKV reads the real KV cache in testdata (see testdata/README.md) as
+// snapshots, one per sequence, converted to dtype, in 16-token tiles. A
+// missing or altered file fails the test.
 func realKV(t testing.TB, dtype tiling.DType) []*Snapshot {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", "kv", "kv_aidreams_8x128_fp32.bin"))
+	raw, err := os.ReadFile(filepath.Join("testdata", "kv_aidreams_8x128_fp32.bin"))
 	if err != nil {
-		t.Skip("shared KV data absent:", err)
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != realKVSum {
+		t.Fatalf("testdata/kv_aidreams_8x128_fp32.bin has SHA-256 %x, want %s", sum, realKVSum)
 	}
 	g := tiling.Geometry{Layers: 4, KVHeads: 4, HeadDim: 16, DType: dtype, TileShift: 4, Order: tiling.NHD}
 	per := len(raw) / 8
@@ -123,5 +147,7 @@ func TestRealKV(t *testing.T) {
 			t.Errorf("%v mode %d: ratio %.3f, want at least %.2f", c.dtype, c.mode, ratio, c.min)
 		}
 	}
-	_ = binary.LittleEndian
 }
+
+// realKVSum is the data's SHA-256, as shared/data/SHA256SUMS lists it.
+const realKVSum = "0c1b558754c6a6c060cf7ed7e643c497be1ef9b23d62c8eb219220fe0f48d85e"

@@ -67,10 +67,6 @@ func Equal(a, b *Snapshot) bool {
 	return true
 }
 
-// maxTokens bounds token counts on the wire (u40 of tokens is far beyond
-// any context).
-const maxTokens = 1 << 40
-
 // identity names a base: the chain hash of its last full tile when it has
 // hashes (which names its whole prefix), else SHA-256 of its bytes. The
 // partial last tile, if any, is not covered; the CRC32C of every tile

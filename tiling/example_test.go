@@ -26,7 +26,7 @@ func ExampleLayout() {
 // tokens arrive, and hands the kernel a page table each step.
 func ExamplePageTable() {
 	pool, _ := tiling.NewPool(1024)
-	l := tiling.Layout{Shift: 4}
+	l := tiling.Layout{TileShift: 4}
 	a, b := tiling.NewTable(l), tiling.NewTable(l)
 	_ = pool.Grow(a, 40)     // a prompt of 40 tokens
 	_ = pool.Share(b, a, 32) // b starts with a's first two tiles
@@ -57,7 +57,7 @@ func ExampleGeometry() {
 
 // Full tiles get a chained hash: equal hashes mean equal prefixes.
 func ExampleAppendTileHashes() {
-	l := tiling.Layout{Shift: 2}
+	l := tiling.Layout{TileShift: 2}
 	root := tiling.Root(nil)
 	a := tiling.AppendTileHashes(nil, l, root, []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9})
 	b := tiling.AppendTileHashes(nil, l, root, []uint32{1, 2, 3, 4, 5, 6, 7, 0})

@@ -84,6 +84,8 @@ const maxTileBytes = 1 << 34
 // bytes [t*TileBytes(), (t+1)*TileBytes()) of a flat buffer, and inside a
 // tile the data is [layer][K,V] blocks, each laid out by Order. So a tile
 // is one contiguous range — the unit allocated, hashed, compressed and sent.
+// Its methods other than Check compute without checking: they are for a
+// Geometry that passes Check.
 type Geometry struct {
 	Layers    int
 	KVHeads   int
@@ -121,7 +123,7 @@ func (g Geometry) Check() error {
 }
 
 // Layout returns the tiling of positions.
-func (g Geometry) Layout() Layout { return Layout{Shift: g.TileShift} }
+func (g Geometry) Layout() Layout { return Layout{TileShift: g.TileShift} }
 
 // TokenBytes returns the bytes one token takes in one layer's K (or V).
 func (g Geometry) TokenBytes() int { return g.KVHeads * g.HeadDim * g.DType.Size() }
@@ -145,4 +147,28 @@ func (g Geometry) Offset(layer, kv, head, tile, token, dim int) int {
 		e = (head<<g.TileShift+token)*g.HeadDim + dim
 	}
 	return tile*g.TileBytes() + (layer*2+kv)*g.BlockBytes() + e*g.DType.Size()
+}
+
+// RowRuns returns how many contiguous runs of bytes a range of tokens takes
+// in a block (one layer's K or V): 1 in NHD, where a token's heads are
+// adjacent, and KVHeads in HND, where each head's tokens are.
+func (g Geometry) RowRuns() int {
+	if g.Order == NHD {
+		return 1
+	}
+	return g.KVHeads
+}
+
+// RowRun returns the offset and length in bytes of run i (0 ≤ i < RowRuns())
+// of tokens [from, to) in a block of tokens tokens laid out by g.Order: a
+// tile's block holds 1<<TileShift tokens, a raw dump's block the whole
+// sequence. Copying the runs of a token range in order moves it between
+// layouts, whatever the block's length.
+func (g Geometry) RowRun(tokens, from, to, i int) (off, n int) {
+	if g.Order == NHD {
+		tb := g.TokenBytes()
+		return from * tb, (to - from) * tb
+	}
+	rb := g.HeadDim * g.DType.Size()
+	return (i*tokens + from) * rb, (to - from) * rb
 }

@@ -35,7 +35,7 @@ func Root(salt []byte) Hash {
 // the first tile's token IDs, each next one chains to the one before. A
 // partial last tile gets no hash: its content can still change. parent is
 // Root(salt) for tokens that start a sequence, or the hash of the tile just
-// before tokens.
+// before tokens. It panics if l fails Check.
 func AppendTileHashes(dst []Hash, l Layout, parent Hash, tokens []uint32) []Hash {
 	size := l.Size()
 	h := sha256.New()

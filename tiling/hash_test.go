@@ -12,15 +12,15 @@ import (
 // hashing in pieces (carrying the parent) equals hashing at once.
 func TestHashChain(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		l := Layout{Shift: uint8(rapid.IntRange(0, 8).Draw(t, "shift"))}
+		l := Layout{TileShift: uint8(rapid.IntRange(0, 8).Draw(t, "shift"))}
 		tokens := rapid.SliceOfN(rapid.Uint32(), l.Size(), 6*l.Size()).Draw(t, "tokens")
 		root := Root([]byte(rapid.String().Draw(t, "salt")))
 		hs := AppendTileHashes(nil, l, root, tokens)
-		if len(hs) != len(tokens)>>l.Shift {
+		if len(hs) != len(tokens)>>l.TileShift {
 			t.Fatalf("%d hashes for %d tokens", len(hs), len(tokens))
 		}
 		// In two calls, split at a tile boundary.
-		k := rapid.IntRange(0, len(hs)).Draw(t, "split") << l.Shift
+		k := rapid.IntRange(0, len(hs)).Draw(t, "split") << l.TileShift
 		parent := root
 		part := AppendTileHashes(nil, l, root, tokens[:k])
 		if len(part) > 0 {
@@ -34,12 +34,12 @@ func TestHashChain(t *testing.T) {
 		}
 		// Change one token: its tile's hash and every later one change,
 		// earlier ones do not.
-		pos := rapid.IntRange(0, len(hs)<<l.Shift-1).Draw(t, "pos")
+		pos := rapid.IntRange(0, len(hs)<<l.TileShift-1).Draw(t, "pos")
 		changed := append([]uint32(nil), tokens...)
 		changed[pos] ^= 1 + uint32(rapid.IntRange(0, 1<<30).Draw(t, "delta"))
 		hc := AppendTileHashes(nil, l, root, changed)
 		for i := range hs {
-			if (hc[i] == hs[i]) != (i < pos>>l.Shift) {
+			if (hc[i] == hs[i]) != (i < pos>>l.TileShift) {
 				t.Fatalf("tile %d hash equal=%v after changing token %d", i, hc[i] == hs[i], pos)
 			}
 		}
@@ -49,7 +49,7 @@ func TestHashChain(t *testing.T) {
 // TestHashStable pins the hash, so that a change of scheme shows: these
 // values name caches on other machines.
 func TestHashStable(t *testing.T) {
-	hs := AppendTileHashes(nil, Layout{Shift: 2}, Root(nil), []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	hs := AppendTileHashes(nil, Layout{TileShift: 2}, Root(nil), []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9})
 	got := hex.EncodeToString(hs[1][:])
 	// Recompute by the documented rule with no code of this package.
 	want := hex.EncodeToString(chainByHand())

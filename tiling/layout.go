@@ -1,38 +1,54 @@
 package tiling
 
-import "math/bits"
+import (
+	"math/bits"
+	"strconv"
+)
 
-// MaxShift is the largest Layout.Shift: tiles of up to 2^24 tokens.
-const MaxShift = 24
+// MaxTileShift is the largest tile shift: tiles of up to 2^24 tokens.
+const MaxTileShift = 24
 
-// Layout is the tiling of a sequence's positions: tiles of 1<<Shift tokens.
-// It is a value with no state; its methods are a shift or a mask.
+// Layout is the tiling of a sequence's positions: tiles of 1<<TileShift
+// tokens. It is a value with no state; its methods are a shift or a mask.
+//
+// A TileShift over MaxTileShift is a caller's bug, as an index out of range
+// is: Check reports it, and every other method, NewTable and
+// AppendTileHashes panic on it rather than compute with a shift that makes a
+// tile of no tokens or of more than an int holds.
 type Layout struct {
-	Shift uint8
+	TileShift uint8
+}
+
+// shift returns l.TileShift, or panics if it is over MaxTileShift.
+func (l Layout) shift() uint8 {
+	if l.TileShift > MaxTileShift {
+		panic("tiling: Layout.TileShift " + strconv.Itoa(int(l.TileShift)) + " is over MaxTileShift")
+	}
+	return l.TileShift
 }
 
 // NewLayout returns the Layout for tiles of size tokens, which must be a
-// power of two no larger than 1<<MaxShift.
+// power of two no larger than 1<<MaxTileShift.
 func NewLayout(size int) (Layout, error) {
-	if size <= 0 || size&(size-1) != 0 || size > 1<<MaxShift {
+	if size <= 0 || size&(size-1) != 0 || size > 1<<MaxTileShift {
 		return Layout{}, errf("NewLayout", int64(size), ErrRange)
 	}
-	return Layout{Shift: uint8(bits.TrailingZeros(uint(size)))}, nil
+	return Layout{TileShift: uint8(bits.TrailingZeros(uint(size)))}, nil
 }
 
-// Check reports whether l.Shift is at most MaxShift.
+// Check reports whether l.TileShift is at most MaxTileShift.
 func (l Layout) Check() error {
-	if l.Shift > MaxShift {
-		return errf("Layout", int64(l.Shift), ErrRange)
+	if l.TileShift > MaxTileShift {
+		return errf("Layout", int64(l.TileShift), ErrRange)
 	}
 	return nil
 }
 
 // Size returns the tokens in one tile.
-func (l Layout) Size() int { return 1 << l.Shift }
+func (l Layout) Size() int { return 1 << l.shift() }
 
 // Mask returns Size()-1: pos&Mask() is the offset within a tile.
-func (l Layout) Mask() int { return 1<<l.Shift - 1 }
+func (l Layout) Mask() int { return 1<<l.shift() - 1 }
 
 // Tile returns the tile holding position pos and the offset in it. It
 // panics if pos is negative, as indexing with it would.
@@ -40,7 +56,8 @@ func (l Layout) Tile(pos int) (tile, offset int) {
 	if pos < 0 {
 		panic("tiling: negative position")
 	}
-	return pos >> l.Shift, pos & l.Mask()
+	s := l.shift()
+	return pos >> s, pos & (1<<s - 1)
 }
 
 // Pos is the inverse of Tile. It panics if tile is negative or offset is not
@@ -49,7 +66,7 @@ func (l Layout) Pos(tile, offset int) int {
 	if tile < 0 || uint(offset) >= uint(l.Size()) {
 		panic("tiling: tile or offset out of range")
 	}
-	return tile<<l.Shift | offset
+	return tile<<l.shift() | offset
 }
 
 // Tiles returns how many tiles hold n tokens: n/Size() rounded up. It
@@ -58,8 +75,9 @@ func (l Layout) Tiles(n int) int {
 	if n < 0 {
 		panic("tiling: negative token count")
 	}
-	t := n >> l.Shift
-	if n&l.Mask() != 0 {
+	s := l.shift()
+	t := n >> s
+	if n&(1<<s-1) != 0 {
 		t++
 	}
 	return t
@@ -67,7 +85,7 @@ func (l Layout) Tiles(n int) int {
 
 // Capacity returns the tokens that Tiles(n) tiles hold: n rounded up to a
 // whole tile, the reservation this package recommends.
-func (l Layout) Capacity(n int) int { return l.Tiles(n) << l.Shift }
+func (l Layout) Capacity(n int) int { return l.Tiles(n) << l.shift() }
 
 // Waste returns Capacity(n)-n: the tokens reserved for n and not used,
 // always less than one tile.

@@ -3,13 +3,14 @@ package tiling
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
 
 func genLayout() *rapid.Generator[Layout] {
 	return rapid.Custom(func(t *rapid.T) Layout {
-		return Layout{Shift: uint8(rapid.IntRange(0, MaxShift).Draw(t, "shift"))}
+		return Layout{TileShift: uint8(rapid.IntRange(0, MaxTileShift).Draw(t, "shift"))}
 	})
 }
 
@@ -40,33 +41,43 @@ func TestLayoutProperties(t *testing.T) {
 }
 
 func TestNewLayout(t *testing.T) {
-	for _, size := range []int{1, 2, 16, 256, 1 << MaxShift} {
+	for _, size := range []int{1, 2, 16, 256, 1 << MaxTileShift} {
 		l, err := NewLayout(size)
 		if err != nil || l.Size() != size {
 			t.Errorf("NewLayout(%d) = %v, %v", size, l, err)
 		}
 	}
-	for _, size := range []int{0, -16, 3, 48, 1 << (MaxShift + 1)} {
+	for _, size := range []int{0, -16, 3, 48, 1 << (MaxTileShift + 1)} {
 		if _, err := NewLayout(size); !errors.Is(err, ErrRange) {
 			t.Errorf("NewLayout(%d): %v, want ErrRange", size, err)
 		}
 	}
-	if err := (Layout{Shift: MaxShift + 1}).Check(); !errors.Is(err, ErrRange) {
-		t.Errorf("Check of shift %d: %v", MaxShift+1, err)
+	if err := (Layout{TileShift: MaxTileShift + 1}).Check(); !errors.Is(err, ErrRange) {
+		t.Errorf("Check of shift %d: %v", MaxTileShift+1, err)
+	}
+	if err := (Layout{TileShift: MaxTileShift}).Check(); err != nil {
+		t.Errorf("Check of shift %d: %v", MaxTileShift, err)
 	}
 }
 
 func TestCheckChunk(t *testing.T) {
-	l := Layout{Shift: 4}
-	for chunk, ok := range map[int]bool{16: true, 256: true, 128: true, 0: false, -16: false, 8: false, 100: false} {
-		if err := l.CheckChunk(chunk); (err == nil) != ok || (err != nil && !errors.Is(err, ErrChunk)) {
-			t.Errorf("CheckChunk(%d) = %v", chunk, err)
+	for _, c := range []struct {
+		shift uint8
+		chunk int
+		ok    bool
+	}{
+		{4, 16, true}, {4, 256, true}, {4, 128, true}, {4, 0, false}, {4, -16, false}, {4, 8, false}, {4, 100, false},
+		{4, 1, false}, {0, 1, true}, {0, 3, true}, {MaxTileShift, 1 << MaxTileShift, true}, {MaxTileShift, 1 << (MaxTileShift - 1), false},
+	} {
+		err := Layout{TileShift: c.shift}.CheckChunk(c.chunk)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrChunk)) {
+			t.Errorf("shift %d: CheckChunk(%d) = %v", c.shift, c.chunk, err)
 		}
 	}
 }
 
 func TestLayoutPanics(t *testing.T) {
-	l := Layout{Shift: 4}
+	l := Layout{TileShift: 4}
 	for name, f := range map[string]func(){
 		"Tile(-1)":        func() { l.Tile(-1) },
 		"Pos(0, 16)":      func() { l.Pos(0, 16) },
@@ -83,5 +94,45 @@ func TestLayoutPanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestLayoutOverMaxTileShift: a Layout whose shift is over MaxTileShift is
+// reported by Check and panics everywhere else, promptly: it never maps a
+// position with a shift that makes tiles of no tokens (or of more than an int
+// holds), and never loops on one.
+func TestLayoutOverMaxTileShift(t *testing.T) {
+	for _, shift := range []uint8{MaxTileShift + 1, 63, 64, 255} {
+		l := Layout{TileShift: shift}
+		if err := l.Check(); !errors.Is(err, ErrRange) {
+			t.Errorf("shift %d: Check() = %v, want ErrRange", shift, err)
+		}
+		for name, f := range map[string]func(){
+			"Size":             func() { l.Size() },
+			"Mask":             func() { l.Mask() },
+			"Tile":             func() { l.Tile(999) },
+			"Pos":              func() { l.Pos(0, 0) },
+			"Tiles":            func() { l.Tiles(999) },
+			"Capacity":         func() { l.Capacity(999) },
+			"Waste":            func() { l.Waste(999) },
+			"RoundPow2":        func() { l.RoundPow2(999) },
+			"CheckChunk":       func() { _ = l.CheckChunk(16) },
+			"NewTable":         func() { NewTable(l) },
+			"AppendTileHashes": func() { AppendTileHashes(nil, l, Root(nil), []uint32{1, 2, 3}) },
+		} {
+			done := make(chan any, 1)
+			go func() {
+				defer func() { done <- recover() }()
+				f()
+			}()
+			select {
+			case p := <-done:
+				if p == nil {
+					t.Errorf("shift %d: %s did not panic", shift, name)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("shift %d: %s still running after 5 s", shift, name)
+			}
+		}
 	}
 }

@@ -38,7 +38,7 @@ func (pt *PageTable) Build(tables []*Table) error {
 			pt.Indices = append(pt.Indices, int32(id))
 		}
 		pt.Indptr = append(pt.Indptr, int32(len(pt.Indices)))
-		pt.LastPageLen = append(pt.LastPageLen, int32(t.n-(n-1)<<t.layout.Shift))
+		pt.LastPageLen = append(pt.LastPageLen, int32(t.n-(n-1)<<t.layout.TileShift))
 	}
 	return nil
 }

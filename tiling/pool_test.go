@@ -2,7 +2,10 @@ package tiling
 
 import (
 	"errors"
+	"math"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"pgregory.net/rapid"
 )
@@ -18,7 +21,7 @@ type poolModel struct {
 func TestPoolStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		size := rapid.IntRange(2, 40).Draw(t, "size")
-		l := Layout{Shift: uint8(rapid.IntRange(0, 3).Draw(t, "shift"))}
+		l := Layout{TileShift: uint8(rapid.IntRange(0, 3).Draw(t, "shift"))}
 		p, err := NewPool(size)
 		if err != nil {
 			t.Fatal(err)
@@ -88,14 +91,22 @@ func TestPoolStateMachine(t *testing.T) {
 				}
 			},
 			"retain": func(t *rapid.T) {
-				id := anyID.Draw(t, "id")
-				err := p.Retain(id)
-				if (err == nil) != (m.refs[id] > 0) {
-					t.Fatalf("Retain(%d): %v with model refs %d", id, err, m.refs[id])
+				// Several IDs, maybe repeated, maybe one bad: all or nothing
+				// (checkPool compares every count with the model after).
+				ids := rapid.SliceOfN(anyID, 1, 4).Draw(t, "ids")
+				ok := true
+				for _, id := range ids {
+					ok = ok && m.refs[id] > 0
+				}
+				err := p.Retain(ids...)
+				if (err == nil) != ok {
+					t.Fatalf("Retain(%v): %v with model refs %v", ids, err, m.refs)
 				}
 				if err == nil {
-					m.refs[id]++
-					held = append(held, id)
+					for _, id := range ids {
+						m.refs[id]++
+						held = append(held, id)
+					}
 				}
 			},
 			"grow": func(t *rapid.T) {
@@ -104,11 +115,11 @@ func TestPoolStateMachine(t *testing.T) {
 				}
 				tb := tables[rapid.IntRange(0, len(tables)-1).Draw(t, "table")]
 				n := rapid.IntRange(0, 3*l.Size()).Draw(t, "n")
-				before := append([]TileID(nil), tb.Tiles()...)
+				before := append([]TileID(nil), tb.TileIDs()...)
 				need := l.Tiles(tb.Len()+n) - len(before)
 				err := p.Grow(tb, n)
 				if need > size-1-len(m.refs) {
-					if !errors.Is(err, ErrExhausted) || len(tb.Tiles()) != len(before) {
+					if !errors.Is(err, ErrExhausted) || len(tb.TileIDs()) != len(before) {
 						t.Fatalf("Grow past the pool: %v", err)
 					}
 					return
@@ -116,11 +127,11 @@ func TestPoolStateMachine(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Grow(%d): %v", n, err)
 				}
-				for _, id := range tb.Tiles()[len(before):] {
+				for _, id := range tb.TileIDs()[len(before):] {
 					m.refs[id] = 1
 				}
 				for i, id := range before {
-					if tb.Tiles()[i] != id {
+					if tb.TileIDs()[i] != id {
 						t.Fatal("Grow changed existing tiles")
 					}
 				}
@@ -130,13 +141,13 @@ func TestPoolStateMachine(t *testing.T) {
 					return
 				}
 				src := tables[rapid.IntRange(0, len(tables)-1).Draw(t, "src")]
-				full := src.Len() >> l.Shift
+				full := src.Len() >> l.TileShift
 				k := rapid.IntRange(0, full).Draw(t, "tiles")
 				dst := NewTable(l)
-				if err := p.Share(dst, src, k<<l.Shift); err != nil {
+				if err := p.Share(dst, src, k<<l.TileShift); err != nil {
 					t.Fatalf("Share %d tiles: %v", k, err)
 				}
-				for _, id := range dst.Tiles() {
+				for _, id := range dst.TileIDs() {
 					m.refs[id]++
 				}
 				tables = append(tables, dst)
@@ -146,7 +157,7 @@ func TestPoolStateMachine(t *testing.T) {
 					return
 				}
 				i := rapid.IntRange(0, len(tables)-1).Draw(t, "table")
-				for _, id := range tables[i].Tiles() {
+				for _, id := range tables[i].TileIDs() {
 					if m.refs[id]--; m.refs[id] == 0 {
 						delete(m.refs, id)
 					}
@@ -207,7 +218,7 @@ func checkPool(t *rapid.T, p *Pool, m poolModel, tables []*Table) {
 	slots := map[int]int{}
 	holders := map[TileID]int{}
 	for _, tb := range tables {
-		for _, id := range tb.Tiles() {
+		for _, id := range tb.TileIDs() {
 			holders[id]++
 		}
 		for pos := 0; pos < tb.Len(); pos++ {
@@ -215,7 +226,7 @@ func checkPool(t *rapid.T, p *Pool, m poolModel, tables []*Table) {
 		}
 	}
 	for slot, n := range slots {
-		id := TileID(slot >> tables[0].Layout().Shift)
+		id := TileID(slot >> tables[0].Layout().TileShift)
 		if id == Null || n > holders[id] || holders[id] > m.refs[id] {
 			t.Fatalf("slot %d used %d times; tile %d held by %d tables with %d refs", slot, n, id, holders[id], m.refs[id])
 		}
@@ -251,5 +262,40 @@ func TestPoolErrors(t *testing.T) {
 	var e *Error
 	if err := p.Free(ids[1]); !errors.As(err, &e) || e.Value != int64(ids[1]) || e.Op != "Pool.Free" {
 		t.Fatalf("double free: %v", err)
+	}
+}
+
+// TestRetainRollback: a Retain that fails on a later ID, for a bad ID or a
+// count at its maximum (repeats counting), leaves every earlier count as it
+// was.
+func TestRetainRollback(t *testing.T) {
+	p, _ := NewPool(8)
+	ids, _ := p.Alloc(nil, 3)
+	a, b, c := ids[0], ids[1], ids[2]
+	p.refs[c] = math.MaxUint32 - 1
+	for _, tc := range []struct {
+		ids  []TileID
+		kind error
+	}{
+		{[]TileID{a, b, Null}, ErrNullTile},
+		{[]TileID{a, a, b, 99}, ErrRange},
+		{[]TileID{b, a, 5}, ErrNotAllocated},
+		{[]TileID{a, c, b, c}, ErrRange}, // c reaches its maximum, then over
+	} {
+		before := append([]uint32(nil), p.refs...)
+		if err := p.Retain(tc.ids...); !errors.Is(err, tc.kind) {
+			t.Errorf("Retain(%v): %v, want %v", tc.ids, err, tc.kind)
+		}
+		if d := cmp.Diff(before, p.refs); d != "" {
+			t.Errorf("Retain(%v) failed and changed counts (-before +after):\n%s", tc.ids, d)
+		}
+	}
+	if err := p.Retain(a, c, a); err != nil || p.Refs(a) != 3 || p.refs[c] != math.MaxUint32 {
+		t.Fatalf("Retain up to the maximum: %v, refs %d %d", err, p.Refs(a), p.refs[c])
+	}
+	for _, id := range []TileID{Null, 8, 1 << 20, math.MaxUint32} {
+		if p.Refs(id) != 0 {
+			t.Errorf("Refs(%d) = %d, want 0 for a tile not in the pool", id, p.Refs(id))
+		}
 	}
 }

@@ -10,8 +10,12 @@ type Table struct {
 	n      int // tokens
 }
 
-// NewTable returns an empty table for tiles of layout l.
-func NewTable(l Layout) *Table { return &Table{layout: l} }
+// NewTable returns an empty table for tiles of layout l. It panics if l
+// fails Check, so that every table maps positions with a valid shift.
+func NewTable(l Layout) *Table {
+	l.shift()
+	return &Table{layout: l}
+}
 
 // Layout returns the table's tiling.
 func (t *Table) Layout() Layout { return t.layout }
@@ -20,17 +24,17 @@ func (t *Table) Layout() Layout { return t.layout }
 func (t *Table) Len() int { return t.n }
 
 // Cap returns the tokens its tiles can hold.
-func (t *Table) Cap() int { return len(t.ids) << t.layout.Shift }
+func (t *Table) Cap() int { return len(t.ids) << t.layout.TileShift }
 
-// Tiles returns the table's tiles in position order. The slice aliases the
-// table: read it, do not change it.
-func (t *Table) Tiles() []TileID { return t.ids }
+// TileIDs returns the IDs of the table's tiles in position order. The slice
+// aliases the table: read it, do not change it.
+func (t *Table) TileIDs() []TileID { return t.ids }
 
 // Slot returns the physical slot of position pos: its tile's ID times the
 // tile size plus its offset, the index vLLM's slot_mapping holds. It panics,
 // as indexing does, if pos is negative or not below Cap().
 func (t *Table) Slot(pos int) int {
-	s := t.layout.Shift
+	s := t.layout.TileShift
 	return int(t.ids[pos>>s])<<s | pos&(1<<s-1)
 }
 
@@ -44,7 +48,7 @@ func (t *Table) AppendSlots(dst []int64, from, to int) ([]int64, error) {
 	if to > t.Cap() {
 		return dst, errf("Table.AppendSlots", int64(to), ErrRange)
 	}
-	s := t.layout.Shift
+	s := t.layout.TileShift
 	mask := 1<<s - 1
 	for pos := from; pos < to; pos++ {
 		dst = append(dst, int64(t.ids[pos>>s])<<s|int64(pos&mask))
@@ -89,7 +93,7 @@ func (p *Pool) Share(dst, src *Table, tokens int) error {
 	if tokens&src.layout.Mask() != 0 {
 		return errf("Pool.Share", int64(tokens), ErrChunk)
 	}
-	shared := src.ids[:tokens>>src.layout.Shift]
+	shared := src.ids[:tokens>>src.layout.TileShift]
 	if err := p.Retain(shared...); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 // identity, the slot mapping against the table, and slot uniqueness.
 func TestPageTableProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		l := Layout{Shift: uint8(rapid.IntRange(0, 6).Draw(t, "shift"))}
+		l := Layout{TileShift: uint8(rapid.IntRange(0, 6).Draw(t, "shift"))}
 		p, _ := NewPool(4096)
 		lens := rapid.SliceOfN(rapid.IntRange(1, 300), 1, 20).Draw(t, "lens")
 		tables := make([]*Table, len(lens))
@@ -43,8 +43,8 @@ func TestPageTableProperties(t *testing.T) {
 				t.Fatal(err)
 			}
 			for pos, s := range got {
-				page := pt.Indices[int(pt.Indptr[i])+pos>>l.Shift]
-				if want := int64(page)<<l.Shift | int64(pos&l.Mask()); s != want || int64(tb.Slot(pos)) != s {
+				page := pt.Indices[int(pt.Indptr[i])+pos>>l.TileShift]
+				if want := int64(page)<<l.TileShift | int64(pos&l.Mask()); s != want || int64(tb.Slot(pos)) != s {
 					t.Fatalf("slot of %d: %d, page table says %d", pos, s, want)
 				}
 				if slots[s] {
@@ -58,7 +58,7 @@ func TestPageTableProperties(t *testing.T) {
 
 func TestPageTableErrors(t *testing.T) {
 	p, _ := NewPool(10)
-	a, b := NewTable(Layout{Shift: 2}), NewTable(Layout{Shift: 3})
+	a, b := NewTable(Layout{TileShift: 2}), NewTable(Layout{TileShift: 3})
 	_ = p.Grow(a, 5)
 	pt := PageTable{Indptr: []int32{9}}
 	if err := pt.Build([]*Table{a, NewTable(a.Layout())}); !errors.Is(err, ErrEmpty) || len(pt.Indptr) != 0 {
@@ -84,7 +84,7 @@ func TestPageTableErrors(t *testing.T) {
 }
 
 func TestShare(t *testing.T) {
-	l := Layout{Shift: 2}
+	l := Layout{TileShift: 2}
 	p, _ := NewPool(10)
 	src := NewTable(l)
 	_ = p.Grow(src, 10) // 3 tiles, the last partial
@@ -95,14 +95,14 @@ func TestShare(t *testing.T) {
 	if err := p.Share(dst, src, 8); err != nil {
 		t.Fatal(err)
 	}
-	if p.Refs(src.Tiles()[0]) != 2 || p.Refs(src.Tiles()[2]) != 1 || dst.Len() != 8 {
-		t.Fatalf("refs %d %d, len %d", p.Refs(src.Tiles()[0]), p.Refs(src.Tiles()[2]), dst.Len())
+	if p.Refs(src.TileIDs()[0]) != 2 || p.Refs(src.TileIDs()[2]) != 1 || dst.Len() != 8 {
+		t.Fatalf("refs %d %d, len %d", p.Refs(src.TileIDs()[0]), p.Refs(src.TileIDs()[2]), dst.Len())
 	}
 	// dst now grows into a tile of its own.
-	if err := p.Grow(dst, 1); err != nil || dst.Tiles()[2] == src.Tiles()[2] {
+	if err := p.Grow(dst, 1); err != nil || dst.TileIDs()[2] == src.TileIDs()[2] {
 		t.Fatalf("grow after share: %v", err)
 	}
-	if err := p.Release(src); err != nil || p.Refs(dst.Tiles()[0]) != 1 {
+	if err := p.Release(src); err != nil || p.Refs(dst.TileIDs()[0]) != 1 {
 		t.Fatalf("release: %v", err)
 	}
 	if err := p.Share(dst, src, 0); !errors.Is(err, ErrRange) {
@@ -112,14 +112,63 @@ func TestShare(t *testing.T) {
 
 func TestGrowAllOrNothing(t *testing.T) {
 	p, _ := NewPool(4) // 3 tiles
-	tb := NewTable(Layout{Shift: 1})
+	tb := NewTable(Layout{TileShift: 1})
 	if err := p.Grow(tb, 3); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Grow(tb, 4); !errors.Is(err, ErrExhausted) || tb.Len() != 3 || len(tb.Tiles()) != 2 || p.Available() != 1 {
-		t.Fatalf("Grow past the pool: %v, len %d, %d tiles, %d free", err, tb.Len(), len(tb.Tiles()), p.Available())
+	if err := p.Grow(tb, 4); !errors.Is(err, ErrExhausted) || tb.Len() != 3 || len(tb.TileIDs()) != 2 || p.Available() != 1 {
+		t.Fatalf("Grow past the pool: %v, len %d, %d tiles, %d free", err, tb.Len(), len(tb.TileIDs()), p.Available())
 	}
 	if err := p.Grow(tb, 1); err != nil || p.Available() != 1 {
 		t.Fatalf("Grow within the last tile took a tile: %v", err)
+	}
+}
+
+// TestTableEdges pins the behaviour at the edges of Table and Pool.Share.
+func TestTableEdges(t *testing.T) {
+	l := Layout{TileShift: 2}
+	p, _ := NewPool(10)
+	src := NewTable(l)
+	_ = p.Grow(src, 10) // 3 tiles, 2 of them full
+	ids := append([]TileID(nil), src.TileIDs()...)
+
+	// Sharing more tokens than the source holds, even a whole multiple of
+	// the tile, takes nothing.
+	dst := NewTable(l)
+	if err := p.Share(dst, src, 12); !errors.Is(err, ErrRange) || dst.Len() != 0 || len(dst.TileIDs()) != 0 || p.Refs(ids[0]) != 1 {
+		t.Fatalf("Share of 12 tokens of 10: %v, dst %d tokens, refs %d", err, dst.Len(), p.Refs(ids[0]))
+	}
+
+	// An empty range of slots is no slots and no error, anywhere up to Cap.
+	for _, k := range []int{0, 3, src.Cap()} {
+		if got, err := src.AppendSlots([]int64{7}, k, k); err != nil || len(got) != 1 {
+			t.Errorf("AppendSlots(%d, %d) = %v, %v", k, k, got, err)
+		}
+	}
+	for _, r := range [][2]int{{src.Cap() + 1, src.Cap() + 1}, {3, 2}, {-1, 0}} {
+		if _, err := src.AppendSlots(nil, r[0], r[1]); !errors.Is(err, ErrRange) {
+			t.Errorf("AppendSlots(%d, %d): %v, want ErrRange", r[0], r[1], err)
+		}
+	}
+
+	// After Release a table is empty and reusable; releasing it again is a
+	// no-op; its old tiles are free, so freeing them is an error.
+	if err := p.Release(src); err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 0 || src.Cap() != 0 || len(src.TileIDs()) != 0 || p.Available() != 9 {
+		t.Fatalf("after Release: len %d, cap %d, %d tiles, %d free", src.Len(), src.Cap(), len(src.TileIDs()), p.Available())
+	}
+	if got, err := src.AppendSlots(nil, 0, 0); err != nil || len(got) != 0 {
+		t.Fatalf("slots of a released table: %v, %v", got, err)
+	}
+	if err := p.Release(src); err != nil || p.Available() != 9 {
+		t.Fatalf("second Release: %v, %d free", err, p.Available())
+	}
+	if err := p.Free(ids[0]); !errors.Is(err, ErrNotAllocated) {
+		t.Fatalf("Free of a released table's tile: %v", err)
+	}
+	if err := p.Grow(src, 5); err != nil || src.Len() != 5 || len(src.TileIDs()) != 2 {
+		t.Fatalf("Grow after Release: %v, len %d", err, src.Len())
 	}
 }

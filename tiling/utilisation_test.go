@@ -23,7 +23,7 @@ func TestUtilisation(t *testing.T) {
 		return max(1, int(median*math.Exp(sigma*rng.NormFloat64())))
 	}
 	budgets := []int{512, 1024, 2048, 4096, 8192}
-	l := Layout{Shift: 4} // 16-token tiles, vLLM's default block
+	l := Layout{TileShift: 4} // 16-token tiles, vLLM's default block
 	schemes := []struct {
 		name    string
 		reserve func(prompt, maxTokens, used int) int

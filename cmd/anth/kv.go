@@ -14,17 +14,20 @@ import (
 
 const kvUsage = `usage:
   anth kv encode GEOMETRY [--base FILE] [--mode fast|max] [--convert bf16|fp16] [RAW|-]
-  anth kv apply [--base FILE] [DELTA|-]
+  anth kv apply [--base FILE] [--convert bf16|fp16] [DELTA|-]
   anth kv stats GEOMETRY [--base FILE] [--mode fast|max] [--convert bf16|fp16] [RAW|-]
-GEOMETRY: --layers L --kv-heads H --head-dim D --dtype bf16|fp16|fp32 --tile-shift K [--layout nhd|hnd]
-A raw dump is little-endian [layer][K,V][token][kv_head][head_dim] (nhd) or
-[layer][K,V][kv_head][token][head_dim] (hnd); --base names the base's raw dump.
+GEOMETRY: --layers L --kv-heads H --head-dim D --dtype bf16|fp16|fp32|fp8e4m3|fp8e5m2
+          --tile-shift K [--order nhd|hnd]
+A raw dump is little-endian [layer][K,V][token][kv_head][head_dim] (order nhd) or
+[layer][K,V][kv_head][token][head_dim] (order hnd); --base names the base's raw dump.
+--convert reads fp32 dumps (--dtype fp32) and sends them as bf16 or fp16; kv apply
+takes the same --convert for an fp32 base, and writes the delta's dtype.
 `
 
 // kv runs the anth kv subcommands.
 func kv(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return usageErr(kvUsage)
+		return kvUsageErr("a subcommand: encode, apply or stats")
 	}
 	switch args[0] {
 	case "encode", "stats":
@@ -32,95 +35,166 @@ func kv(args []string, stdin io.Reader, stdout io.Writer) error {
 	case "apply":
 		return kvApply(args[1:], stdin, stdout)
 	}
-	return usageErr(kvUsage)
+	return kvUsageErr("unknown subcommand %q", args[0])
 }
 
-// usageError is a command-line mistake; it carries the usage to print.
-type usageError struct{ text string }
+// usageError is a command-line mistake; it carries the usage to print,
+// which says what the mistake was when msg does.
+type usageError struct{ msg, text string }
 
-func (u *usageError) Error() string        { return "usage" }
+func (u *usageError) Error() string {
+	if u.msg != "" {
+		return u.msg
+	}
+	return "usage"
+}
+
 func (u *usageError) Is(target error) bool { return target == errUsage }
 
-func usageErr(text string) error { return &usageError{text} }
+func usageErr(text string) error { return &usageError{text: text} }
 
-func kvEncode(cmd string, args []string, stdin io.Reader, stdout io.Writer) error {
+// kvUsageErr is a usage error of anth kv that names the bad flag or value.
+func kvUsageErr(format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	return &usageError{msg: msg, text: "anth kv: " + msg + "\n" + kvUsage}
+}
+
+// kvFlags are the flags of anth kv encode and stats.
+type kvFlags struct {
+	g        tiling.Geometry
+	to       tiling.DType // --convert's dtype, or 0
+	basePath string
+	mode     kvdelta.Mode
+}
+
+func parseKVFlags(cmd string, args []string) (kvFlags, string, error) {
+	var f kvFlags
 	fs := flag.NewFlagSet("anth kv "+cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	layers := fs.Int("layers", 0, "")
-	heads := fs.Int("kv-heads", 0, "")
-	dim := fs.Int("head-dim", 0, "")
+	fs.IntVar(&f.g.Layers, "layers", 0, "")
+	fs.IntVar(&f.g.KVHeads, "kv-heads", 0, "")
+	fs.IntVar(&f.g.HeadDim, "head-dim", 0, "")
 	dtype := fs.String("dtype", "", "")
 	shift := fs.Int("tile-shift", -1, "")
-	layout := fs.String("layout", "nhd", "")
-	basePath := fs.String("base", "", "")
+	order := fs.String("order", "nhd", "")
+	fs.StringVar(&f.basePath, "base", "", "")
 	mode := fs.String("mode", "fast", "")
 	convert := fs.String("convert", "", "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		return usageErr(kvUsage)
+	if err := fs.Parse(args); err != nil {
+		return f, "", kvUsageErr("%v", err)
 	}
-	d, ok := tiling.ParseDType(*dtype)
-	if !ok || *shift < 0 || *shift > tiling.MaxShift || (*layout != "nhd" && *layout != "hnd") || (*mode != "fast" && *mode != "max") {
-		return usageErr(kvUsage)
+	if fs.NArg() > 1 {
+		return f, "", kvUsageErr("unexpected argument %q", fs.Arg(1))
 	}
-	g := tiling.Geometry{Layers: *layers, KVHeads: *heads, HeadDim: *dim, DType: d, TileShift: uint8(*shift)}
-	if *layout == "hnd" {
-		g.Order = tiling.HND
-	}
-	var to tiling.DType
-	if *convert != "" {
-		if to, ok = tiling.ParseDType(*convert); !ok || d != tiling.FP32 || (to != tiling.BF16 && to != tiling.FP16) {
-			return usageErr(kvUsage)
+	for _, d := range []struct {
+		name string
+		v    int
+	}{{"--layers", f.g.Layers}, {"--kv-heads", f.g.KVHeads}, {"--head-dim", f.g.HeadDim}} {
+		if d.v <= 0 || d.v > 1<<20 {
+			return f, "", kvUsageErr("%s %d: want 1 to %d", d.name, d.v, 1<<20)
 		}
 	}
-	load := func(r io.Reader) (*kvdelta.Snapshot, error) {
-		raw, err := io.ReadAll(r)
-		if err != nil {
+	var ok bool
+	if f.g.DType, ok = tiling.ParseDType(*dtype); !ok {
+		return f, "", kvUsageErr("--dtype %q: want bf16, fp16, fp32, fp8e4m3 or fp8e5m2", *dtype)
+	}
+	if *shift < 0 || *shift > tiling.MaxTileShift {
+		return f, "", kvUsageErr("--tile-shift %d: want 0 to %d", *shift, tiling.MaxTileShift)
+	}
+	f.g.TileShift = uint8(*shift)
+	switch *order {
+	case "nhd":
+	case "hnd":
+		f.g.Order = tiling.HND
+	default:
+		return f, "", kvUsageErr("--order %q: want nhd or hnd", *order)
+	}
+	if err := f.g.Check(); err != nil {
+		return f, "", kvUsageErr("geometry: %v", err)
+	}
+	switch *mode {
+	case "fast":
+	case "max":
+		f.mode = kvdelta.Max
+	default:
+		return f, "", kvUsageErr("--mode %q: want fast or max", *mode)
+	}
+	if *convert != "" {
+		var err error
+		if f.to, err = parseConvert(*convert, f.g.DType); err != nil {
+			return f, "", err
+		}
+	}
+	return f, fs.Arg(0), nil
+}
+
+// parseConvert parses --convert, which turns fp32 dumps into bf16 or fp16.
+func parseConvert(name string, from tiling.DType) (tiling.DType, error) {
+	to, ok := tiling.ParseDType(name)
+	if !ok || (to != tiling.BF16 && to != tiling.FP16) {
+		return 0, kvUsageErr("--convert %q: want bf16 or fp16", name)
+	}
+	if from != tiling.FP32 {
+		return 0, kvUsageErr("--convert %s: the dump must be fp32, and --dtype is %v", name, from)
+	}
+	return to, nil
+}
+
+// load reads a raw dump of geometry g, converted to dtype to if it is not 0.
+func load(r io.Reader, g tiling.Geometry, to tiling.DType) (*kvdelta.Snapshot, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if to != 0 {
+		if raw, err = kvdelta.ConvertFP32(raw, to); err != nil {
 			return nil, err
 		}
-		gg := g
-		if to != 0 {
-			if raw, err = kvdelta.ConvertFP32(raw, to); err != nil {
-				return nil, err
-			}
-			gg.DType = to
-		}
-		return kvdelta.FromRaw(gg, raw)
+		g.DType = to
 	}
-	in, closeIn, err := openArg(fs.Arg(0), stdin)
+	return kvdelta.FromRaw(g, raw)
+}
+
+func kvEncode(cmd string, args []string, stdin io.Reader, stdout io.Writer) error {
+	f, arg, err := parseKVFlags(cmd, args)
+	if err != nil {
+		return err
+	}
+	in, closeIn, err := openArg(arg, stdin)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	next, err := load(in)
+	next, err := load(in, f.g, f.to)
 	if err != nil {
 		return err
 	}
 	var base *kvdelta.Snapshot
-	if *basePath != "" {
-		f, err := os.Open(*basePath)
+	if f.basePath != "" {
+		b, err := os.Open(f.basePath)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if base, err = load(f); err != nil {
+		defer b.Close()
+		if base, err = load(b, f.g, f.to); err != nil {
 			return fmt.Errorf("base: %w", err)
 		}
 	}
-	opts := kvdelta.Options{}
-	if *mode == "max" {
-		opts.Mode = kvdelta.Max
-	}
 	start := time.Now()
-	delta, err := kvdelta.NewEncoder(opts).Encode(nil, base, next)
+	delta, err := kvdelta.NewEncoder(kvdelta.Options{Mode: f.mode}).Encode(nil, base, next)
 	if err != nil {
 		return err
 	}
-	took := time.Since(start)
 	if cmd == "encode" {
 		_, err = stdout.Write(delta)
 		return err
 	}
-	start = time.Now()
+	return kvStats(stdout, base, next, delta, time.Since(start))
+}
+
+// kvStats applies delta back and prints what it cost.
+func kvStats(stdout io.Writer, base, next *kvdelta.Snapshot, delta []byte, took time.Duration) error {
+	start := time.Now()
 	back, err := kvdelta.Apply(base, delta)
 	if err != nil {
 		return fmt.Errorf("applying the delta back: %w", err)
@@ -129,8 +203,9 @@ func kvEncode(cmd string, args []string, stdin io.Reader, stdout io.Writer) erro
 	if !kvdelta.Equal(back, next) {
 		return errors.New("the delta does not restore the snapshot")
 	}
+	g := next.Geometry
 	mb := func(d time.Duration) float64 { return float64(len(next.Data)) / d.Seconds() / 1e6 }
-	fmt.Fprintf(stdout, "tokens %d, tiles %d of %d bytes (%v)\n", next.Tokens, next.Tiles(), g.TileBytes(), next.Geometry.DType)
+	fmt.Fprintf(stdout, "tokens %d, tiles %d of %d bytes (%v)\n", next.Tokens, next.Tiles(), g.TileBytes(), g.DType)
 	fmt.Fprintf(stdout, "raw %d bytes, delta %d bytes, ratio %.3fx\n", len(next.Data), len(delta), float64(len(next.Data))/float64(len(delta)))
 	fmt.Fprintf(stdout, "encode %.0f MB/s, apply %.0f MB/s (one run, wall clock; use the benchmarks for numbers)\n", mb(took), mb(applied))
 	return nil
@@ -140,8 +215,15 @@ func kvApply(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("anth kv apply", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	basePath := fs.String("base", "", "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		return usageErr(kvUsage)
+	convert := fs.String("convert", "", "")
+	if err := fs.Parse(args); err != nil {
+		return kvUsageErr("%v", err)
+	}
+	if fs.NArg() > 1 {
+		return kvUsageErr("unexpected argument %q", fs.Arg(1))
+	}
+	if *convert != "" && *basePath == "" {
+		return kvUsageErr("--convert %s converts the base: it needs --base", *convert)
 	}
 	in, closeIn, err := openArg(fs.Arg(0), stdin)
 	if err != nil {
@@ -154,24 +236,48 @@ func kvApply(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	var base *kvdelta.Snapshot
 	if *basePath != "" {
-		g, err := kvdelta.ReadGeometry(delta)
-		if err != nil {
+		if base, err = loadBase(*basePath, *convert, delta); err != nil {
 			return err
-		}
-		raw, err := os.ReadFile(*basePath)
-		if err != nil {
-			return err
-		}
-		if base, err = kvdelta.FromRaw(g, raw); err != nil {
-			return fmt.Errorf("base: %w", err)
 		}
 	}
 	s, err := kvdelta.Apply(base, delta)
+	if errors.Is(err, kvdelta.ErrBase) && *convert == "" && base != nil && base.Geometry.DType != tiling.FP32 {
+		return fmt.Errorf("%w (if the base dump is fp32 and the delta was made with --convert, give kv apply the same --convert)", err)
+	}
 	if err != nil {
 		return err
 	}
 	_, err = stdout.Write(s.AppendRaw(nil))
 	return err
+}
+
+// loadBase reads the base dump a delta needs, in the delta's geometry;
+// with convert, the dump is fp32 and is converted to the delta's dtype.
+func loadBase(path, convert string, delta []byte) (*kvdelta.Snapshot, error) {
+	g, err := kvdelta.ReadGeometry(delta)
+	if err != nil {
+		return nil, err
+	}
+	var to tiling.DType
+	if convert != "" {
+		if to, err = parseConvert(convert, tiling.FP32); err != nil {
+			return nil, err
+		}
+		if to != g.DType {
+			return nil, kvUsageErr("--convert %s: the delta is %v", convert, g.DType)
+		}
+		g.DType = tiling.FP32
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	base, err := load(f, g, to)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	return base, nil
 }
 
 // openArg opens a file argument, or stdin for "" and "-".

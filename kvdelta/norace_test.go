@@ -1,0 +1,5 @@
+//go:build !race
+
+package kvdelta
+
+const raceEnabled = false
