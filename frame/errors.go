@@ -47,7 +47,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "anth: "
+	s := "frame: "
 	if e.Offset >= 0 {
 		s += "offset " + strconv.FormatInt(e.Offset, 10) + ": "
 	}

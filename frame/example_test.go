@@ -107,7 +107,7 @@ func ExampleError() {
 	fmt.Println(errors.Is(err, io.ErrUnexpectedEOF))
 	// Output:
 	// 5 USAGE
-	// anth: offset 5: USAGE frame: malformed: payload length 11, want 12
+	// frame: offset 5: USAGE frame: malformed: payload length 11, want 12
 	// true
 }
 

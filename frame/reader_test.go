@@ -131,14 +131,14 @@ func TestWrongTypeAccessors(t *testing.T) {
 			t.Errorf("accessor %d: %v, want ErrWrongType", i, err)
 		}
 	}
-	if got := errs[0].Error(); got != "anth: PAD frame: wrong frame type: accessor for TOKEN or TOKEN32" {
+	if got := errs[0].Error(); got != "frame: PAD frame: wrong frame type: accessor for TOKEN or TOKEN32" {
 		t.Errorf("message %q", got)
 	}
 }
 
 func TestErrorMessage(t *testing.T) {
 	_, err := NewReader(strings.NewReader("ANTH\x01\x00\x0B")).Next()
-	want := "anth: offset 5: USAGE frame: malformed: payload length 11, want 12"
+	want := "frame: offset 5: USAGE frame: malformed: payload length 11, want 12"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %q, want %q", err, want)
 	}

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/layer0/anth/frame"
-	anthutf8 "github.com/layer0/anth/utf8"
 )
 
 // DefaultMaxOpenBlocks bounds the content blocks an Encoder holds open at
@@ -21,10 +20,11 @@ type toSSE struct {
 	opts   EncoderOptions
 	events EventReader
 
-	started bool // a message_start was written
-	bridged bool // the stream carries its own message events
-	ended   bool // DONE or ERROR was taken
-	blocks  map[uint16]*openBlock
+	started bool            // a message_start was written
+	bridged bool            // the stream carries its own message events
+	ended   bool            // DONE or ERROR was taken
+	blocks  map[uint16]bool // the blocks open
+	text    Text            // their text, whole characters at a time
 
 	usage        usageState
 	startInput   uint64 // message_start's usage.input_tokens
@@ -32,9 +32,9 @@ type toSSE struct {
 	stopWritten  bool   // a message_stop came as an EVENT
 	errWritten   bool   // an error event came as an EVENT
 
-	ids  []uint32
-	text []byte
-	js   []byte // the JSON of the event being written
+	ids []uint32
+	buf []byte
+	js  []byte // the JSON of the event being written
 }
 
 // emit appends the event name with JSON js, built in s.js, keeping s.js's
@@ -42,12 +42,6 @@ type toSSE struct {
 func (s *toSSE) emit(b, name, js []byte) []byte {
 	s.js = js
 	return appendEvent(b, name, js)
-}
-
-// openBlock is a content block that started and has not stopped: it holds
-// each kind's incomplete UTF-8 character between frames (SPEC.md §7).
-type openBlock struct {
-	text [frame.DeltaSignature + 1]anthutf8.Decoder
 }
 
 func (s *toSSE) maxBlocks() int {
@@ -77,8 +71,8 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 			return b, &Error{Err: ErrMalformed, Detail: "token frames need EncoderOptions.Detokenize"}
 		}
 		s.ids, _ = f.Tokens(s.ids[:0])
-		s.text = s.opts.Detokenize(s.text[:0], s.ids)
-		return s.delta(b, 0, 0, s.text)
+		s.buf = s.opts.Detokenize(s.buf[:0], s.ids)
+		return s.delta(b, 0, 0, s.buf)
 	case frame.TypeBlock:
 		block, op, _ := f.Block()
 		if op == frame.BlockStop {
@@ -131,7 +125,6 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 	case "content_block_stop":
 		if i, ok := jsonUint(ev.Data, "index"); ok && i <= 0xFFFF {
 			b = s.flush(b, uint16(i))
-			delete(s.blocks, uint16(i))
 		}
 	}
 	return appendEvent(b, ev.Name, ev.Data), nil
@@ -155,21 +148,21 @@ func (s *toSSE) message(b []byte) []byte {
 
 // open records block as started.
 func (s *toSSE) open(block uint16) error {
-	if s.blocks[block] != nil {
+	if s.blocks[block] {
 		return nil
 	}
 	if len(s.blocks) >= s.maxBlocks() {
 		return &Error{Err: ErrTooLarge, Detail: "more than " + strconv.Itoa(s.maxBlocks()) + " content blocks open at once"}
 	}
 	if s.blocks == nil {
-		s.blocks = map[uint16]*openBlock{}
+		s.blocks = map[uint16]bool{}
 	}
-	s.blocks[block] = &openBlock{}
+	s.blocks[block] = true
 	return nil
 }
 
 func (s *toSSE) startBlock(b []byte, block uint16, op frame.BlockOp) ([]byte, error) {
-	if s.blocks[block] != nil {
+	if s.blocks[block] {
 		return b, &Error{Err: ErrMalformed, Detail: "start of block " + strconv.Itoa(int(block)) + ", which is open"}
 	}
 	if err := s.open(block); err != nil {
@@ -179,11 +172,10 @@ func (s *toSSE) startBlock(b []byte, block uint16, op frame.BlockOp) ([]byte, er
 }
 
 func (s *toSSE) stopBlock(b []byte, block uint16) ([]byte, error) {
-	if s.blocks[block] == nil {
+	if !s.blocks[block] {
 		return b, &Error{Err: ErrMalformed, Detail: "stop of block " + strconv.Itoa(int(block)) + ", which has not started"}
 	}
 	b = s.flush(b, block)
-	delete(s.blocks, block)
 	return s.emit(b, []byte("content_block_stop"), appendBlockStopJSON(s.js[:0], block)), nil
 }
 
@@ -192,7 +184,7 @@ func (s *toSSE) stopBlock(b []byte, block uint16) ([]byte, error) {
 // stream every block starts explicitly.
 func (s *toSSE) ensureBlock(b []byte, block uint16) ([]byte, error) {
 	b = s.message(b)
-	if s.blocks[block] != nil {
+	if s.blocks[block] {
 		return b, nil
 	}
 	if s.bridged {
@@ -208,11 +200,11 @@ func (s *toSSE) delta(b []byte, block uint16, kind frame.DeltaKind, data []byte)
 	if err != nil {
 		return b, err
 	}
-	s.text = s.blocks[block].text[kind].Append(s.text[:0], data)
-	if len(s.text) == 0 && len(data) > 0 {
+	s.buf = s.text.Append(s.buf[:0], block, kind, data)
+	if len(s.buf) == 0 && len(data) > 0 {
 		return b, nil // all held back: no delta yet
 	}
-	return s.emit(b, []byte("content_block_delta"), appendDeltaJSON(s.js[:0], block, kind, s.text)), nil
+	return s.emit(b, []byte("content_block_delta"), appendDeltaJSON(s.js[:0], block, kind, s.buf)), nil
 }
 
 // citation writes a citation, which must be one JSON object.
@@ -222,26 +214,24 @@ func (s *toSSE) citation(b []byte, block uint16, data []byte) ([]byte, error) {
 		return b, err
 	}
 	var ok bool
-	if s.text, ok = appendCompact(s.text[:0], data); !ok || s.text[0] != '{' {
+	if s.buf, ok = appendCompact(s.buf[:0], data); !ok || s.buf[0] != '{' {
 		return b, &Error{Err: ErrMalformed, Detail: "citation is not a JSON object"}
 	}
-	return s.emit(b, []byte("content_block_delta"), appendDeltaJSON(s.js[:0], block, frame.DeltaCitation, s.text)), nil
+	return s.emit(b, []byte("content_block_delta"), appendDeltaJSON(s.js[:0], block, frame.DeltaCitation, s.buf)), nil
 }
 
-// flush writes what block's UTF-8 reassembly still holds: a character cut
-// off by the block's end becomes U+FFFD (SPEC.md §7).
+// flush ends block: what its UTF-8 reassembly still holds, a character cut
+// off by the block's end, is written as U+FFFD (SPEC.md §7), and the block
+// is forgotten.
 func (s *toSSE) flush(b []byte, block uint16) []byte {
-	ob := s.blocks[block]
-	if ob == nil {
-		return b
-	}
-	for kind := range ob.text {
-		if ob.text[kind].Pending() == 0 {
-			continue
+	for kind := range frame.DeltaSignature + 1 {
+		if s.text.Pending(block, kind) {
+			s.buf = s.text.Flush(s.buf[:0], block, kind)
+			b = s.emit(b, []byte("content_block_delta"), appendDeltaJSON(s.js[:0], block, kind, s.buf))
 		}
-		s.text = ob.text[kind].Flush(s.text[:0])
-		b = s.emit(b, []byte("content_block_delta"), appendDeltaJSON(s.js[:0], block, frame.DeltaKind(kind), s.text))
 	}
+	s.text.Forget(block)
+	delete(s.blocks, block)
 	return b
 }
 

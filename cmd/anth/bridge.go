@@ -1,168 +1,206 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/sse"
-	"github.com/layer0/anth/utf8"
 )
 
-const bridgeUsage = `usage:
-  anth encode [--from sse|text|raw] [file|-]   to ANTH on stdout
-  anth decode [--to sse|text|jsonl] [file|-]   from ANTH to stdout
-  anth stats FILE.sse                          SSE against ANTH sizes
+const encodeUsage = `usage: anth encode [--from sse|text|raw] [FILE|-]
+Writes ANTH on standard output, from (default) an Anthropic Messages API
+stream of Server-Sent Events, from plain text (one TEXT block, then DONE
+end_turn), or from ANTH (checked as a response and written again).
+`
+
+const decodeUsage = `usage: anth decode [--to sse|text|jsonl] [FILE|-]
+Reads an ANTH response and writes (default) the Server-Sent Events the
+official SDKs read, the text of its blocks as whole UTF-8 characters, or one
+JSON object per frame. A response that ends early, or with an ERROR frame,
+is an error (exit 1) after what it carried is written.
+`
+
+const statsUsage = `usage: anth stats FILE
+Prints the size of an SSE recording and of the ANTH that carries it.
 `
 
 // convertArgs parses the one format flag and the optional input file of
 // anth encode and anth decode, and opens the input.
-func convertArgs(cmd, name, def string, args []string, stdin io.Reader) (format string, in io.Reader, done func(), err error) {
+func convertArgs(cmd, flagName, def string, formats []string, args []string, stdin io.Reader) (string, io.Reader, string, func(), error) {
 	fs := flag.NewFlagSet("anth "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f := fs.String(name, def, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		return "", nil, nil, usageErr(bridgeUsage)
+	format := fs.String(flagName, def, "")
+	if err := parseFlags(cmd, fs, args); err != nil {
+		return "", nil, "", nil, err
 	}
-	in, done, err = openArg(fs.Arg(0), stdin)
-	return *f, in, done, err
+	if !slices.Contains(formats, *format) {
+		return "", nil, "", nil, usageErr(cmd, "--%s %q: want one of %v", flagName, *format, formats)
+	}
+	if fs.NArg() > 1 {
+		return "", nil, "", nil, usageErr(cmd, "unexpected argument %q", fs.Arg(1))
+	}
+	in, name, done, err := openArg(fs.Arg(0), stdin)
+	return *format, in, name, done, err
 }
 
 // encode converts SSE, plain text or ANTH (re-checked) to ANTH.
 func encode(args []string, stdin io.Reader, stdout io.Writer) error {
-	from, in, done, err := convertArgs("encode", "from", "sse", args, stdin)
+	from, in, name, done, err := convertArgs("encode", "from", "sse", []string{"sse", "text", "raw"}, args, stdin)
 	if err != nil {
 		return err
 	}
 	defer done()
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
 	switch from {
 	case "sse":
-		_, err = io.Copy(out, sse.NewDecoder(in, sse.DecoderOptions{}))
+		_, err = io.Copy(stdout, sse.NewDecoder(in, sse.DecoderOptions{}))
 	case "text":
-		w := frame.NewWriter(out)
-		buf := make([]byte, 4096)
-		for err == nil {
-			var n int
-			n, err = in.Read(buf)
-			if n > 0 {
-				if werr := w.WriteText(0, buf[:n]); werr != nil {
-					return werr
-				}
-			}
-		}
-		if err != io.EOF {
-			return err
-		}
-		err = w.WriteDone(frame.StopEndTurn, "")
+		err = encodeText(frame.NewWriter(stdout), in)
 	case "raw":
-		w := frame.NewWriter(out)
-		r := frame.NewReader(in)
-		var werr error
-		r.OnSkip = func(f frame.Frame) {
-			if werr == nil {
-				werr = w.WriteFrame(f)
-			}
-		}
-		for f, rerr := range r.All() {
-			if rerr != nil {
-				return rerr
-			}
-			if werr = w.WriteFrame(f); werr != nil {
+		err = forward(frame.NewWriter(stdout), frame.NewReader(in))
+	}
+	return inFile(name, err)
+}
+
+// encodeText writes the text of in as one TEXT block, then DONE.
+func encodeText(w *frame.Writer, in io.Reader) error {
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			if werr := w.WriteText(0, buf[:n]); werr != nil {
 				return werr
 			}
 		}
-		if werr == nil {
-			werr = w.Flush()
+		if err == io.EOF {
+			return w.WriteDone(frame.StopEndTurn, "")
 		}
-		err = werr
-	default:
-		return usageErr(bridgeUsage)
+		if err != nil {
+			return err
+		}
 	}
-	return err
+}
+
+// forward writes every frame r reads, unknown ignorable ones included.
+func forward(w *frame.Writer, r *frame.Reader) error {
+	var werr error
+	r.OnSkip = func(f frame.Frame) {
+		if werr == nil {
+			werr = w.WriteFrame(f)
+		}
+	}
+	for f, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		if werr = w.WriteFrame(f); werr != nil {
+			return werr
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	return w.Flush()
 }
 
 // decode converts ANTH to SSE, plain text or one JSON object per frame.
 func decode(args []string, stdin io.Reader, stdout io.Writer) error {
-	to, in, done, err := convertArgs("decode", "to", "sse", args, stdin)
+	to, in, name, done, err := convertArgs("decode", "to", "sse", []string{"sse", "text", "jsonl"}, args, stdin)
 	if err != nil {
 		return err
 	}
 	defer done()
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
 	switch to {
 	case "sse":
-		enc := sse.NewEncoder(out, sse.EncoderOptions{})
-		if _, err = io.Copy(enc, in); err != nil {
+		enc := sse.NewEncoder(stdout, sse.EncoderOptions{})
+		if _, err = io.Copy(enc, in); err == nil {
+			err = enc.Close()
+		}
+	case "text":
+		err = decodeText(stdout, frame.NewReader(in))
+	case "jsonl":
+		err = decodeJSONL(stdout, frame.NewReader(in, frame.WithRawFrames()))
+	}
+	return inFile(name, err)
+}
+
+// decodeText writes the text of every block, whole characters only, in
+// stream order, and fails on a response that failed.
+func decodeText(out io.Writer, r *frame.Reader) error {
+	var text sse.Text
+	var b []byte
+	for f, err := range r.All() {
+		if err != nil {
 			return err
 		}
-		return enc.Close()
-	case "text":
-		// Text of every block, whole characters only, in stream order.
-		decoders := map[uint16]*utf8.Decoder{}
-		var b []byte
-		for f, err := range frame.NewReader(in).All() {
-			if err != nil {
-				return err
-			}
-			if f.Type != frame.TypeText {
-				continue
-			}
-			block, text, _ := f.Text()
-			d := decoders[block]
-			if d == nil {
-				d = &utf8.Decoder{}
-				decoders[block] = d
-			}
-			b = d.Append(b[:0], text)
+		switch f.Type {
+		case frame.TypeText:
+			block, t, _ := f.Text()
+			b = text.Append(b[:0], block, 0, t)
 			out.Write(b)
-		}
-		for _, d := range decoders {
-			out.Write(d.Flush(nil))
-		}
-		return nil
-	case "jsonl":
-		r := frame.NewReader(in, frame.WithRawFrames())
-		enc := json.NewEncoder(out)
-		emit := func(f frame.Frame) {
-			enc.Encode(map[string]any{"offset": r.Offset() - int64(f.Size()), "type": f.Type.String(), "length": len(f.Payload), "payload": describe(f)})
-		}
-		r.OnSkip = emit
-		for f, err := range r.All() {
-			if err != nil {
-				return err
+		case frame.TypeBlock:
+			if block, op, _ := f.Block(); op == frame.BlockStop {
+				out.Write(text.Flush(b[:0], block, 0))
+				text.Forget(block)
 			}
-			emit(f)
+		case frame.TypeError:
+			code, msg, _ := f.ErrorMessage()
+			return fmt.Errorf("the response failed: %d %s: %s", code, sse.ErrorTypeName(code), msg)
+		case frame.TypeDone:
+			for block := range uint16(0xFFFF) {
+				if text.Blocks() == 0 {
+					break
+				}
+				out.Write(text.Flush(b[:0], block, 0))
+				text.Forget(block)
+			}
 		}
-		return nil
 	}
-	return usageErr(bridgeUsage)
+	return nil
+}
+
+// decodeJSONL writes one JSON object per frame, skipped frames included.
+func decodeJSONL(out io.Writer, r *frame.Reader) error {
+	enc := json.NewEncoder(out)
+	emit := func(f frame.Frame) {
+		enc.Encode(map[string]any{"offset": r.Offset() - int64(f.Size()), "type": f.Type.String(), "length": len(f.Payload), "payload": describe(f)})
+	}
+	r.OnSkip = emit
+	for f, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		emit(f)
+	}
+	return nil
 }
 
 // stats compares an SSE recording with its ANTH form.
-func stats(args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return usageErr(bridgeUsage)
+func stats(args []string, _ io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("anth stats", flag.ContinueOnError)
+	if err := parseFlags("stats", fs, args); err != nil {
+		return err
 	}
-	in, err := os.ReadFile(args[0])
+	if fs.NArg() != 1 {
+		return usageErr("stats", "want one FILE, have %d arguments", fs.NArg())
+	}
+	name := fs.Arg(0)
+	in, err := os.ReadFile(name)
 	if err != nil {
 		return err
 	}
 	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
 	if err != nil {
-		return err
+		return inFile(name, err)
 	}
 	deltas := 0
 	for f, err := range frame.NewReader(bytes.NewReader(anth)).All() {
 		if err != nil {
-			return err
+			return inFile(name, err)
 		}
 		if f.Type == frame.TypeText || f.Type == frame.TypeDelta {
 			deltas++

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,11 +14,26 @@ import (
 	"github.com/layer0/anth/sse"
 )
 
+const demoUsage = `usage: anth [demo]
+Encodes a sample response (English and Chinese text in 73 deltas, usage, a
+stop reason) as ANTH and as the SSE JSON the API sends, decodes both, checks
+that they agree, and prints the ANTH frames and the sizes of both.
+`
+
+func runDemo(args []string, _ io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("anth demo", flag.ContinueOnError)
+	if err := parseFlags("demo", fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("demo", "unexpected argument %q", fs.Arg(0))
+	}
+	return demo(stdout)
+}
+
 // demo encodes the sample response both ways, decodes both, checks that
 // they agree and prints the frames and the sizes.
-func demo(out io.Writer) error {
-	w := bufio.NewWriter(out)
-	defer w.Flush()
+func demo(w io.Writer) error {
 	pieces := samplePieces(sampleText)
 	resp := sampleResponse
 	resp.Text = []string{sampleText}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,10 +11,30 @@ import (
 	"github.com/layer0/anth/sse"
 )
 
+const dumpUsage = `usage: anth dump [FILE|-]
+Prints one line per frame of an ANTH stream (default standard input): its
+offset, type, payload length and payload. It reads frames as they are on the
+wire, in any order (a response's grammar is not checked).
+`
+
+func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("anth dump", flag.ContinueOnError)
+	if err := parseFlags("dump", fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usageErr("dump", "unexpected argument %q", fs.Arg(1))
+	}
+	in, name, done, err := openArg(fs.Arg(0), stdin)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return inFile(name, dump(stdout, in))
+}
+
 // dump prints one line per frame: offset, type, payload length, payload.
-func dump(out io.Writer, in io.Reader) error {
-	w := bufio.NewWriter(out)
-	defer w.Flush()
+func dump(w io.Writer, in io.Reader) error {
 	r := frame.NewReader(in, frame.WithRawFrames())
 	r.OnSkip = func(f frame.Frame) { printFrame(w, r.Offset()-int64(f.Size()), f) }
 	for f, err := range r.All() {

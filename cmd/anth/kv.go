@@ -29,6 +29,9 @@ func kv(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
 		return kvUsageErr("a subcommand: encode, apply or stats")
 	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		return flag.ErrHelp
+	}
 	switch args[0] {
 	case "encode", "stats":
 		return kvEncode(args[0], args[1:], stdin, stdout)
@@ -38,26 +41,8 @@ func kv(args []string, stdin io.Reader, stdout io.Writer) error {
 	return kvUsageErr("unknown subcommand %q", args[0])
 }
 
-// usageError is a command-line mistake; it carries the usage to print,
-// which says what the mistake was when msg does.
-type usageError struct{ msg, text string }
-
-func (u *usageError) Error() string {
-	if u.msg != "" {
-		return u.msg
-	}
-	return "usage"
-}
-
-func (u *usageError) Is(target error) bool { return target == errUsage }
-
-func usageErr(text string) error { return &usageError{text: text} }
-
 // kvUsageErr is a usage error of anth kv that names the bad flag or value.
-func kvUsageErr(format string, a ...any) error {
-	msg := fmt.Sprintf(format, a...)
-	return &usageError{msg: msg, text: "anth kv: " + msg + "\n" + kvUsage}
-}
+func kvUsageErr(format string, a ...any) error { return usageErr("kv", format, a...) }
 
 // kvFlags are the flags of anth kv encode and stats.
 type kvFlags struct {
@@ -70,7 +55,6 @@ type kvFlags struct {
 func parseKVFlags(cmd string, args []string) (kvFlags, string, error) {
 	var f kvFlags
 	fs := flag.NewFlagSet("anth kv "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.IntVar(&f.g.Layers, "layers", 0, "")
 	fs.IntVar(&f.g.KVHeads, "kv-heads", 0, "")
 	fs.IntVar(&f.g.HeadDim, "head-dim", 0, "")
@@ -80,8 +64,8 @@ func parseKVFlags(cmd string, args []string) (kvFlags, string, error) {
 	fs.StringVar(&f.basePath, "base", "", "")
 	mode := fs.String("mode", "fast", "")
 	convert := fs.String("convert", "", "")
-	if err := fs.Parse(args); err != nil {
-		return f, "", kvUsageErr("%v", err)
+	if err := parseFlags("kv", fs, args); err != nil {
+		return f, "", err
 	}
 	if fs.NArg() > 1 {
 		return f, "", kvUsageErr("unexpected argument %q", fs.Arg(1))
@@ -160,14 +144,14 @@ func kvEncode(cmd string, args []string, stdin io.Reader, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	in, closeIn, err := openArg(arg, stdin)
+	in, name, closeIn, err := openArg(arg, stdin)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
 	next, err := load(in, f.g, f.to)
 	if err != nil {
-		return err
+		return inFile(name, err)
 	}
 	var base *kvdelta.Snapshot
 	if f.basePath != "" {
@@ -213,11 +197,10 @@ func kvStats(stdout io.Writer, base, next *kvdelta.Snapshot, delta []byte, took 
 
 func kvApply(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("anth kv apply", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	basePath := fs.String("base", "", "")
 	convert := fs.String("convert", "", "")
-	if err := fs.Parse(args); err != nil {
-		return kvUsageErr("%v", err)
+	if err := parseFlags("kv", fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 1 {
 		return kvUsageErr("unexpected argument %q", fs.Arg(1))
@@ -225,14 +208,14 @@ func kvApply(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *convert != "" && *basePath == "" {
 		return kvUsageErr("--convert %s converts the base: it needs --base", *convert)
 	}
-	in, closeIn, err := openArg(fs.Arg(0), stdin)
+	in, name, closeIn, err := openArg(fs.Arg(0), stdin)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
 	delta, err := io.ReadAll(in)
 	if err != nil {
-		return err
+		return inFile(name, err)
 	}
 	var base *kvdelta.Snapshot
 	if *basePath != "" {
@@ -242,10 +225,10 @@ func kvApply(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	s, err := kvdelta.Apply(base, delta)
 	if errors.Is(err, kvdelta.ErrBase) && *convert == "" && base != nil && base.Geometry.DType != tiling.FP32 {
-		return fmt.Errorf("%w (if the base dump is fp32 and the delta was made with --convert, give kv apply the same --convert)", err)
+		return inFile(name, fmt.Errorf("%w (if the base dump is fp32 and the delta was made with --convert, give kv apply the same --convert)", err))
 	}
 	if err != nil {
-		return err
+		return inFile(name, err)
 	}
 	_, err = stdout.Write(s.AppendRaw(nil))
 	return err
@@ -278,16 +261,4 @@ func loadBase(path, convert string, delta []byte) (*kvdelta.Snapshot, error) {
 		return nil, fmt.Errorf("base: %w", err)
 	}
 	return base, nil
-}
-
-// openArg opens a file argument, or stdin for "" and "-".
-func openArg(name string, stdin io.Reader) (io.Reader, func(), error) {
-	if name == "" || name == "-" {
-		return stdin, func() {}, nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
 }

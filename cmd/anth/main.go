@@ -1,93 +1,169 @@
-// Command anth shows and inspects ANTH streams.
+// Command anth shows and inspects ANTH streams, converts them to and from
+// the Anthropic Messages API's Server-Sent Events, and makes and applies KV
+// cache deltas.
 //
-//	anth [demo]          encode an embedded sample response as ANTH and as
-//	                     SSE JSON, decode both, compare, print the frames
-//	anth dump [file|-]   print one line per frame of an ANTH stream
-//	anth encode [--from sse|text|raw] [file|-]
-//	anth decode [--to sse|text|jsonl] [file|-]
-//	anth stats FILE.sse  SSE and ANTH sizes of a recording
-//	anth kv encode|apply|stats ...
-//	                     KV cache deltas of raw KV dumps (anth kv for usage)
+//	anth [demo]          encode a sample response as ANTH and as SSE JSON,
+//	                     decode both, compare, print the frames and sizes
+//	anth dump [FILE|-]   print one line per frame of an ANTH stream
+//	anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH
+//	anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines
+//	anth stats FILE      SSE against ANTH sizes of an SSE recording
+//	anth kv encode|apply|stats ...               KV cache deltas of raw KV dumps
 //
-// Exit status is 1 when the input is bad and 2 when the command line is.
+// Every command takes -h or --help. Output goes to standard output, errors
+// to standard error, each once, naming the file and the byte offset. Exit
+// status is 0 on success, 1 when the input is bad or the output cannot be
+// written, and 2 when the command line is wrong.
 package main
 
 import (
+	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-const usage = `usage:
-  anth [demo]          encode a sample response as ANTH and SSE, decode, compare
-  anth dump [file|-]   print one line per frame of an ANTH stream (default stdin)
-  anth encode [--from sse|text|raw] [file|-]   SSE, text or ANTH to ANTH
-  anth decode [--to sse|text|jsonl] [file|-]   ANTH to SSE, text or JSON lines
-  anth stats FILE.sse  SSE against ANTH sizes of a recording
-  anth kv encode|apply|stats ...   KV cache deltas (anth kv prints their usage)
+const usage = `usage: anth COMMAND [ARGS]
+  anth [demo]          encode a sample response as ANTH and SSE, decode both, compare
+  anth dump [FILE|-]   print one line per frame of an ANTH stream (default stdin)
+  anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH on stdout
+  anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines on stdout
+  anth stats FILE      SSE against ANTH sizes of an SSE recording
+  anth kv encode|apply|stats ...   KV cache deltas (anth kv --help)
+anth COMMAND --help prints a command's usage.
 `
+
+// commands are anth's commands, by name.
+var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer) error{
+	"demo":   runDemo,
+	"dump":   runDump,
+	"encode": encode,
+	"decode": decode,
+	"stats":  stats,
+	"kv":     kv,
+}
+
+// usages are the commands' usage texts.
+var usages = map[string]string{
+	"demo":   demoUsage,
+	"dump":   dumpUsage,
+	"encode": encodeUsage,
+	"decode": decodeUsage,
+	"stats":  statsUsage,
+	"kv":     kvUsage,
+}
 
 // errUsage marks command-line mistakes, which exit with status 2.
 var errUsage = errors.New("usage")
 
-func main() {
-	err := run(os.Args[1:], os.Stdin, os.Stdout)
-	switch {
-	case err == nil:
-	case errors.Is(err, errUsage):
-		text := usage
-		var u *usageError
-		if errors.As(err, &u) {
-			text = u.text
-		}
-		fmt.Fprint(os.Stderr, text)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "anth:", err)
-		os.Exit(1)
-	}
+// usageError is a command-line mistake: what was wrong, and the usage of
+// the command it was made in.
+type usageError struct{ msg, text string }
+
+func (u *usageError) Error() string        { return u.msg }
+func (u *usageError) Is(target error) bool { return target == errUsage }
+
+// usageErr is a usage error of command cmd that names the bad flag or
+// value.
+func usageErr(cmd, format string, a ...any) error {
+	return &usageError{msg: "anth " + cmd + ": " + fmt.Sprintf(format, a...), text: usages[cmd]}
 }
 
+// parseFlags parses a command's flags. -h and --help give flag.ErrHelp,
+// which prints the usage and exits 0; any other mistake names the flag.
+func parseFlags(cmd string, fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	if err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	return nil
+}
+
+func main() {
+	os.Exit(exit(run(os.Args[1:], os.Stdin, os.Stdout), os.Stdout, os.Stderr))
+}
+
+// exit reports err and returns the exit status.
+func exit(err error, stdout, stderr io.Writer) int {
+	var u *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &u):
+		fmt.Fprintf(stderr, "%s\n%s", u.msg, u.text)
+		return 2
+	case errors.Is(err, errUsage):
+		fmt.Fprint(stderr, usage)
+		return 2
+	case errors.Is(err, flag.ErrHelp):
+		var h *helpError
+		if errors.As(err, &h) {
+			fmt.Fprint(stdout, h.text)
+		}
+		return 0
+	}
+	fmt.Fprintln(stderr, "anth:", err)
+	return 1
+}
+
+// helpError asks for a command's usage to be printed, on standard output.
+type helpError struct{ text string }
+
+func (h *helpError) Error() string { return "help requested" }
+func (h *helpError) Unwrap() error { return flag.ErrHelp }
+
+// run runs the command of args, writing its output through a buffer whose
+// final flush is checked: output that cannot be written is an error.
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
-	cmd := "demo"
+	name := "demo"
 	if len(args) > 0 {
-		cmd, args = args[0], args[1:]
+		name, args = args[0], args[1:]
 	}
-	switch cmd {
-	case "demo":
-		if len(args) != 0 {
-			return errUsage
-		}
-		return demo(stdout)
-	case "dump":
-		if len(args) > 1 {
-			return errUsage
-		}
-		in, name := stdin, "-"
-		if len(args) == 1 && args[0] != "-" {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			in, name = f, args[0]
-		}
-		if err := dump(stdout, in); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		return nil
-	case "kv":
-		return kv(args, stdin, stdout)
-	case "encode":
-		return encode(args, stdin, stdout)
-	case "decode":
-		return decode(args, stdin, stdout)
-	case "stats":
-		return stats(args, stdout)
+	switch name {
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return &helpError{usage}
 	}
-	return errUsage
+	cmd, ok := commands[name]
+	if !ok {
+		return &usageError{msg: "anth: unknown command " + quote(name), text: usage}
+	}
+	out := bufio.NewWriter(stdout)
+	err := cmd(args, stdin, out)
+	if errors.Is(err, flag.ErrHelp) {
+		return &helpError{usages[name]}
+	}
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("writing output: %w", ferr)
+	}
+	return err
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// openArg opens a file argument, or stdin for "" and "-", and returns it
+// with the name errors give it.
+func openArg(name string, stdin io.Reader) (io.Reader, string, func(), error) {
+	if name == "" || name == "-" {
+		return stdin, "stdin", func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, name, nil, err // *PathError: it names the file
+	}
+	return f, name, func() { f.Close() }, nil
+}
+
+// inFile labels an error about the input with the input's name.
+func inFile(name string, err error) error {
+	if err == nil || errors.Is(err, errUsage) || strings.HasPrefix(err.Error(), name+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
