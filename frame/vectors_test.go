@@ -1,17 +1,16 @@
 package frame
 
 import (
-	"bufio"
-	"encoding/hex"
 	"errors"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/layer0/anth/internal/testdata"
 )
 
 // specVector is one row of SPEC.md §9.
@@ -28,23 +27,9 @@ var vectorRow = regexp.MustCompile("^\\| `([a-z0-9-]+)` \\| (?:`([0-9A-F ]*)`|\\
 // the code cannot drift apart.
 func readSpecVectors(t *testing.T) []specVector {
 	t.Helper()
-	f, err := os.Open("../SPEC.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var vs []specVector
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		m := vectorRow.FindStringSubmatch(s.Text())
-		if m == nil {
-			continue
-		}
-		b, err := hex.DecodeString(strings.ReplaceAll(m[2], " ", ""))
-		if err != nil {
-			t.Fatalf("SPEC.md vector %s: %v", m[1], err)
-		}
-		v := specVector{name: m[1], bytes: b, kind: m[3]}
+	for _, m := range testdata.SpecRows(t, vectorRow) {
+		v := specVector{name: m[1], bytes: testdata.Hex(t, m[2]), kind: m[3]}
 		if m[4] != "" {
 			v.offset, _ = strconv.ParseInt(m[4], 10, 64)
 		}

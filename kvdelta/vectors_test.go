@@ -1,12 +1,10 @@
 package kvdelta
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/tiling"
 )
 
@@ -50,22 +49,9 @@ var kvVectorRow = regexp.MustCompile("^\\| `(ankv-[a-z0-9-]+)` \\| (valid|Err[A-
 // cannot drift apart.
 func readSpecVectors(t *testing.T) []specVector {
 	t.Helper()
-	f, err := os.Open("../SPEC.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var vs []specVector
-	for s := bufio.NewScanner(f); s.Scan(); {
-		m := kvVectorRow.FindStringSubmatch(s.Text())
-		if m == nil {
-			continue
-		}
-		b, err := hex.DecodeString(strings.ReplaceAll(m[4], " ", ""))
-		if err != nil {
-			t.Fatalf("SPEC.md vector %s: %v", m[1], err)
-		}
-		v := specVector{name: m[1], kind: m[2], bytes: b, offset: -1}
+	for _, m := range testdata.SpecRows(t, kvVectorRow) {
+		v := specVector{name: m[1], kind: m[2], bytes: testdata.Hex(t, m[4]), offset: -1}
 		if m[3] != "—" {
 			v.offset, _ = strconv.ParseInt(m[3], 10, 64)
 		}

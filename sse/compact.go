@@ -106,15 +106,7 @@ func (c *compactor) literal(lit string) bool {
 }
 
 func (c *compactor) object(depth int) bool {
-	c.dst = append(c.dst, '{')
-	c.i++
-	c.skipSpace()
-	if c.i < len(c.src) && c.src[c.i] == '}' {
-		c.dst = append(c.dst, '}')
-		c.i++
-		return true
-	}
-	for {
+	return c.list('}', depth, func() bool {
 		keyAt := c.i
 		if c.i >= len(c.src) || c.src[c.i] != '"' || !c.string() {
 			return false
@@ -129,39 +121,27 @@ func (c *compactor) object(depth int) bool {
 		c.dst = append(c.dst, ':')
 		c.i++
 		c.skipSpace()
-		if !c.value(depth + 1) {
-			return false
-		}
-		c.skipSpace()
-		if c.i >= len(c.src) {
-			return false
-		}
-		switch c.src[c.i] {
-		case ',':
-			c.dst = append(c.dst, ',')
-			c.i++
-			c.skipSpace()
-		case '}':
-			c.dst = append(c.dst, '}')
-			c.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return c.value(depth + 1)
+	})
 }
 
 func (c *compactor) array(depth int) bool {
-	c.dst = append(c.dst, '[')
+	return c.list(']', depth, func() bool { return c.value(depth + 1) })
+}
+
+// list copies an object or array, whose opening byte is at c.i: its
+// elements, each read by elem, with commas between, up to end.
+func (c *compactor) list(end byte, depth int, elem func() bool) bool {
+	c.dst = append(c.dst, c.src[c.i])
 	c.i++
 	c.skipSpace()
-	if c.i < len(c.src) && c.src[c.i] == ']' {
-		c.dst = append(c.dst, ']')
+	if c.i < len(c.src) && c.src[c.i] == end {
+		c.dst = append(c.dst, end)
 		c.i++
 		return true
 	}
 	for {
-		if !c.value(depth + 1) {
+		if !elem() {
 			return false
 		}
 		c.skipSpace()
@@ -173,8 +153,8 @@ func (c *compactor) array(depth int) bool {
 			c.dst = append(c.dst, ',')
 			c.i++
 			c.skipSpace()
-		case ']':
-			c.dst = append(c.dst, ']')
+		case end:
+			c.dst = append(c.dst, end)
 			c.i++
 			return true
 		default:

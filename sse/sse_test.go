@@ -52,24 +52,17 @@ type event struct {
 
 // events parses SSE into events with their JSON decoded, so whitespace and
 // escaping do not count.
-func events(t testing.TB, sse []byte) []event {
+func events(t tb, sse []byte) []event {
 	t.Helper()
-	sc := newScanner(bytes.NewReader(sse), 0)
 	var evs []event
-	for {
-		name, data, err := sc.next()
-		if err == io.EOF {
-			return evs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range scanEvents(t, sse) {
 		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatalf("event %s: %v", name, err)
+		if err := json.Unmarshal([]byte(ev[1]), &v); err != nil {
+			t.Fatalf("event %s: %v", ev[0], err)
 		}
-		evs = append(evs, event{string(name), v})
+		evs = append(evs, event{ev[0], v})
 	}
+	return evs
 }
 
 // TestRecordings bridges every recording SSE -> ANTH -> SSE and checks the

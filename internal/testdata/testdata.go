@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -62,4 +63,34 @@ func checked(t testing.TB, dir string, keep func(string) bool) map[string][]byte
 		t.Fatalf("test data: no files in %s", Path(dir))
 	}
 	return out
+}
+
+// SpecRows returns the submatches of row, a regexp for one table row, in
+// every line of SPEC.md that it matches: tests read the specification's
+// own vector tables, so the document and the code cannot drift apart.
+func SpecRows(t testing.TB, row *regexp.Regexp) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(Path(), "..", "SPEC.md"))
+	if err != nil {
+		t.Fatalf("test data: %v", err)
+	}
+	defer f.Close()
+	var rows [][]string
+	for s := bufio.NewScanner(f); s.Scan(); {
+		if m := row.FindStringSubmatch(s.Text()); m != nil {
+			rows = append(rows, m)
+		}
+	}
+	return rows
+}
+
+// Hex decodes a vector's bytes as SPEC.md writes them: hex pairs with
+// spaces between.
+func Hex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		t.Fatalf("SPEC.md vector %q: %v", s, err)
+	}
+	return b
 }
