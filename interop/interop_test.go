@@ -14,6 +14,9 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/google/go-cmp/cmp"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
 )
@@ -128,5 +131,119 @@ func TestSDKOverNativeANTH(t *testing.T) {
 	}
 	if len(msg.Content) != 1 || msg.Content[0].Text != "Hello from ANTH 你好" || msg.StopReason != "end_turn" || msg.Model != "native-model" {
 		t.Fatalf("SDK message: %+v", msg)
+	}
+}
+
+// sdkStream streams a message from srv with the official SDK, through
+// sse.ClientMiddleware when mw, with OpenTelemetry tracing on or off, and
+// returns what it accumulated (as JSON values) or its error.
+func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
+	t.Helper()
+	opts := []option.RequestOption{option.WithBaseURL(url), option.WithAPIKey("test"), option.WithMaxRetries(0), option.WithOpenTelemetryTraces(traced)}
+	if traced {
+		opts = append(opts, option.WithTracerProvider(sdktrace.NewTracerProvider()))
+	}
+	if mw {
+		opts = append(opts, option.WithMiddleware(sse.ClientMiddleware(sse.ClientOptions{})))
+	}
+	client := anthropic.NewClient(opts...)
+	stream := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
+		Model: "claude-test", MaxTokens: 1024,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))},
+	})
+	defer stream.Close()
+	var msg anthropic.Message
+	for stream.Next() {
+		if err := msg.Accumulate(stream.Current()); err != nil {
+			return nil, "accumulate: " + err.Error()
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, "stream: " + err.Error()
+	}
+	var v any
+	if raw := msg.RawJSON(); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			t.Fatalf("SDK message JSON: %v", err)
+		}
+	}
+	return v, ""
+}
+
+// TestSDKThroughMiddleware: the official Go SDK, through
+// sse.ClientMiddleware, reads every recording served by sse.Proxy as ANTH
+// and accumulates the message it accumulates over plain SSE, with tracing
+// on and off; the server saw the SDK ask for ANTH.
+func TestSDKThroughMiddleware(t *testing.T) {
+	var body []byte
+	var accepts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accepts = append(accepts, r.Header.Get("Accept"))
+		sse.Proxy(w, r, io.NopCloser(bytes.NewReader(body)), sse.DecoderOptions{})
+	}))
+	defer srv.Close()
+	for name, rec := range testdata.SSE(t) {
+		body = rec
+		want, wantErr := sdkStream(t, srv.URL, false, false)
+		for _, traced := range []bool{false, true} {
+			accepts = accepts[:0]
+			got, gotErr := sdkStream(t, srv.URL, true, traced)
+			if len(accepts) != 1 || accepts[0] != sse.Accept {
+				t.Fatalf("%s: the SDK sent Accept %q through the middleware", name, accepts)
+			}
+			if !sameError(wantErr, gotErr) {
+				t.Fatalf("%s (traced %v): SDK error over SSE %q, through ANTH %q", name, traced, wantErr, gotErr)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("%s (traced %v): message differs (-SSE +ANTH):\n%s", name, traced, d)
+			}
+		}
+	}
+}
+
+// TestSDKCutStream: a stream cut mid-way ends in an error through the
+// middleware; over plain SSE the SDK may end quietly with half a message.
+func TestSDKCutStream(t *testing.T) {
+	rec := testdata.SSE(t)["layer0-basic.sse"]
+	cut := rec[:bytes.Index(rec, []byte("event: content_block_stop"))]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fw := sse.NewResponseWriter(w, r, sse.EncoderOptions{})
+		if sse.Negotiate(r) {
+			anth, _ := io.ReadAll(sse.NewDecoder(bytes.NewReader(rec), sse.DecoderOptions{}))
+			w.Write(anth[:len(anth)*2/3]) // the server dies mid-stream
+			return
+		}
+		_ = fw
+		w.Write(cut)
+	}))
+	defer srv.Close()
+	_, plainErr := sdkStream(t, srv.URL, false, false)
+	_, err := sdkStream(t, srv.URL, true, false)
+	if err == "" || !strings.Contains(err, "unexpected EOF") {
+		t.Fatalf("a cut ANTH stream through the middleware: error %q, want one saying the stream ended early", err)
+	}
+	t.Logf("cut stream: over plain SSE the SDK reports %q; through the middleware %q", plainErr, err)
+}
+
+// TestSDKNativeThroughMiddleware: a server that writes ANTH natively with
+// NewResponseWriter serves the SDK through the middleware.
+func TestSDKNativeThroughMiddleware(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The model the request named: ANTH does not carry it, and the
+		// middleware names the message after the request.
+		fw := sse.NewResponseWriter(w, r, sse.EncoderOptions{Model: "claude-test"})
+		for _, piece := range []string{"Hello", " from", " ANTH ", "你", "好"} {
+			fw.WriteText(0, []byte(piece))
+		}
+		fw.WriteUsage(frame.Usage{InputTokens: 5, OutputTokens: 6})
+		fw.WriteDone(frame.StopEndTurn, "")
+	}))
+	defer srv.Close()
+	for _, traced := range []bool{false, true} {
+		plain, perr := sdkStream(t, srv.URL, false, traced)
+		got, err := sdkStream(t, srv.URL, true, traced)
+		if perr != "" || err != "" || !cmp.Equal(plain, got) {
+			t.Fatalf("traced %v: over SSE %v %q, through ANTH %v %q", traced, plain, perr, got, err)
+		}
 	}
 }

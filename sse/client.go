@@ -1,0 +1,138 @@
+package sse
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"net/http"
+)
+
+// Accept is the Accept header a client sends to ask for ANTH and keep SSE
+// and JSON acceptable: a server that does not know ANTH answers as it
+// always has. It is under 128 bytes, so it stays CORS-safelisted.
+const Accept = ContentType + ", text/event-stream;q=0.9, application/json;q=0.8"
+
+// ClientOptions configure ClientMiddleware.
+type ClientOptions struct {
+	// Encoder configures the conversion of ANTH responses to SSE.
+	Encoder EncoderOptions
+}
+
+// ClientMiddleware returns an HTTP client middleware for the official
+// Anthropic Go SDK — option.WithMiddleware(sse.ClientMiddleware(opts)) —
+// that receives streaming responses as ANTH and hands the SDK the SSE it
+// already reads, so its code does not change. The function type is the
+// SDK's option.Middleware, written out, so this package does not import
+// the SDK.
+//
+// It asks for ANTH (Accept) on streaming calls — requests whose JSON body
+// has "stream": true — and converts only a 2xx response whose Content-Type
+// is ContentType; any other request and response pass through untouched. A
+// stream cut before its DONE or ERROR ends in an error the SDK reports, not
+// in a shorter message. Cancelling the request's context stops it as it
+// stops any request: the body is the transport's.
+func ClientMiddleware(opts ClientOptions) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		stream, model := streaming(req)
+		if !stream {
+			return next(req)
+		}
+		req = req.Clone(req.Context())
+		req.Header.Set("Accept", Accept)
+		resp, err := next(req)
+		if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return resp, err
+		}
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != ContentType {
+			return resp, nil
+		}
+		enc := opts.Encoder
+		if enc.Model == "" {
+			// A stream from a server that never saw SSE names no model; the
+			// one the request asked for is the best name for it.
+			enc.Model = model
+		}
+		resp.Body = newSSEBody(resp.Body, enc)
+		resp.Header.Set("Content-Type", sseContentType)
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		return resp, nil
+	}
+}
+
+// streaming reports whether req is a call whose JSON body asks for a
+// stream, and the model it names. It reads the body through GetBody,
+// leaving req's own untouched.
+func streaming(req *http.Request) (bool, string) {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return false, ""
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false, ""
+	}
+	defer body.Close()
+	b, err := io.ReadAll(io.LimitReader(body, 64<<20))
+	if err != nil {
+		return false, ""
+	}
+	if v, ok := jsonField(b, "stream"); !ok || string(v) != "true" {
+		return false, ""
+	}
+	var model []byte
+	if v, ok := jsonField(b, "model"); ok {
+		model, _ = jsonString(nil, v)
+	}
+	return true, string(model)
+}
+
+// sseBody is an ANTH response body read as SSE: an Encoder between the
+// body and the reader.
+type sseBody struct {
+	src   io.ReadCloser
+	enc   *Encoder
+	out   bytes.Buffer // SSE not yet read
+	in    []byte
+	err   error // what follows out: io.EOF at the end of a whole response
+	empty int   // reads in a row that returned nothing
+}
+
+func newSSEBody(src io.ReadCloser, opts EncoderOptions) *sseBody {
+	b := &sseBody{src: src, in: make([]byte, 16<<10)}
+	b.enc = NewEncoder(&b.out, opts)
+	return b
+}
+
+func (b *sseBody) Read(p []byte) (int, error) {
+	for b.out.Len() == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		n, err := b.src.Read(b.in)
+		if n == 0 && err == nil {
+			if b.empty++; b.empty >= 100 {
+				b.err = io.ErrNoProgress
+			}
+			continue
+		}
+		b.empty = 0
+		if n > 0 {
+			if _, werr := b.enc.Write(b.in[:n]); werr != nil {
+				b.err = werr
+				continue
+			}
+		}
+		switch {
+		case err == io.EOF:
+			// A response cut before its end is an error, not an end.
+			if b.err = b.enc.Close(); b.err == nil {
+				b.err = io.EOF
+			}
+		case err != nil:
+			b.err = err
+		}
+	}
+	return b.out.Read(p)
+}
+
+func (b *sseBody) Close() error { return b.src.Close() }
