@@ -1,0 +1,498 @@
+package sse
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/layer0/anth/frame"
+)
+
+// The extended request (SPEC.md §5.4): the whole of a Messages API request
+// body, any JSON, as one binary value, for requests the seed form of §5
+// cannot carry. A value is a tag byte and what the tag says follows.
+const (
+	requestMagic   = "ANTX"
+	requestVersion = 1
+
+	tagNull    = 0x00
+	tagFalse   = 0x01
+	tagTrue    = 0x02
+	tagInteger = 0x03 // uv, zigzag: a canonical int64 integer
+	tagNumber  = 0x04 // uv length, then the JSON number as written
+	tagString  = 0x05 // uv length, then UTF-8
+	tagDict    = 0x06 // u8: an index in requestDictionary
+	tagBase64  = 0x07 // uv length, then the bytes a base64 "data" string holds
+	tagArray   = 0x08 // values, then tagEnd
+	tagObject  = 0x09 // key and value pairs, then tagEnd; a key is a string
+	tagEnd     = 0x0A
+)
+
+// RequestLimits bound what a request conversion accepts. A zero field takes
+// the default.
+type RequestLimits struct {
+	// MaxRequestSize bounds the request, JSON or ANTH. Default 32 MiB, the
+	// Messages API's own limit.
+	MaxRequestSize int
+	// MaxDepth bounds the nesting of arrays and objects. Default 128.
+	MaxDepth int
+}
+
+const (
+	defaultMaxRequestSize = 32 << 20
+	defaultMaxDepth       = 128
+)
+
+func (l RequestLimits) size() int {
+	if l.MaxRequestSize > 0 {
+		return l.MaxRequestSize
+	}
+	return defaultMaxRequestSize
+}
+
+func (l RequestLimits) depth() int {
+	if l.MaxDepth > 0 {
+		return l.MaxDepth
+	}
+	return defaultMaxDepth
+}
+
+// AppendRequestANTH appends the ANTH form of a Messages API request body,
+// json, to dst, under the default RequestLimits: the seed form of SPEC.md §5
+// when the request has nothing the seed form cannot carry (a model, text
+// messages, max_tokens, a system prompt), byte for byte as a seed sender
+// makes it, else the extended form of §5.4, which carries any JSON, fields
+// this version does not know included. See RequestLimits.AppendRequestANTH.
+func AppendRequestANTH(dst, json []byte) ([]byte, error) {
+	return RequestLimits{}.AppendRequestANTH(dst, json)
+}
+
+// AppendRequestANTH appends the ANTH form of json. Converted back by
+// AppendRequestJSON, the request is the same JSON value, key order aside
+// (the extended form keeps it): numbers keep their exact decimal
+// spelling, and image and document data travel as the bytes their base64
+// stands for. Bad JSON is an *Error wrapping ErrMalformed with its offset
+// in json; json over the limits, ErrTooLarge. On error dst is unchanged.
+func (l RequestLimits) AppendRequestANTH(dst, json []byte) ([]byte, error) {
+	if len(json) > l.size() {
+		return dst, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request of " + strconv.Itoa(len(json)) + " bytes, limit " + strconv.Itoa(l.size())}
+	}
+	start := len(dst)
+	dst = append(dst, requestMagic...)
+	dst = append(dst, requestVersion)
+	e := jsonToANTH{src: json, dst: dst, maxDepth: l.depth()}
+	e.space()
+	if e.i >= len(json) || json[e.i] != '{' {
+		e.fail("a request is a JSON object")
+	} else if e.value(0, false) {
+		if e.space(); e.i != len(json) {
+			e.fail("bytes after the request's JSON")
+		}
+	}
+	if e.err != nil {
+		return dst[:start], e.err
+	}
+	ext := e.dst[start:]
+	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok {
+		if seed, err := frame.AppendRequest(e.dst[:start], req); err == nil {
+			return seed, nil
+		}
+	}
+	return e.dst, nil
+}
+
+// jsonToANTH writes JSON as an extended request's values, in one pass.
+type jsonToANTH struct {
+	src, dst []byte
+	i        int
+	maxDepth int
+	err      error
+	str      []byte // a decoded string
+	raw, enc []byte // base64 decoded, and encoded back
+	keys     [][]byte
+}
+
+func (e *jsonToANTH) fail(detail string) bool {
+	if e.err == nil {
+		e.err = &Error{Offset: int64(e.i), Err: ErrMalformed, Detail: detail}
+	}
+	return false
+}
+
+func (e *jsonToANTH) space() {
+	for e.i < len(e.src) && (e.src[e.i] == ' ' || e.src[e.i] == '\t' || e.src[e.i] == '\n' || e.src[e.i] == '\r') {
+		e.i++
+	}
+}
+
+// value writes the value at e.i; data says it is the value of a "data" key.
+func (e *jsonToANTH) value(depth int, data bool) bool {
+	if e.i >= len(e.src) {
+		return e.fail("the JSON ends where a value should be")
+	}
+	switch c := e.src[e.i]; {
+	case c == '{' || c == '[':
+		if depth >= e.maxDepth {
+			e.err = &Error{Offset: int64(e.i), Err: ErrTooLarge, Detail: "nested deeper than " + strconv.Itoa(e.maxDepth)}
+			return false
+		}
+		if c == '{' {
+			return e.object(depth)
+		}
+		return e.array(depth)
+	case c == '"':
+		if !e.string() {
+			return false
+		}
+		e.writeString(data)
+		return true
+	case c == '-' || c >= '0' && c <= '9':
+		return e.number()
+	}
+	for _, lit := range [...]struct {
+		text string
+		tag  byte
+	}{{"null", tagNull}, {"false", tagFalse}, {"true", tagTrue}} {
+		if len(e.src)-e.i >= len(lit.text) && string(e.src[e.i:e.i+len(lit.text)]) == lit.text {
+			e.dst = append(e.dst, lit.tag)
+			e.i += len(lit.text)
+			return true
+		}
+	}
+	return e.fail("not a JSON value")
+}
+
+func (e *jsonToANTH) object(depth int) bool {
+	e.dst = append(e.dst, tagObject)
+	keysAt := len(e.keys)
+	defer func() { e.keys = e.keys[:keysAt] }()
+	return e.list('}', func() bool {
+		at := e.i
+		if e.i >= len(e.src) || e.src[e.i] != '"' || !e.string() {
+			return e.fail("an object key must be a string")
+		}
+		for _, k := range e.keys[keysAt:] {
+			if string(k) == string(e.str) {
+				e.i = at
+				return e.fail("duplicate key " + strconv.Quote(string(e.str)))
+			}
+		}
+		e.keys = append(e.keys, append([]byte(nil), e.str...))
+		data := string(e.str) == "data"
+		e.writeString(false)
+		if e.space(); e.i >= len(e.src) || e.src[e.i] != ':' {
+			return e.fail("want ':' after an object key")
+		}
+		e.i++
+		e.space()
+		return e.value(depth+1, data)
+	})
+}
+
+func (e *jsonToANTH) array(depth int) bool {
+	e.dst = append(e.dst, tagArray)
+	return e.list(']', func() bool { return e.value(depth+1, false) })
+}
+
+// list writes an object's or array's elements, each by elem, up to end.
+func (e *jsonToANTH) list(end byte, elem func() bool) bool {
+	e.i++
+	e.space()
+	if e.i < len(e.src) && e.src[e.i] == end {
+		e.i++
+		e.dst = append(e.dst, tagEnd)
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		e.space()
+		if e.i >= len(e.src) {
+			return e.fail("the JSON ends inside an object or array")
+		}
+		switch e.src[e.i] {
+		case ',':
+			e.i++
+			e.space()
+		case end:
+			e.i++
+			e.dst = append(e.dst, tagEnd)
+			return true
+		default:
+			return e.fail("want ',' or '" + string(end) + "'")
+		}
+	}
+}
+
+// string decodes the JSON string at e.i into e.str.
+func (e *jsonToANTH) string() bool {
+	start := e.i
+	e.str = e.str[:0]
+	for e.i++; e.i < len(e.src); {
+		c := e.src[e.i]
+		switch {
+		case c == '"':
+			e.i++
+			if !utf8.Valid(e.str) {
+				e.i = start
+				return e.fail("a string that is not UTF-8")
+			}
+			return true
+		case c == '\\':
+			n, ok := unescape(&e.str, e.src[e.i:])
+			if !ok {
+				return e.fail("a bad escape, or a lone surrogate")
+			}
+			e.i += n
+		case c < 0x20:
+			return e.fail("a control character in a string")
+		default:
+			e.str = append(e.str, c)
+			e.i++
+		}
+	}
+	return e.fail("the JSON ends inside a string")
+}
+
+// writeString writes e.str: from the dictionary if it is there, as bytes
+// if it is the canonical base64 of a "data" key, else as it is.
+func (e *jsonToANTH) writeString(data bool) {
+	if i, ok := requestDictIndex()[string(e.str)]; ok {
+		e.dst = append(e.dst, tagDict, i)
+		return
+	}
+	if data && e.base64(e.str) {
+		e.dst = append(e.dst, tagBase64)
+		e.dst = binary.AppendUvarint(e.dst, uint64(len(e.raw)))
+		e.dst = append(e.dst, e.raw...)
+		return
+	}
+	e.dst = append(e.dst, tagString)
+	e.dst = binary.AppendUvarint(e.dst, uint64(len(e.str)))
+	e.dst = append(e.dst, e.str...)
+}
+
+// base64 decodes s into e.raw, and reports whether s is standard padded
+// base64 (RFC 4648 §4) that the bytes encode back to exactly: the strings
+// sent as bytes (SPEC.md §5.4).
+func (e *jsonToANTH) base64(s []byte) bool {
+	var err error
+	if e.raw, err = base64.StdEncoding.AppendDecode(e.raw[:0], s); err != nil || len(s) == 0 {
+		return false
+	}
+	e.enc = base64.StdEncoding.AppendEncode(e.enc[:0], e.raw)
+	return string(e.enc) == string(s)
+}
+
+// number writes the JSON number at e.i: as an integer when it is a
+// canonical int64, else as its text.
+func (e *jsonToANTH) number() bool {
+	start := e.i
+	if e.src[e.i] == '-' {
+		e.i++
+	}
+	digits := func() bool {
+		s := e.i
+		for e.i < len(e.src) && e.src[e.i] >= '0' && e.src[e.i] <= '9' {
+			e.i++
+		}
+		return e.i > s
+	}
+	if e.i < len(e.src) && e.src[e.i] == '0' {
+		e.i++
+	} else if !digits() {
+		return e.fail("a bad number")
+	}
+	if e.i < len(e.src) && e.src[e.i] == '.' {
+		e.i++
+		if !digits() {
+			return e.fail("a bad number")
+		}
+	}
+	if e.i < len(e.src) && (e.src[e.i] == 'e' || e.src[e.i] == 'E') {
+		e.i++
+		if e.i < len(e.src) && (e.src[e.i] == '+' || e.src[e.i] == '-') {
+			e.i++
+		}
+		if !digits() {
+			return e.fail("a bad number")
+		}
+	}
+	text := e.src[start:e.i]
+	if v, ok := canonicalInt(text); ok {
+		e.dst = append(e.dst, tagInteger)
+		e.dst = binary.AppendUvarint(e.dst, uint64(v<<1^v>>63))
+		return true
+	}
+	e.dst = append(e.dst, tagNumber)
+	e.dst = binary.AppendUvarint(e.dst, uint64(len(text)))
+	e.dst = append(e.dst, text...)
+	return true
+}
+
+// canonicalInt returns the value of text if it is an int64 written as
+// strconv.FormatInt writes it.
+func canonicalInt(text []byte) (int64, bool) {
+	v, err := strconv.ParseInt(string(text), 10, 64)
+	if err != nil || string(text) == "-0" {
+		return 0, false
+	}
+	var buf [20]byte
+	return v, string(strconv.AppendInt(buf[:0], v, 10)) == string(text)
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+// seedRequest reads an extended request's values, as jsonToANTH wrote
+// them, as a seed request if it is one: a model, messages of a role and a
+// string of content, max_tokens, perhaps a system prompt, and nothing else
+// (SPEC.md §5.4: such a request is sent in the seed form).
+func seedRequest(v []byte) (req frame.Request, ok bool) {
+	r := seedReader{b: v, ok: true}
+	if r.tag() != tagObject {
+		return req, false
+	}
+	var system *string
+	seen := 0
+	for r.ok && r.peek() != tagEnd {
+		switch key := r.str(); key {
+		case "model":
+			req.Model = r.str()
+		case "max_tokens":
+			n, isInt := r.int()
+			if !isInt || n < 0 || n > 1<<32-1 {
+				return req, false
+			}
+			req.MaxTokens = uint32(n)
+		case "system":
+			s := r.str()
+			system = &s
+		case "messages":
+			req.Messages = r.messages()
+		default:
+			return req, false
+		}
+		seen++
+	}
+	if !r.ok || seen != 3+btoi(system != nil) || req.Messages == nil {
+		return req, false
+	}
+	if system != nil {
+		req.Messages = append([]frame.Message{{Role: frame.RoleSystem, Content: *system}}, req.Messages...)
+	}
+	return req, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// seedReader reads values jsonToANTH wrote; ok turns false at anything a
+// seed request cannot hold.
+type seedReader struct {
+	b  []byte
+	ok bool
+}
+
+func (r *seedReader) peek() byte {
+	if !r.ok || len(r.b) == 0 {
+		r.ok = false
+		return tagEnd
+	}
+	return r.b[0]
+}
+
+func (r *seedReader) tag() byte {
+	t := r.peek()
+	if r.ok {
+		r.b = r.b[1:]
+	}
+	return t
+}
+
+// str reads a string value, literal or from the dictionary.
+func (r *seedReader) str() string {
+	switch r.tag() {
+	case tagDict:
+		if len(r.b) > 0 && int(r.b[0]) < len(requestDictionary) {
+			s := requestDictionary[r.b[0]]
+			r.b = r.b[1:]
+			return s
+		}
+	case tagString:
+		n, k := binary.Uvarint(r.b)
+		if k > 0 && n <= uint64(len(r.b)-k) {
+			s := string(r.b[k : k+int(n)])
+			r.b = r.b[k+int(n):]
+			return s
+		}
+	}
+	r.ok = false
+	return ""
+}
+
+func (r *seedReader) int() (int64, bool) {
+	if r.tag() != tagInteger {
+		r.ok = false
+		return 0, false
+	}
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.ok = false
+		return 0, false
+	}
+	r.b = r.b[k:]
+	return int64(v>>1) ^ -int64(v&1), true
+}
+
+// messages reads an array of {"role": "user"|"assistant", "content": string}.
+func (r *seedReader) messages() []frame.Message {
+	msgs := []frame.Message{}
+	if r.tag() != tagArray {
+		r.ok = false
+	}
+	for r.ok && r.peek() != tagEnd {
+		if r.tag() != tagObject {
+			r.ok = false
+			break
+		}
+		var m frame.Message
+		keys := 0
+		for r.ok && r.peek() != tagEnd {
+			switch r.str() {
+			case "role":
+				switch r.str() {
+				case "user":
+					m.Role = frame.RoleUser
+				case "assistant":
+					m.Role = frame.RoleAssistant
+				default:
+					r.ok = false
+				}
+			case "content":
+				m.Content = r.str()
+			default:
+				r.ok = false
+			}
+			keys++
+		}
+		r.tag() // the message's end
+		if keys != 2 {
+			r.ok = false
+		}
+		msgs = append(msgs, m)
+	}
+	r.tag() // the array's end
+	return msgs
+}

@@ -1,0 +1,292 @@
+package sse
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/layer0/anth/frame"
+)
+
+// AppendRequestJSON appends the JSON of an ANTH request, of either form,
+// to dst, under the default RequestLimits. See
+// RequestLimits.AppendRequestJSON.
+func AppendRequestJSON(dst, anth []byte) ([]byte, error) {
+	return RequestLimits{}.AppendRequestJSON(dst, anth)
+}
+
+// AppendRequestJSON appends the JSON of anth, a request in the seed form of
+// SPEC.md §5 or the extended form of §5.4: compact, the extended form's keys
+// in the order they were sent. It checks the whole of §5.3 and §5.4's
+// canonical form: bad or non-canonical input is an *frame.Error or *Error
+// with its offset in anth, wrapping ErrMalformed, ErrTruncated or
+// ErrTooLarge. On error dst is unchanged.
+func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
+	if len(anth) > l.size() {
+		return dst, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request of " + strconv.Itoa(len(anth)) + " bytes, limit " + strconv.Itoa(l.size())}
+	}
+	if len(anth) < len(requestMagic) || string(anth[:len(requestMagic)]) != requestMagic {
+		req, err := frame.Limits{MaxRequestSize: l.size()}.ParseRequest(anth)
+		if err != nil {
+			return dst, err
+		}
+		return appendSeedJSON(dst, req), nil
+	}
+	d := antxToJSON{src: anth, dst: dst, i: len(requestMagic), maxDepth: l.depth()}
+	if v, ok := d.byte(); ok && v != requestVersion {
+		d.i--
+		d.fail(ErrMalformed, "extended request version "+strconv.Itoa(int(v))+", want 1")
+	} else if ok {
+		if t, ok := d.peek(); ok && t != tagObject {
+			d.fail(ErrMalformed, "a request is an object")
+		} else if ok && d.value(0, false) && d.i != len(anth) {
+			d.fail(ErrMalformed, strconv.Itoa(len(anth)-d.i)+" bytes after the request")
+		}
+	}
+	if d.err != nil {
+		return dst, d.err
+	}
+	return d.dst, nil
+}
+
+// appendSeedJSON writes a seed request as the Messages API's JSON: a system
+// message first becomes the system prompt.
+func appendSeedJSON(b []byte, req frame.Request) []byte {
+	b = append(b, `{"model":`...)
+	b = appendString(b, []byte(req.Model))
+	msgs := req.Messages
+	if len(msgs) > 0 && msgs[0].Role == frame.RoleSystem {
+		b = append(b, `,"system":`...)
+		b = appendString(b, []byte(msgs[0].Content))
+		msgs = msgs[1:]
+	}
+	b = append(b, `,"messages":[`...)
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"role":`...)
+		b = appendString(b, []byte(roleNames[m.Role]))
+		b = append(b, `,"content":`...)
+		b = appendString(b, []byte(m.Content))
+		b = append(b, '}')
+	}
+	b = append(b, `],"max_tokens":`...)
+	b = strconv.AppendUint(b, uint64(req.MaxTokens), 10)
+	return append(b, '}')
+}
+
+var roleNames = [...]string{frame.RoleUser: "user", frame.RoleAssistant: "assistant", frame.RoleSystem: "system"}
+
+// antxToJSON writes an extended request's values as JSON, checking that
+// they are canonical.
+type antxToJSON struct {
+	src, dst []byte
+	i        int
+	maxDepth int
+	err      error
+	keys     [][]byte
+}
+
+func (d *antxToJSON) fail(kind error, detail string) bool {
+	if d.err == nil {
+		d.err = &Error{Offset: int64(d.i), Err: kind, Detail: detail}
+	}
+	return false
+}
+
+func (d *antxToJSON) peek() (byte, bool) {
+	if d.i >= len(d.src) {
+		return 0, d.fail(ErrTruncated, "the request ends where a value should be")
+	}
+	return d.src[d.i], true
+}
+
+func (d *antxToJSON) byte() (byte, bool) {
+	b, ok := d.peek()
+	if ok {
+		d.i++
+	}
+	return b, ok
+}
+
+// bytes reads a uv length and that many bytes.
+func (d *antxToJSON) bytes() ([]byte, bool) {
+	n, k := binary.Uvarint(d.src[d.i:])
+	if k <= 0 {
+		return nil, d.fail(ErrTruncated, "the request ends inside a length")
+	}
+	if k != uvarintLen(n) {
+		return nil, d.fail(ErrMalformed, "a length that is not a minimal uvarint")
+	}
+	if n > uint64(len(d.src)-d.i-k) {
+		return nil, d.fail(ErrTruncated, "the request ends inside a value of "+strconv.FormatUint(n, 10)+" bytes")
+	}
+	d.i += k
+	d.i += int(n)
+	return d.src[d.i-int(n) : d.i], true
+}
+
+// value writes the value at d.i; data says it is the value of a "data" key.
+func (d *antxToJSON) value(depth int, data bool) bool {
+	at := d.i
+	tag, ok := d.byte()
+	if !ok {
+		return false
+	}
+	switch tag {
+	case tagNull:
+		d.dst = append(d.dst, "null"...)
+	case tagFalse:
+		d.dst = append(d.dst, "false"...)
+	case tagTrue:
+		d.dst = append(d.dst, "true"...)
+	case tagInteger:
+		v, k := binary.Uvarint(d.src[d.i:])
+		if k <= 0 || k != uvarintLen(v) {
+			return d.fail(ErrMalformed, "a bad integer")
+		}
+		d.i += k
+		d.dst = strconv.AppendInt(d.dst, int64(v>>1)^-int64(v&1), 10)
+	case tagNumber:
+		return d.number(at)
+	case tagString, tagDict, tagBase64:
+		d.i = at
+		s, ok := d.string(data)
+		if ok {
+			d.dst = appendString(d.dst, s)
+		}
+		return ok
+	case tagArray, tagObject:
+		if depth >= d.maxDepth {
+			d.i = at
+			return d.fail(ErrTooLarge, "nested deeper than "+strconv.Itoa(d.maxDepth))
+		}
+		if tag == tagArray {
+			return d.list(']', func(first bool) bool { return d.value(depth+1, false) })
+		}
+		return d.object(depth)
+	default:
+		d.i = at
+		return d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag)))
+	}
+	return true
+}
+
+// string reads a string value (literal, from the dictionary or base64)
+// and returns its text, checking that it takes its canonical form.
+func (d *antxToJSON) string(data bool) ([]byte, bool) {
+	at := d.i
+	tag, _ := d.byte()
+	switch tag {
+	case tagDict:
+		i, ok := d.byte()
+		if !ok {
+			return nil, false
+		}
+		if int(i) >= len(requestDictionary) {
+			d.i--
+			return nil, d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
+		}
+		return []byte(requestDictionary[i]), true
+	case tagBase64:
+		raw, ok := d.bytes()
+		if !ok {
+			return nil, false
+		}
+		if !data || len(raw) == 0 {
+			d.i = at
+			return nil, d.fail(ErrMalformed, "base64 bytes outside a \"data\" value")
+		}
+		return base64.StdEncoding.AppendEncode(nil, raw), true
+	case tagString:
+		s, ok := d.bytes()
+		if !ok {
+			return nil, false
+		}
+		var e jsonToANTH
+		_, inDict := requestDictIndex()[string(s)]
+		switch {
+		case !utf8.Valid(s):
+			d.i = at
+			return nil, d.fail(ErrMalformed, "a string that is not UTF-8")
+		case inDict, data && e.base64(s):
+			// SPEC.md §5.4: each string has one encoding.
+			d.i = at
+			return nil, d.fail(ErrMalformed, "a string sent literally that has a shorter canonical form")
+		}
+		return s, true
+	}
+	d.i = at
+	return nil, d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag))+", want a string")
+}
+
+// number writes a number sent as text, which must be a JSON number that is
+// not a canonical int64.
+func (d *antxToJSON) number(at int) bool {
+	text, ok := d.bytes()
+	if !ok {
+		return false
+	}
+	var c compactor
+	c.src = text
+	if len(text) == 0 || !c.number() || c.i != len(text) {
+		d.i = at
+		return d.fail(ErrMalformed, "a number that is not a JSON number")
+	}
+	if _, isInt := canonicalInt(text); isInt {
+		d.i = at
+		return d.fail(ErrMalformed, "an integer sent as text")
+	}
+	d.dst = append(d.dst, text...)
+	return true
+}
+
+func (d *antxToJSON) object(depth int) bool {
+	keysAt := len(d.keys)
+	defer func() { d.keys = d.keys[:keysAt] }()
+	return d.list('}', func(first bool) bool {
+		at := d.i
+		k, ok := d.string(false)
+		if !ok {
+			return false
+		}
+		for _, prev := range d.keys[keysAt:] {
+			if string(prev) == string(k) {
+				d.i = at
+				return d.fail(ErrMalformed, "duplicate key "+strconv.Quote(string(k)))
+			}
+		}
+		d.keys = append(d.keys, k)
+		d.dst = appendString(d.dst, k)
+		d.dst = append(d.dst, ':')
+		return d.value(depth+1, string(k) == "data")
+	})
+}
+
+// list writes the elements of an array or object up to its end tag.
+func (d *antxToJSON) list(end byte, elem func(first bool) bool) bool {
+	if end == ']' {
+		d.dst = append(d.dst, '[')
+	} else {
+		d.dst = append(d.dst, '{')
+	}
+	for first := true; ; first = false {
+		t, ok := d.peek()
+		if !ok {
+			return false
+		}
+		if t == tagEnd {
+			d.i++
+			d.dst = append(d.dst, end)
+			return true
+		}
+		if !first {
+			d.dst = append(d.dst, ',')
+		}
+		if !elem(first) {
+			return false
+		}
+	}
+}
