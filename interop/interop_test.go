@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -244,6 +246,123 @@ func TestSDKNativeThroughMiddleware(t *testing.T) {
 		got, err := sdkStream(t, srv.URL, true, traced)
 		if perr != "" || err != "" || !cmp.Equal(plain, got) {
 			t.Fatalf("traced %v: over SSE %v %q, through ANTH %v %q", traced, plain, perr, got, err)
+		}
+	}
+}
+
+// upstreamRecorder replays a recording for POST /v1/messages and keeps the
+// bodies it receives.
+type upstreamRecorder struct {
+	mu     sync.Mutex
+	bodies [][]byte
+	body   []byte
+}
+
+func (u *upstreamRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	u.mu.Lock()
+	u.bodies = append(u.bodies, b)
+	u.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Write(u.body)
+}
+
+func (u *upstreamRecorder) last() []byte {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.bodies[len(u.bodies)-1]
+}
+
+// richParams is a request with the fields a real client sends beyond the
+// seed's: a system block with cache_control, tools and tool_choice, a
+// tool_use and tool_result exchange, an image, stop sequences and
+// metadata (TestSDKThroughGateway adds sampling parameters, thinking and an
+// unknown field as JSON).
+func richParams() anthropic.MessageNewParams {
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	return anthropic.MessageNewParams{
+		Model: "claude-test", MaxTokens: 2048,
+		System: []anthropic.TextBlockParam{{Text: "Be brief.", CacheControl: anthropic.NewCacheControlEphemeralParam()}},
+		Messages: []anthropic.MessageParam{
+			anthropic.NewUserMessage(anthropic.NewTextBlock("What's the weather in Paris?"), anthropic.NewImageBlockBase64("image/png", png)),
+			anthropic.NewAssistantMessage(anthropic.NewToolUseBlock("toolu_01", map[string]any{"city": "Paris"}, "get_weather")),
+			anthropic.NewUserMessage(anthropic.NewToolResultBlock("toolu_01", "18°C, cloudy", false)),
+		},
+		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
+			Name: "get_weather", Description: anthropic.String("Get the weather"),
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"city": map[string]any{"type": "string"}}, Required: []string{"city"}},
+		}}},
+		ToolChoice:    anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}},
+		StopSequences: []string{"\n\nHuman:"},
+		Metadata:      anthropic.MetadataParam{UserID: anthropic.String("user-1234")},
+	}
+}
+
+// TestSDKThroughGateway: the official SDK talks to the API through the
+// gateway (anth proxy's handler) with JSON or ANTH requests and SSE or ANTH
+// responses: the upstream receives the JSON the SDK sends when it talks to
+// it directly, and the SDK accumulates the same message.
+func TestSDKThroughGateway(t *testing.T) {
+	up := &upstreamRecorder{}
+	upstream := httptest.NewServer(up)
+	defer upstream.Close()
+	u, _ := url.Parse(upstream.URL)
+	gw := httptest.NewServer(sse.NewGateway(sse.GatewayOptions{Upstream: u}))
+	defer gw.Close()
+	stream := func(base string, opts ...option.RequestOption) (any, string) {
+		client := anthropic.NewClient(append([]option.RequestOption{option.WithBaseURL(base), option.WithAPIKey("test"), option.WithMaxRetries(0)}, opts...)...)
+		// Fields this SDK version has no parameter for, set as JSON: the
+		// gateway carries them like any other.
+		s := client.Messages.NewStreaming(context.Background(), richParams(),
+			option.WithJSONSet("temperature", 0.7), option.WithJSONSet("top_k", 40), option.WithJSONSet("top_p", 0.9),
+			option.WithJSONSet("thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}),
+			option.WithJSONSet("future_field", map[string]any{"n": json.Number("12345678901234567890")}))
+		defer s.Close()
+		var msg anthropic.Message
+		for s.Next() {
+			if err := msg.Accumulate(s.Current()); err != nil {
+				return nil, err.Error()
+			}
+		}
+		if err := s.Err(); err != nil {
+			return nil, err.Error()
+		}
+		var v any
+		json.Unmarshal([]byte(msg.RawJSON()), &v)
+		return v, ""
+	}
+	for name, rec := range testdata.SSE(t) {
+		up.body = rec
+		want, wantErr := stream(upstream.URL)
+		direct := up.last()
+		for _, c := range []struct {
+			name string
+			opts []option.RequestOption
+		}{
+			{"JSON request, SSE response", nil},
+			{"JSON request, ANTH response", []option.RequestOption{option.WithMiddleware(sse.ClientMiddleware(sse.ClientOptions{}))}},
+			{"ANTH request, SSE response", []option.RequestOption{option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+				resp, err := sse.ClientMiddleware(sse.ClientOptions{SendANTH: true})(r, next)
+				if resp != nil && resp.Header.Get("Content-Type") == sse.ContentType {
+					t.Errorf("an ANTH response where the client asked for SSE")
+				}
+				return resp, err
+			})}},
+			{"ANTH request, ANTH response", []option.RequestOption{option.WithMiddleware(sse.ClientMiddleware(sse.ClientOptions{SendANTH: true}))}},
+		} {
+			got, gotErr := stream(gw.URL, c.opts...)
+			if !sameError(wantErr, gotErr) {
+				t.Fatalf("%s, %s: SDK error directly %q, through the gateway %q", name, c.name, wantErr, gotErr)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("%s, %s: message differs (-direct +gateway):\n%s", name, c.name, d)
+			}
+			var a, b any
+			json.Unmarshal(direct, &a)
+			json.Unmarshal(up.last(), &b)
+			if d := cmp.Diff(a, b); d != "" {
+				t.Fatalf("%s, %s: the upstream got other JSON through the gateway (-direct +gateway):\n%s", name, c.name, d)
+			}
 		}
 	}
 }

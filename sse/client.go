@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 )
 
 // Accept is the Accept header a client sends to ask for ANTH and keep SSE
@@ -16,6 +17,11 @@ const Accept = ContentType + ", text/event-stream;q=0.9, application/json;q=0.8"
 type ClientOptions struct {
 	// Encoder configures the conversion of ANTH responses to SSE.
 	Encoder EncoderOptions
+	// SendANTH sends the body of every POST to /v1/messages as ANTH
+	// (SPEC.md §5), with Content-Type ContentType. Only a server that
+	// reads ANTH requests (NewGateway, anth proxy) accepts it: set it for
+	// those alone.
+	SendANTH bool
 }
 
 // ClientMiddleware returns an HTTP client middleware for the official
@@ -34,6 +40,12 @@ type ClientOptions struct {
 func ClientMiddleware(opts ClientOptions) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 		stream, model := streaming(req)
+		if opts.SendANTH && req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/v1/messages") {
+			var err error
+			if req, err = sendANTH(req); err != nil {
+				return nil, err
+			}
+		}
 		if !stream {
 			return next(req)
 		}
@@ -58,6 +70,32 @@ func ClientMiddleware(opts ClientOptions) func(*http.Request, func(*http.Request
 		resp.ContentLength = -1
 		return resp, nil
 	}
+}
+
+// sendANTH returns req with its JSON body as ANTH.
+func sendANTH(req *http.Request) (*http.Request, error) {
+	if req.GetBody == nil {
+		return req, nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	js, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	anth, err := AppendRequestANTH(nil, js)
+	if err != nil {
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(anth))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(anth)), nil }
+	req.ContentLength = int64(len(anth))
+	req.Header.Set("Content-Type", ContentType)
+	return req, nil
 }
 
 // streaming reports whether req is a call whose JSON body asks for a

@@ -8,6 +8,8 @@
 //	anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH
 //	anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines
 //	anth stats FILE      SSE against ANTH sizes of an SSE recording
+//	anth request encode|decode [FILE|-]          a request body, JSON to ANTH and back
+//	anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of the API
 //	anth kv encode|apply|stats ...               KV cache deltas of raw KV dumps
 //
 // Every command takes -h or --help. Output goes to standard output, errors
@@ -32,28 +34,34 @@ const usage = `usage: anth COMMAND [ARGS]
   anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH on stdout
   anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines on stdout
   anth stats FILE      SSE against ANTH sizes of an SSE recording
+  anth request encode|decode [FILE|-]          a request body, JSON to ANTH and back
+  anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of the API
   anth kv encode|apply|stats ...   KV cache deltas (anth kv --help)
 anth COMMAND --help prints a command's usage.
 `
 
 // commands are anth's commands, by name.
 var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer) error{
-	"demo":   runDemo,
-	"dump":   runDump,
-	"encode": encode,
-	"decode": decode,
-	"stats":  stats,
-	"kv":     kv,
+	"demo":    runDemo,
+	"dump":    runDump,
+	"encode":  encode,
+	"decode":  decode,
+	"stats":   stats,
+	"kv":      kv,
+	"request": request,
+	"proxy":   proxy,
 }
 
 // usages are the commands' usage texts.
 var usages = map[string]string{
-	"demo":   demoUsage,
-	"dump":   dumpUsage,
-	"encode": encodeUsage,
-	"decode": decodeUsage,
-	"stats":  statsUsage,
-	"kv":     kvUsage,
+	"demo":    demoUsage,
+	"dump":    dumpUsage,
+	"encode":  encodeUsage,
+	"decode":  decodeUsage,
+	"stats":   statsUsage,
+	"kv":      kvUsage,
+	"request": requestUsage,
+	"proxy":   proxyUsage,
 }
 
 // errUsage marks command-line mistakes, which exit with status 2.

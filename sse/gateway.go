@@ -1,0 +1,229 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log"
+	"mime"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/layer0/anth/frame"
+)
+
+// ReadRequestBody reads a Messages API request body that is JSON
+// (application/json, or no Content-Type) or ANTH (ContentType, either form
+// of SPEC.md §5) and returns it as JSON: one value for a server, whatever
+// the client sent. It reads at most l.MaxRequestSize bytes and fails with
+// ErrTooLarge past them; a body of another Content-Type is ErrMediaType.
+func ReadRequestBody(r *http.Request, l RequestLimits) ([]byte, error) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "" && mt != "application/json" && mt != ContentType {
+		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "request Content-Type " + strconv.Quote(mt)}
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= int64(l.size()) {
+		buf.Grow(int(r.ContentLength))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, int64(l.size())+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > int64(l.size()) {
+		return nil, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request body over " + strconv.Itoa(l.size()) + " bytes"}
+	}
+	if mt == ContentType {
+		return l.AppendRequestJSON(nil, buf.Bytes())
+	}
+	return buf.Bytes(), nil
+}
+
+// GatewayOptions configure NewGateway.
+type GatewayOptions struct {
+	// Upstream is the Messages API to forward to, such as
+	// https://api.anthropic.com.
+	Upstream *url.URL
+	// Transport makes the upstream requests; default
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+	// Limits bound the requests accepted.
+	Limits RequestLimits
+	// Decoder configures the conversion of upstream SSE for ANTH clients.
+	Decoder DecoderOptions
+	// Log, if set, gets one line per request: method, path, status, the
+	// wire kind served, bytes in and out, duration. It never gets a
+	// header's value.
+	Log *log.Logger
+}
+
+// forwardedHeaders are the caller's headers a gateway passes upstream on
+// /v1/messages: the credentials and the API's version and betas.
+var forwardedHeaders = []string{"X-Api-Key", "Authorization", "Anthropic-Version", "Anthropic-Beta"}
+
+// NewGateway returns the zero-layer gateway (anth proxy's handler): it
+// accepts POST /v1/messages with a JSON or ANTH body and forwards it
+// upstream as JSON, with the caller's x-api-key, authorization,
+// anthropic-version and anthropic-beta; it streams the response back as
+// ANTH to a client whose Accept asks for it (Negotiate), else as the
+// upstream's SSE, through Proxy, so upstream faults reach the client as an
+// error frame or event. Responses that are not streams, errors with their
+// status, and every other path pass through as a plain reverse proxy.
+func NewGateway(opts GatewayOptions) http.Handler {
+	if opts.Transport == nil {
+		opts.Transport = http.DefaultTransport
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(opts.Upstream)
+			pr.Out.Host = opts.Upstream.Host
+		},
+		Transport:     opts.Transport,
+		FlushInterval: -1,
+	}
+	return &gateway{opts: opts, rp: rp}
+}
+
+type gateway struct {
+	opts GatewayOptions
+	rp   *httputil.ReverseProxy
+}
+
+func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	cw := &countingWriter{ResponseWriter: w}
+	in := &countingReader{r: r.Body}
+	r.Body = in
+	kind := "proxy"
+	if r.Method == http.MethodPost && r.URL.Path == "/v1/messages" {
+		kind = g.messages(cw, r)
+	} else {
+		g.rp.ServeHTTP(cw, r)
+	}
+	if g.opts.Log != nil {
+		g.opts.Log.Printf("%s %s %d %s in=%d out=%d %s", r.Method, r.URL.Path, cw.status(), kind, in.n, cw.n, time.Since(start).Round(time.Microsecond))
+	}
+}
+
+// messages serves POST /v1/messages and returns the wire kind it served.
+func (g *gateway) messages(w http.ResponseWriter, r *http.Request) string {
+	body, err := ReadRequestBody(r, g.opts.Limits)
+	if err != nil {
+		status := http.StatusBadRequest
+		if errors.Is(err, ErrTooLarge) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		apiError(w, status, err.Error())
+		return "json"
+	}
+	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, g.opts.Upstream.JoinPath("/v1/messages").String(), bytes.NewReader(body))
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, err.Error())
+		return "json"
+	}
+	for _, h := range forwardedHeaders {
+		if v := r.Header.Values(h); len(v) > 0 {
+			up.Header[h] = v
+		}
+	}
+	up.Header.Set("Content-Type", "application/json")
+	up.Header.Set("Accept", "text/event-stream, application/json")
+	resp, err := g.opts.Transport.RoundTrip(up)
+	if err != nil {
+		apiError(w, http.StatusBadGateway, "upstream: "+err.Error())
+		return "json"
+	}
+	defer resp.Body.Close()
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode/100 != 2 || mt != sseContentType {
+		copyHeader(w.Header(), resp.Header)
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+		return "json"
+	}
+	copyHeader(w.Header(), resp.Header)
+	w.Header().Del("Content-Length")
+	kind := "sse"
+	if Negotiate(r) {
+		kind = "anth"
+	}
+	if err := Proxy(w, r, resp.Body, g.opts.Decoder); err != nil && g.opts.Log != nil {
+		g.opts.Log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+	}
+	return kind
+}
+
+// copyHeader copies an upstream response's headers, but those of a hop.
+func copyHeader(dst, src http.Header) {
+	for k, v := range src {
+		switch strings.ToLower(k) {
+		case "connection", "keep-alive", "transfer-encoding", "trailer", "upgrade", "proxy-connection":
+			continue
+		}
+		dst[k] = v
+	}
+}
+
+// apiError writes an error as the Messages API does.
+func apiError(w http.ResponseWriter, status int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	code := frame.ErrorCode(status)
+	if status == http.StatusBadGateway {
+		code = frame.CodeAPI
+	}
+	w.Write(appendErrorJSON(nil, code, []byte(message)))
+}
+
+// countingWriter counts the bytes written and keeps the status, for the
+// access log; Unwrap lets http.ResponseController reach the Flusher.
+type countingWriter struct {
+	http.ResponseWriter
+	n    int64
+	code int
+}
+
+func (c *countingWriter) WriteHeader(code int) {
+	if c.code == 0 {
+		c.code = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.code == 0 {
+		c.code = http.StatusOK
+	}
+	n, err := c.ResponseWriter.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// Flush lets httputil.ReverseProxy flush through the counter.
+func (c *countingWriter) Flush() { http.NewResponseController(c.ResponseWriter).Flush() }
+
+func (c *countingWriter) status() int {
+	if c.code == 0 {
+		return http.StatusOK
+	}
+	return c.code
+}
+
+type countingReader struct {
+	r io.ReadCloser
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) Close() error { return c.r.Close() }
