@@ -15,7 +15,7 @@ import (
 // standard output and exits 0.
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"help"}, {"demo", "--help"}, {"dump", "-h"}, {"encode", "--help"}, {"decode", "--help"},
-		{"stats", "--help"}, {"kv", "--help"}, {"kv", "encode", "--help"}, {"kv", "apply", "-h"}, {"kv", "stats", "--help"}} {
+		{"stats", "--help"}, {"request", "--help"}, {"proxy", "-h"}, {"kv", "--help"}, {"kv", "encode", "--help"}, {"kv", "apply", "-h"}, {"kv", "stats", "--help"}} {
 		out, errOut, code := runAnth(t, nil, args...)
 		if code != 0 || !bytes.Contains(out, []byte("usage:")) && bytes.Contains(out, []byte("anth ")) || len(errOut) != 0 {
 			t.Errorf("anth %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
@@ -40,6 +40,9 @@ func TestUsageMistakes(t *testing.T) {
 		{[]string{"stats"}, "want one FILE"},
 		{[]string{"kv", "encode", "--dtype", "fp64"}, "--layers"},
 		{[]string{"kv", "frob"}, `unknown subcommand "frob"`},
+		{[]string{"proxy"}, "--upstream"},
+		{[]string{"proxy", "--upstream", "ftp://x"}, "--upstream"},
+		{[]string{"request", "frob"}, "want encode or decode"},
 	} {
 		out, errOut, code := runAnth(t, nil, c.args...)
 		if code != 2 || len(out) != 0 || !bytes.Contains(errOut, []byte(c.names)) || !bytes.Contains(errOut, []byte("usage:")) {

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/sse"
+)
+
+// TestProxyCommand runs the built anth proxy in front of a stand-in API:
+// an ANTH request comes back as an ANTH stream, the access log names the
+// request but not its key, and SIGTERM drains a stream in flight and exits 0.
+func TestProxyCommand(t *testing.T) {
+	sseBody := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n"
+	release := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sseBody)
+		w.(http.Flusher).Flush()
+		<-release // a stream still in flight when the proxy is told to stop
+		io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	}))
+	defer upstream.Close()
+
+	cmd := exec.Command(anthBin, "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream.URL, "--drain", "5s")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	for lines.Scan() {
+		if _, after, ok := strings.Cut(lines.Text(), "listening on "); ok {
+			addr = strings.Fields(after)[0]
+			addr = strings.TrimSuffix(addr, ",")
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatal("anth proxy did not say where it listens")
+	}
+	var log strings.Builder
+	logDone := make(chan struct{})
+	go func() {
+		for lines.Scan() {
+			log.WriteString(lines.Text() + "\n")
+		}
+		close(logDone)
+	}()
+
+	body, _ := sse.AppendRequestANTH(nil, []byte(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/messages", bytes.NewReader(body))
+	req.Header.Set("Content-Type", sse.ContentType)
+	req.Header.Set("Accept", sse.Accept)
+	req.Header.Set("X-Api-Key", "sk-do-not-log")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := sse.NewFrameReader(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := fr.Next(); err != nil || f.Type != frame.TypeEvent {
+		t.Fatalf("first frame: %v, %v", f.Type, err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(200 * time.Millisecond) // the proxy is draining: the stream goes on
+	close(release)
+	var text []byte
+	for f, err := range fr.All() {
+		if err != nil {
+			t.Fatalf("the stream in flight: %v", err)
+		}
+		if f.Type == frame.TypeText {
+			_, b, _ := f.Text()
+			text = append(text, b...)
+		}
+	}
+	resp.Body.Close()
+	if string(text) != "hi" {
+		t.Fatalf("text %q", text)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		<-logDone
+		if err != nil {
+			t.Fatalf("anth proxy exited with %v after SIGTERM\n%s", err, log.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("anth proxy did not exit after SIGTERM")
+	}
+	if !strings.Contains(log.String(), "POST /v1/messages 200 anth in=") || strings.Contains(log.String(), "sk-do-not-log") {
+		t.Fatalf("access log:\n%s", log.String())
+	}
+}
+
+// TestRequestCommand: anth request encode and decode are inverses.
+func TestRequestCommand(t *testing.T) {
+	body := []byte(`{"model":"m","max_tokens":12345678901234567890,"messages":[],"tools":[]}`)
+	anth, errOut, code := runAnth(t, body, "request", "encode")
+	if code != 0 || !bytes.HasPrefix(anth, []byte("ANTX")) {
+		t.Fatalf("encode: exit %d, %q", code, errOut)
+	}
+	back, errOut, code := runAnth(t, anth, "request", "decode", "-")
+	if code != 0 || string(back) != string(body) {
+		t.Fatalf("decode: exit %d, %s, %q", code, back, errOut)
+	}
+	if _, errOut, code := runAnth(t, []byte("{nope"), "request", "encode"); code != 1 || !bytes.Contains(errOut, []byte("stdin: sse: offset 1")) {
+		t.Fatalf("bad JSON: exit %d, %q", code, errOut)
+	}
+}
