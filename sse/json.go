@@ -175,23 +175,34 @@ func decodeNumbers(js []byte) (any, bool) {
 // appendString appends s as a JSON string. Ill-formed UTF-8 becomes
 // U+FFFD, one per maximal subpart (SPEC.md §7), so the string is valid JSON
 // whatever s holds.
-func appendString(b []byte, s []byte) []byte {
-	if !utf8.Valid(s) {
+func appendString[T string | []byte](b []byte, s T) []byte {
+	if !validUTF8(s) {
 		var d anthutf8.Decoder
-		s = d.Flush(d.Append(nil, s))
+		s = T(d.Flush(d.Append(nil, []byte(s))))
 	}
 	b = append(b, '"')
 	b = appendEscaped(b, s)
 	return append(b, '"')
 }
 
+func validUTF8[T string | []byte](s T) bool {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.ValidString(v)
+	case []byte:
+		return utf8.Valid(v)
+	}
+	return false
+}
+
 // appendEscaped appends valid UTF-8 text escaped for a JSON string: quote,
 // backslash and control characters are escaped and the rest passes through,
 // so an SSE data line that holds it stays one line.
-func appendEscaped(b, s []byte) []byte {
+func appendEscaped[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
-	for i, c := range s {
+	for i := range len(s) {
+		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}

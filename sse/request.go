@@ -108,9 +108,9 @@ type jsonToANTH struct {
 	i        int
 	maxDepth int
 	err      error
-	str      []byte // a decoded string
-	raw, enc []byte // base64 decoded, and encoded back
-	keys     [][]byte
+	str      []byte // a decoded string: src's bytes when it has no escape
+	buf      []byte // a string's bytes, escapes decoded
+	keys     []int  // the start and end in dst of each key of the objects open
 }
 
 func (e *jsonToANTH) fail(detail string) bool {
@@ -172,15 +172,17 @@ func (e *jsonToANTH) object(depth int) bool {
 		if e.i >= len(e.src) || e.src[e.i] != '"' || !e.string() {
 			return e.fail("an object key must be a string")
 		}
-		for _, k := range e.keys[keysAt:] {
-			if string(k) == string(e.str) {
+		data := string(e.str) == "data"
+		start := len(e.dst)
+		e.writeString(false)
+		// Equal strings have one encoding: compare the keys as written.
+		for k := keysAt; k < len(e.keys); k += 2 {
+			if string(e.dst[e.keys[k]:e.keys[k+1]]) == string(e.dst[start:]) {
 				e.i = at
 				return e.fail("duplicate key " + strconv.Quote(string(e.str)))
 			}
 		}
-		e.keys = append(e.keys, append([]byte(nil), e.str...))
-		data := string(e.str) == "data"
-		e.writeString(false)
+		e.keys = append(e.keys, start, len(e.dst))
 		if e.space(); e.i >= len(e.src) || e.src[e.i] != ':' {
 			return e.fail("want ':' after an object key")
 		}
@@ -226,22 +228,36 @@ func (e *jsonToANTH) list(end byte, elem func() bool) bool {
 	}
 }
 
-// string decodes the JSON string at e.i into e.str.
+// string decodes the JSON string at e.i into e.str: the source's own
+// bytes when the string has no escape, the common case, else a copy.
 func (e *jsonToANTH) string() bool {
 	start := e.i
-	e.str = e.str[:0]
-	for e.i++; e.i < len(e.src); {
-		c := e.src[e.i]
-		switch {
-		case c == '"':
+	for e.i++; e.i < len(e.src); e.i++ {
+		if c := e.src[e.i]; c == '"' {
+			e.str = e.src[start+1 : e.i]
 			e.i++
 			if !utf8.Valid(e.str) {
 				e.i = start
 				return e.fail("a string that is not UTF-8")
 			}
 			return true
+		} else if c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	e.buf = append(e.buf[:0], e.src[start+1:min(e.i, len(e.src))]...)
+	for e.i < len(e.src) {
+		c := e.src[e.i]
+		switch {
+		case c == '"':
+			e.i++
+			if e.str = e.buf; !utf8.Valid(e.str) {
+				e.i = start
+				return e.fail("a string that is not UTF-8")
+			}
+			return true
 		case c == '\\':
-			n, ok := unescape(&e.str, e.src[e.i:])
+			n, ok := unescape(&e.buf, e.src[e.i:])
 			if !ok {
 				return e.fail("a bad escape, or a lone surrogate")
 			}
@@ -249,7 +265,7 @@ func (e *jsonToANTH) string() bool {
 		case c < 0x20:
 			return e.fail("a control character in a string")
 		default:
-			e.str = append(e.str, c)
+			e.buf = append(e.buf, c)
 			e.i++
 		}
 	}
@@ -259,14 +275,13 @@ func (e *jsonToANTH) string() bool {
 // writeString writes e.str: from the dictionary if it is there, as bytes
 // if it is the canonical base64 of a "data" key, else as it is.
 func (e *jsonToANTH) writeString(data bool) {
-	if i, ok := requestDictIndex()[string(e.str)]; ok {
-		e.dst = append(e.dst, tagDict, i)
-		return
+	if len(e.str) <= maxDictString {
+		if i, ok := requestDictIndex()[string(e.str)]; ok {
+			e.dst = append(e.dst, tagDict, i)
+			return
+		}
 	}
-	if data && e.base64(e.str) {
-		e.dst = append(e.dst, tagBase64)
-		e.dst = binary.AppendUvarint(e.dst, uint64(len(e.raw)))
-		e.dst = append(e.dst, e.raw...)
+	if data && e.appendBase64() {
 		return
 	}
 	e.dst = append(e.dst, tagString)
@@ -274,16 +289,44 @@ func (e *jsonToANTH) writeString(data bool) {
 	e.dst = append(e.dst, e.str...)
 }
 
-// base64 decodes s into e.raw, and reports whether s is standard padded
-// base64 (RFC 4648 §4) that the bytes encode back to exactly: the strings
-// sent as bytes (SPEC.md §5.4).
-func (e *jsonToANTH) base64(s []byte) bool {
-	var err error
-	if e.raw, err = base64.StdEncoding.AppendDecode(e.raw[:0], s); err != nil || len(s) == 0 {
+// appendBase64 writes e.str as tag 07 if it is standard padded base64
+// (RFC 4648 §4) whose bytes encode back to exactly it (SPEC.md §5.4), and
+// reports whether it did.
+func (e *jsonToANTH) appendBase64() bool {
+	s := e.str
+	if len(s) == 0 || len(s)%4 != 0 {
 		return false
 	}
-	e.enc = base64.StdEncoding.AppendEncode(e.enc[:0], e.raw)
-	return string(e.enc) == string(s)
+	n := len(s) / 4 * 3
+	for k := 1; k <= 2 && s[len(s)-k] == '='; k++ {
+		n--
+	}
+	at := len(e.dst)
+	e.dst = append(e.dst, tagBase64)
+	e.dst = binary.AppendUvarint(e.dst, uint64(n))
+	raw := len(e.dst)
+	var err error
+	if e.dst, err = base64.StdEncoding.AppendDecode(e.dst, s); err != nil || len(e.dst)-raw != n || !encodesTo(e.dst[raw:], s) {
+		e.dst = e.dst[:at]
+		return false
+	}
+	return true
+}
+
+// encodesTo reports whether raw's standard base64 is s, encoding a piece at
+// a time so nothing is allocated.
+func encodesTo(raw, s []byte) bool {
+	var buf [4 * 64]byte
+	for len(raw) > 0 {
+		k := min(len(raw), 3*64)
+		n := base64.StdEncoding.EncodedLen(k)
+		base64.StdEncoding.Encode(buf[:n], raw[:k])
+		if string(buf[:n]) != string(s[:n]) {
+			return false
+		}
+		raw, s = raw[k:], s[n:]
+	}
+	return len(s) == 0
 }
 
 // number writes the JSON number at e.i: as an integer when it is a

@@ -194,3 +194,47 @@ func TestRequestSpecVectors(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestCorpus: every request body of testdata/requests round-trips
+// to the same JSON value, and ANTH is smaller: at most 0.80x for requests
+// with images or documents, 0.95x for the others.
+func TestRequestCorpus(t *testing.T) {
+	var in, out int
+	for name, body := range testdata.Requests(t) {
+		anth, back := roundTrip(t, string(body))
+		if !sameValue(back, body) {
+			t.Errorf("%s comes back as another value", name)
+		}
+		if again, _ := AppendRequestANTH(nil, back); !bytes.Equal(again, anth) {
+			t.Errorf("%s: the JSON it gives back encodes differently", name)
+		}
+		ratio := float64(len(anth)) / float64(len(body))
+		goal := 0.95
+		if bytes.Contains(body, []byte(`"base64"`)) {
+			goal = 0.80
+		}
+		t.Logf("%-40s JSON %6d  ANTH %6d  %.3fx (%s form)", name, len(body), len(anth), ratio, anth[:4])
+		if ratio > goal {
+			t.Errorf("%s: ANTH is %.3fx of the JSON, want at most %.2fx", name, ratio, goal)
+		}
+		in, out = in+len(body), out+len(anth)
+	}
+	t.Logf("all: JSON %d bytes, ANTH %d bytes, %.3fx", in, out, float64(out)/float64(in))
+}
+
+// TestRequestDictionary: the dictionary's entries are unique, at most 256,
+// and maxDictString is the longest.
+func TestRequestDictionary(t *testing.T) {
+	longest := 0
+	seen := map[string]bool{}
+	for _, s := range requestDictionary {
+		if seen[s] {
+			t.Errorf("%q is in the dictionary twice", s)
+		}
+		seen[s] = true
+		longest = max(longest, len(s))
+	}
+	if len(requestDictionary) > 256 || longest != maxDictString {
+		t.Fatalf("%d entries, the longest %d bytes; maxDictString is %d", len(requestDictionary), longest, maxDictString)
+	}
+}

@@ -37,6 +37,10 @@ var requestDictionary = [...]string{
 	"standard_only", "priority",
 }
 
+// maxDictString is the longest string of the dictionary (TestRequestDictionary
+// keeps it so): longer strings need no look-up.
+const maxDictString = 25 // "disable_parallel_tool_use"
+
 // requestDictIndex maps each dictionary string to its index, built once.
 var requestDictIndex = sync.OnceValue(func() map[string]byte {
 	m := make(map[string]byte, len(requestDictionary))

@@ -86,7 +86,7 @@ type antxToJSON struct {
 	i        int
 	maxDepth int
 	err      error
-	keys     [][]byte
+	keys     []int // the start and end in src of each key of the objects open
 }
 
 func (d *antxToJSON) fail(kind error, detail string) bool {
@@ -153,11 +153,7 @@ func (d *antxToJSON) value(depth int, data bool) bool {
 		return d.number(at)
 	case tagString, tagDict, tagBase64:
 		d.i = at
-		s, ok := d.string(data)
-		if ok {
-			d.dst = appendString(d.dst, s)
-		}
-		return ok
+		return d.string(data)
 	case tagArray, tagObject:
 		if depth >= d.maxDepth {
 			d.i = at
@@ -174,52 +170,72 @@ func (d *antxToJSON) value(depth int, data bool) bool {
 	return true
 }
 
-// string reads a string value (literal, from the dictionary or base64)
-// and returns its text, checking that it takes its canonical form.
-func (d *antxToJSON) string(data bool) ([]byte, bool) {
+// string writes the string value at d.i (literal, from the dictionary or
+// base64) as JSON, checking that it takes its canonical form, and returns
+// where its encoding ends: equal strings have equal encodings.
+func (d *antxToJSON) string(data bool) bool {
 	at := d.i
 	tag, _ := d.byte()
 	switch tag {
 	case tagDict:
 		i, ok := d.byte()
 		if !ok {
-			return nil, false
+			return false
 		}
 		if int(i) >= len(requestDictionary) {
 			d.i--
-			return nil, d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
+			return d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
 		}
-		return []byte(requestDictionary[i]), true
+		d.dst = appendString(d.dst, requestDictionary[i])
+		return true
 	case tagBase64:
 		raw, ok := d.bytes()
 		if !ok {
-			return nil, false
+			return false
 		}
 		if !data || len(raw) == 0 {
 			d.i = at
-			return nil, d.fail(ErrMalformed, "base64 bytes outside a \"data\" value")
+			return d.fail(ErrMalformed, "base64 bytes outside a \"data\" value")
 		}
-		return base64.StdEncoding.AppendEncode(nil, raw), true
+		d.dst = append(d.dst, '"')
+		d.dst = base64.StdEncoding.AppendEncode(d.dst, raw)
+		d.dst = append(d.dst, '"')
+		return true
 	case tagString:
 		s, ok := d.bytes()
 		if !ok {
-			return nil, false
+			return false
 		}
-		var e jsonToANTH
-		_, inDict := requestDictIndex()[string(s)]
 		switch {
 		case !utf8.Valid(s):
 			d.i = at
-			return nil, d.fail(ErrMalformed, "a string that is not UTF-8")
-		case inDict, data && e.base64(s):
+			return d.fail(ErrMalformed, "a string that is not UTF-8")
+		case canonicalElsewhere(s, data):
 			// SPEC.md §5.4: each string has one encoding.
 			d.i = at
-			return nil, d.fail(ErrMalformed, "a string sent literally that has a shorter canonical form")
+			return d.fail(ErrMalformed, "a string sent literally that has a shorter canonical form")
 		}
-		return s, true
+		d.dst = appendString(d.dst, s)
+		return true
 	}
 	d.i = at
-	return nil, d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag))+", want a string")
+	return d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag))+", want a string")
+}
+
+// canonicalElsewhere reports whether a string's canonical encoding is not
+// the literal one: it is in the dictionary, or it is a "data" value that
+// is canonical base64.
+func canonicalElsewhere(s []byte, data bool) bool {
+	if len(s) <= maxDictString {
+		if _, ok := requestDictIndex()[string(s)]; ok {
+			return true
+		}
+	}
+	if !data || len(s) == 0 || len(s)%4 != 0 {
+		return false
+	}
+	raw, err := base64.StdEncoding.AppendDecode(nil, s)
+	return err == nil && encodesTo(raw, s)
 }
 
 // number writes a number sent as text, which must be a JSON number that is
@@ -247,21 +263,21 @@ func (d *antxToJSON) object(depth int) bool {
 	keysAt := len(d.keys)
 	defer func() { d.keys = d.keys[:keysAt] }()
 	return d.list('}', func(first bool) bool {
-		at := d.i
-		k, ok := d.string(false)
-		if !ok {
+		at, out := d.i, len(d.dst)
+		if !d.string(false) {
 			return false
 		}
-		for _, prev := range d.keys[keysAt:] {
-			if string(prev) == string(k) {
+		key := d.src[at:d.i]
+		for k := keysAt; k < len(d.keys); k += 2 {
+			if string(d.src[d.keys[k]:d.keys[k+1]]) == string(key) {
 				d.i = at
-				return d.fail(ErrMalformed, "duplicate key "+strconv.Quote(string(k)))
+				return d.fail(ErrMalformed, "duplicate key "+string(d.dst[out:]))
 			}
 		}
-		d.keys = append(d.keys, k)
-		d.dst = appendString(d.dst, k)
+		d.keys = append(d.keys, at, d.i)
+		data := string(d.dst[out:]) == `"data"`
 		d.dst = append(d.dst, ':')
-		return d.value(depth+1, string(k) == "data")
+		return d.value(depth+1, data)
 	})
 }
 

@@ -32,6 +32,13 @@ func SSE(t testing.TB) map[string][]byte {
 	})
 }
 
+// Requests returns every request body in testdata/requests by file name,
+// each checked against that folder's SHA256SUMS.
+func Requests(t testing.TB) map[string][]byte {
+	t.Helper()
+	return checked(t, "requests", func(name string) bool { return strings.HasSuffix(name, ".json") })
+}
+
 // checked reads the files of folder dir that keep selects, after checking
 // every file SHA256SUMS lists.
 func checked(t testing.TB, dir string, keep func(string) bool) map[string][]byte {

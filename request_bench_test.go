@@ -1,0 +1,162 @@
+package anth_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/sse"
+)
+
+// BenchmarkRequest converts the request bodies of testdata/requests, all of
+// them each op, JSON → ANTH and ANTH → JSON, beside what a server would do
+// with encoding/json to read and write the same bodies generically:
+// Unmarshal into any and Marshal again. MB/s are of JSON.
+func BenchmarkRequest(b *testing.B) {
+	bodies := testdata.Requests(b)
+	var names []string
+	var total int
+	for name, body := range bodies {
+		names = append(names, name)
+		total += len(body)
+	}
+	slices.Sort(names)
+	anth := map[string][]byte{}
+	var anthTotal int
+	for _, name := range names {
+		a, err := sse.AppendRequestANTH(nil, bodies[name])
+		if err != nil {
+			b.Fatal(err)
+		}
+		anth[name] = a
+		anthTotal += len(a)
+	}
+	b.Run("json-to-anth", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		var out []byte
+		for b.Loop() {
+			for _, name := range names {
+				out, _ = sse.AppendRequestANTH(out[:0], bodies[name])
+			}
+		}
+		b.ReportMetric(float64(anthTotal)/float64(total), "ANTH/JSON")
+	})
+	b.Run("anth-to-json", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		var out []byte
+		for b.Loop() {
+			for _, name := range names {
+				out, _ = sse.AppendRequestJSON(out[:0], anth[name])
+			}
+		}
+	})
+	b.Run("encoding-json-any", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, name := range names {
+				var v any
+				if err := json.Unmarshal(bodies[name], &v); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkGatewayLatency streams 100 responses at once on 127.0.0.1, each
+// an event every millisecond carrying the time it was sent, and reports
+// the time from the upstream's write to the client's frame at the 50th and
+// 99th percentile: straight from the upstream (SSE), and through the
+// gateway as ANTH and as SSE. The gateway adds the difference.
+func BenchmarkGatewayLatency(b *testing.B) {
+	const streams, events = 100, 200
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n")
+		for range events {
+			time.Sleep(time.Millisecond)
+			fmt.Fprintf(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"%d\"}}\n\n", time.Now().UnixNano())
+			w.(http.Flusher).Flush()
+		}
+		io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	}))
+	defer upstream.Close()
+	u, _ := url.Parse(upstream.URL)
+	gw := httptest.NewServer(sse.NewGateway(sse.GatewayOptions{Upstream: u}))
+	defer gw.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, MaxConnsPerHost: 0}}
+	for _, c := range []struct {
+		name, base, accept string
+	}{{"direct-sse", upstream.URL, "text/event-stream"}, {"gateway-anth", gw.URL, sse.Accept}, {"gateway-sse", gw.URL, "text/event-stream"}} {
+		b.Run(c.name, func(b *testing.B) {
+			var mu sync.Mutex
+			var lat []time.Duration
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range streams {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						mine := readLatencies(b, client, c.base, c.accept)
+						mu.Lock()
+						lat = append(lat, mine...)
+						mu.Unlock()
+					}()
+				}
+				wg.Wait()
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+// readLatencies streams one response and returns, for each text frame, the
+// time since the upstream wrote it.
+func readLatencies(b *testing.B, client *http.Client, base, accept string) []time.Duration {
+	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":1,"stream":true,"messages":[]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Error(err)
+		return nil
+	}
+	defer resp.Body.Close()
+	fr, err := sse.NewFrameReader(resp)
+	if err != nil {
+		b.Error(err)
+		return nil
+	}
+	var lat []time.Duration
+	for f, err := range fr.All() {
+		if err != nil {
+			b.Error(err)
+			return lat
+		}
+		if f.Type == frame.TypeText {
+			_, text, _ := f.Text()
+			sent, _ := strconv.ParseInt(string(text), 10, 64)
+			lat = append(lat, time.Since(time.Unix(0, sent)))
+		}
+	}
+	return lat
+}
