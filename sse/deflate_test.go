@@ -55,24 +55,3 @@ func TestDeflateRoundTrip(t *testing.T) {
 		t.Fatal("appendDeflate does not append")
 	}
 }
-
-// TestCodes: the computed length and distance codes are the ones whose
-// range holds each value (RFC 1951 §3.2.5).
-func TestCodes(t *testing.T) {
-	for l := 3; l <= 258; l++ {
-		c := lengthCode(l)
-		next := 259
-		if c+1 < len(lengthBase) {
-			next = int(lengthBase[c+1])
-		}
-		if int(lengthBase[c]) > l || l >= next && l != 258 || l-int(lengthBase[c]) >= 1<<lengthExtra[c] {
-			t.Fatalf("length %d: code %d (base %d, %d extra bits)", l, c, lengthBase[c], lengthExtra[c])
-		}
-	}
-	for d := 1; d <= 32768; d++ {
-		c := distCode(d)
-		if int(distBase[c]) > d || d-int(distBase[c]) >= 1<<distExtra[c] {
-			t.Fatalf("distance %d: code %d (base %d, %d extra bits)", d, c, distBase[c], distExtra[c])
-		}
-	}
-}

@@ -1,0 +1,150 @@
+// Package fixedflate writes DEFLATE (RFC 1951) blocks of fixed Huffman
+// codes (§3.2.6), the block type that suits small pieces of data: it needs
+// no code table, so a few bytes cost a few bytes. Both of the project's
+// deflaters share it: EVENT data against its dictionary (package sse) and
+// the anth-deflate stream (package deflate). What to match is theirs to
+// decide; this package only spells symbols.
+package fixedflate
+
+import "math/bits"
+
+// DEFLATE's limits (RFC 1951 §3.2.5).
+const (
+	MinMatch = 3     // the shortest match a length code can say
+	MaxMatch = 258   // the longest
+	MaxDist  = 32768 // the farthest back a match may reach
+)
+
+const endOfBlock = 256
+
+// Writer packs DEFLATE's bits into bytes, least significant bit first, and
+// appends the whole bytes to B. The zero value writes after nothing.
+type Writer struct {
+	B     []byte
+	acc   uint64
+	nbits uint
+}
+
+// Bits writes the n low bits of v, n at most 32.
+func (w *Writer) Bits(v uint64, n uint) {
+	w.acc |= v << w.nbits
+	w.nbits += n
+	for w.nbits >= 8 {
+		w.B = append(w.B, byte(w.acc))
+		w.acc >>= 8
+		w.nbits -= 8
+	}
+}
+
+// code writes a Huffman code of n bits: codes go most significant bit
+// first, so they are reversed into the LSB-first stream.
+func (w *Writer) code(c uint16, n uint) { w.Bits(uint64(bits.Reverse16(c)>>(16-n)), n) }
+
+// StartBlock writes the header of a block of fixed codes: BFINAL, then
+// BTYPE 01.
+func (w *Writer) StartBlock(final bool) {
+	v := uint64(1 << 1)
+	if final {
+		v |= 1
+	}
+	w.Bits(v, 3)
+}
+
+// EndBlock writes the end-of-block symbol.
+func (w *Writer) EndBlock() { w.symbol(endOfBlock) }
+
+// SyncFlush writes what zlib's Z_SYNC_FLUSH writes after the blocks so far:
+// the header of an empty stored block (BFINAL 0, BTYPE 00) and the zero bits
+// that reach the next byte. It leaves out the block's LEN and NLEN (00 00
+// FF FF), which are the same every time: whoever inflates puts them back.
+func (w *Writer) SyncFlush() {
+	w.Bits(0, 3)
+	w.Align()
+}
+
+// Align writes zero bits up to the next byte boundary.
+func (w *Writer) Align() {
+	if w.nbits > 0 {
+		w.B = append(w.B, byte(w.acc))
+		w.acc, w.nbits = 0, 0
+	}
+}
+
+// Literal writes a literal byte.
+func (w *Writer) Literal(c byte) { w.symbol(int(c)) }
+
+// symbol writes a literal/length symbol with its fixed code (§3.2.6).
+func (w *Writer) symbol(sym int) {
+	switch {
+	case sym < 144:
+		w.code(uint16(0x30+sym), 8)
+	case sym < 256:
+		w.code(uint16(0x190+sym-144), 9)
+	case sym < 280:
+		w.code(uint16(sym-256), 7)
+	default:
+		w.code(uint16(0xC0+sym-280), 8)
+	}
+}
+
+// The length and distance codes of RFC 1951 §3.2.5: the base of each code
+// and its count of extra bits.
+var (
+	lengthBase  = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	lengthExtra = [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
+	distBase    = [30]uint16{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
+	distExtra   = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+)
+
+// Match writes a match of length MinMatch to MaxMatch at distance 1 to
+// MaxDist.
+func (w *Writer) Match(length, dist int) {
+	l := lengthCode(length)
+	w.symbol(257 + l)
+	w.Bits(uint64(length-int(lengthBase[l])), uint(lengthExtra[l]))
+	d := distCode(dist)
+	w.code(uint16(d), 5)
+	w.Bits(uint64(dist-int(distBase[d])), uint(distExtra[d]))
+}
+
+// MatchBits returns how many bits Match writes for a match: a deflater
+// weighs it against the literals it replaces.
+func MatchBits(length, dist int) int {
+	l := lengthCode(length)
+	n := 8
+	if 257+l < 280 {
+		n = 7
+	}
+	return n + int(lengthExtra[l]) + 5 + int(distExtra[distCode(dist)])
+}
+
+// LiteralBits returns how many bits Literal writes for c.
+func LiteralBits(c byte) int {
+	if c < 144 {
+		return 8
+	}
+	return 9
+}
+
+// lengthCode returns the index in lengthBase of the code of a length of
+// 3–258: its bases double every four codes from 11 on.
+func lengthCode(length int) int {
+	switch {
+	case length <= 10:
+		return length - 3
+	case length == 258:
+		return 28
+	}
+	n := bits.Len(uint(length - 3))
+	return 4*(n-2) + (length-3)>>(n-3)&3
+}
+
+// distCode returns the code of a distance of 1–32768: its bases double
+// every two codes from 5 on.
+func distCode(dist int) int {
+	if dist <= 4 {
+		return dist - 1
+	}
+	n := bits.Len(uint(dist - 1))
+	return 2*(n-1) + (dist-1)>>(n-2)&1
+}
