@@ -1,0 +1,317 @@
+package deflate
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/layer0/anth/internal/fixedflate"
+	"pgregory.net/rapid"
+)
+
+var testDict = []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`)
+
+// piece draws bytes to write: text that repeats as prose does, random
+// bytes, or long runs.
+func piece(t *rapid.T) []byte {
+	switch rapid.IntRange(0, 3).Draw(t, "kind") {
+	case 0:
+		words := rapid.SliceOfN(rapid.SampledFrom([]string{" the", " model", " streams", " 令牌", "\n", ".", string(testDict[:20])}), 0, 30).Draw(t, "words")
+		return []byte(strings.Join(words, ""))
+	case 1:
+		return rapid.SliceOfN(rapid.Byte(), 0, 200).Draw(t, "bytes")
+	case 2:
+		return bytes.Repeat([]byte{rapid.Byte().Draw(t, "b")}, rapid.IntRange(0, 70_000).Draw(t, "run"))
+	}
+	return bytes.Repeat([]byte("abcdefgh"), rapid.IntRange(0, 10_000).Draw(t, "times"))
+}
+
+// recordWriter notes where each record the Writer writes ends.
+type recordWriter struct {
+	bytes.Buffer
+	ends []int
+}
+
+func (w *recordWriter) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	w.ends = append(w.ends, w.Len())
+	return n, err
+}
+
+// TestRoundTrip: whatever is written, in whatever pieces, with flushes
+// anywhere, reads back exactly, whatever the read sizes; and the coded
+// bytes up to any record's end read back as all that was written before
+// the write or flush that ended it, and then io.EOF.
+func TestRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var out recordWriter
+		w := NewWriter(&out, testDict)
+		var want []byte
+		var flushed []int // bytes written when each record ended
+		for range rapid.IntRange(0, 20).Draw(t, "writes") {
+			p := piece(t)
+			records := len(out.ends)
+			if _, err := w.Write(p); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, p...)
+			for range len(out.ends) - records {
+				flushed = append(flushed, -1) // ended by itself, inside this write
+			}
+			if rapid.Bool().Draw(t, "flush") {
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				if len(out.ends) > len(flushed) {
+					flushed = append(flushed, len(want))
+				}
+			}
+		}
+		w.Flush()
+		if len(out.ends) > len(flushed) {
+			flushed = append(flushed, len(want))
+		}
+		coded := out.Bytes()
+		got, err := io.ReadAll(iotest.OneByteReader(NewReader(bytes.NewReader(coded), testDict)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read back %d bytes (%v), want %d", len(got), err, len(want))
+		}
+		got, err = io.ReadAll(NewReader(iotest.HalfReader(bytes.NewReader(coded)), testDict))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read back %d bytes in halves (%v), want %d", len(got), err, len(want))
+		}
+		for i, end := range out.ends {
+			if flushed[i] < 0 {
+				continue
+			}
+			got, err := io.ReadAll(NewReader(bytes.NewReader(coded[:end]), testDict))
+			if err != nil || !bytes.Equal(got, want[:flushed[i]]) {
+				t.Fatalf("record %d: %d bytes read back (%v), want the %d written before it", i, len(got), err, flushed[i])
+			}
+		}
+	})
+}
+
+// TestOtherEncoders: the Reader reads what any DEFLATE encoder writes when
+// it is sync-flushed and cut the same way; the coding is not this Writer's.
+func TestOtherEncoders(t *testing.T) {
+	text := []string{"The model", " streams", " each token", " as it is", " sampled.", " The model streams", ""}
+	var coded, want []byte
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriterDict(&buf, flate.BestCompression, testDict)
+	for _, p := range text {
+		zw.Write([]byte(p))
+		zw.Flush()
+		rec := bytes.TrimSuffix(buf.Bytes(), syncMarker[:])
+		coded = binary.AppendUvarint(coded, uint64(len(rec)))
+		coded = append(coded, rec...)
+		want = append(want, p...)
+		buf.Reset()
+	}
+	got, err := io.ReadAll(NewReader(bytes.NewReader(coded), testDict))
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+	// And a stream that ends with a final block, as zlib's Z_FINISH does.
+	zw.Close()
+	coded = binary.AppendUvarint(coded, uint64(buf.Len()))
+	coded = append(coded, buf.Bytes()...)
+	got, err = io.ReadAll(NewReader(bytes.NewReader(coded), testDict))
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("with a final block: got %q, %v; want %q", got, err, want)
+	}
+}
+
+func coded(t *testing.T, parts ...string) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := NewWriter(&out, testDict)
+	for _, p := range parts {
+		w.Write([]byte(p))
+		w.Flush()
+	}
+	return out.Bytes()
+}
+
+// TestFaults: every way coded input can be wrong gives its kind, at the
+// offset where it went wrong, after whatever came before it.
+func TestFaults(t *testing.T) {
+	good := coded(t, "hello, ", "world")
+	first := int(good[0]) + 1 // the first record, with its one-byte length
+	finalBlock := []byte{0x03, 0x00}
+	tests := []struct {
+		name string
+		in   []byte
+		want error
+		off  int64
+		read string
+	}{
+		{"zero length", append(good[:first:first], 0), ErrMalformed, int64(first), "hello, "},
+		{"length over MaxRecord", append(good[:first:first], 0x80, 0x80, 0x80, 0x80, 0x08), ErrMalformed, int64(first), "hello, "},
+		{"length of more than 5 bytes", append(good[:first:first], 0x81, 0x80, 0x80, 0x80, 0x80, 0x00), ErrMalformed, int64(first), "hello, "},
+		{"ends inside a length", append(good[:first:first], 0x81), ErrTruncated, int64(first + 1), "hello, "},
+		// The last byte holds only the flush: the text is there before it.
+		{"ends inside a record", good[:len(good)-1], ErrTruncated, int64(len(good) - 1), "hello, world"},
+		// compress/flate gives what it decoded before the input ended.
+		{"ends inside a record's text", good[:len(good)-3], ErrTruncated, int64(len(good) - 3), "hello, wor"},
+		{"reserved block type", append(good[:first:first], 1, 0x07), ErrMalformed, int64(first + 2), "hello, "},
+		// Found after reading the match: its offset is within the record.
+		{"distance before the dictionary", farMatch(), ErrMalformed, -1, ""},
+		{"bytes after the final block", append([]byte{3}, append(finalBlock, 0)...), ErrMalformed, 3, ""},
+		{"a record after the final block", append([]byte{2}, append(finalBlock, good...)...), ErrMalformed, 3, ""},
+	}
+	for _, tt := range tests {
+		got, err := io.ReadAll(NewReader(bytes.NewReader(tt.in), testDict))
+		var e *Error
+		if !errors.Is(err, tt.want) || !errors.As(err, &e) || e.Offset != tt.off && (tt.off >= 0 || e.Offset < 1 || e.Offset > int64(len(tt.in))) {
+			t.Errorf("%s: %v, want %v at offset %d", tt.name, err, tt.want, tt.off)
+		}
+		if string(got) != tt.read {
+			t.Errorf("%s: read %q before the error, want %q", tt.name, got, tt.read)
+		}
+	}
+	// The underlying reader's error comes out as it is.
+	boom := errors.New("boom")
+	_, err := io.ReadAll(NewReader(io.MultiReader(bytes.NewReader(good[:3]), iotest.ErrReader(boom)), testDict))
+	if err != boom {
+		t.Errorf("underlying error: %v, want boom", err)
+	}
+	// A Writer's error is sticky.
+	w := NewWriter(iotestErrWriter{boom}, nil)
+	w.Write([]byte("x"))
+	if err := w.Flush(); err != boom {
+		t.Errorf("Flush: %v, want boom", err)
+	}
+	if _, err := w.Write([]byte("y")); err != boom {
+		t.Errorf("Write after an error: %v, want boom", err)
+	}
+}
+
+// farMatch is a record whose match reaches back past the dictionary.
+func farMatch() []byte {
+	w := fixedflate.Writer{B: []byte{0}}
+	w.StartBlock(false)
+	w.Match(3, len(testDict)+1)
+	w.EndBlock()
+	w.SyncFlush()
+	w.B[0] = byte(len(w.B) - 1)
+	return w.B
+}
+
+type iotestErrWriter struct{ err error }
+
+func (w iotestErrWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// TestRecords: a Writer writes one record per Flush with something to
+// say, none for a Flush with nothing, and ends a record by itself rather
+// than hold more than maxRecord coded bytes.
+func TestRecords(t *testing.T) {
+	var out recordWriter
+	w := NewWriter(&out, nil)
+	w.Flush()
+	if len(out.ends) != 0 {
+		t.Fatalf("a Flush with nothing written wrote %d records", len(out.ends))
+	}
+	w.Write([]byte("a"))
+	w.Flush()
+	w.Flush()
+	if len(out.ends) != 1 {
+		t.Fatalf("Write, Flush, Flush wrote %d records, want 1", len(out.ends))
+	}
+	random := make([]byte, 200_000)
+	rng := rand.NewChaCha8([32]byte{1})
+	rng.Read(random)
+	w.Write(random)
+	w.Flush()
+	prev := out.ends[0]
+	for _, end := range out.ends[1:] {
+		if end-prev > maxRecord+maxChunk*9/8+16 {
+			t.Fatalf("a record of %d bytes", end-prev)
+		}
+		prev = end
+	}
+	if len(out.ends) < 4 {
+		t.Fatalf("200 KB of noise in %d records", len(out.ends))
+	}
+	got, err := io.ReadAll(NewReader(bytes.NewReader(out.Bytes()), nil))
+	if err != nil || !bytes.Equal(got, append([]byte("a"), random...)) {
+		t.Fatalf("read back %d bytes, %v", len(got), err)
+	}
+}
+
+// TestReset: a reset Writer and Reader give what new ones give.
+func TestReset(t *testing.T) {
+	var a, b bytes.Buffer
+	w := NewWriter(&a, testDict)
+	w.Write([]byte("some text that is not in the next stream"))
+	w.Flush()
+	w.Reset(&b)
+	w.Write([]byte(`{"type":"content_block_delta" text`))
+	w.Flush()
+	fresh := coded(t, `{"type":"content_block_delta" text`)
+	if diff := cmp.Diff(fresh, b.Bytes()); diff != "" {
+		t.Fatalf("a reset Writer writes otherwise (-new +reset):\n%s", diff)
+	}
+	r := NewReader(bytes.NewReader([]byte{0}), testDict)
+	io.ReadAll(r)
+	r.Reset(bytes.NewReader(b.Bytes()))
+	got, err := io.ReadAll(r)
+	if err != nil || string(got) != `{"type":"content_block_delta" text` {
+		t.Fatalf("a reset Reader reads %q, %v", got, err)
+	}
+}
+
+// TestDictionary: the dictionary is what the first record matches
+// against: a delta event in it codes to a few bytes.
+func TestDictionary(t *testing.T) {
+	with := coded(t, string(testDict)+`Hello"}}`)
+	var out bytes.Buffer
+	w := NewWriter(&out, nil)
+	w.Write([]byte(string(testDict) + `Hello"}}`))
+	w.Flush()
+	if len(with) > 16 || out.Len() < 60 {
+		t.Fatalf("with the dictionary %d bytes, without %d", len(with), out.Len())
+	}
+}
+
+func TestAllocs(t *testing.T) {
+	text := []byte(" the model streams each token")
+	var sink bytes.Buffer
+	w := NewWriter(&sink, testDict)
+	if n := testing.AllocsPerRun(1000, func() {
+		sink.Reset()
+		w.Write(text)
+		w.Flush()
+	}); n != 0 {
+		t.Errorf("Write and Flush: %.1f allocations, want 0", n)
+	}
+	parts := make([]string, 1000)
+	for i := range parts {
+		parts[i] = " the model streams"
+	}
+	stream := coded(t, parts...)
+	var src bytes.Reader
+	r := NewReader(&src, testDict)
+	buf := make([]byte, 4096)
+	if n := testing.AllocsPerRun(100, func() {
+		src.Reset(stream)
+		r.Reset(&src)
+		for {
+			if _, err := r.Read(buf); err != nil {
+				if err != io.EOF {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+	}); n != 0 {
+		t.Errorf("Read: %.1f allocations, want 0", n)
+	}
+}

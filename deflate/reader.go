@@ -1,0 +1,204 @@
+package deflate
+
+import (
+	"bufio"
+	"compress/flate"
+	"io"
+	"strconv"
+)
+
+// MaxRecord is the longest record a Reader accepts. A Writer's are at most
+// about 16 KiB; the bound only keeps the length's arithmetic in an int32.
+const MaxRecord = 1<<31 - 1
+
+// syncMarker is what every sync flush ends with and what a record leaves
+// out: the LEN and NLEN of an empty stored block.
+var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
+
+// Reader inflates anth-deflate. It hands the DEFLATE stream, each record
+// followed by the four bytes its writer left out, to compress/flate, which
+// gives out what a record holds once the record has arrived: a Read never
+// waits for the next record to return the frames of this one.
+//
+// The coding has no end marker: at the end of its input between two
+// records, Read returns io.EOF, and the ANTH stream inside says whether the
+// response was whole. Input that ends inside a record is ErrTruncated, a
+// record length of zero or over MaxRecord and bytes that are not DEFLATE
+// ErrMalformed, both as an *Error with the offset in the coded input.
+// Errors of the underlying reader are returned as they are. Memory is
+// fixed (DEFLATE's 32 KiB window and a 4 KiB buffer), and each input byte
+// gives at most 1,032 output bytes, DEFLATE's limit.
+type Reader struct {
+	in  feeder
+	fr  io.ReadCloser
+	err error
+}
+
+// NewReader returns a Reader of anth-deflate from r, starting from the
+// preset dictionary dict the writer started from. The Reader keeps dict
+// and does not modify it.
+func NewReader(r io.Reader, dict []byte) *Reader {
+	z := &Reader{}
+	z.in.dict = dict
+	z.in.reset(r)
+	z.fr = flate.NewReaderDict(&z.in, dict)
+	return z
+}
+
+// Reset makes z read a new stream from r, with the same dictionary,
+// keeping its buffers.
+func (z *Reader) Reset(r io.Reader) {
+	z.in.reset(r)
+	z.fr.(flate.Resetter).Reset(&z.in, z.in.dict)
+	z.err = nil
+}
+
+// Read reads inflated bytes.
+func (z *Reader) Read(p []byte) (int, error) {
+	if z.err != nil {
+		return 0, z.err
+	}
+	n, err := z.fr.Read(p)
+	if err != nil {
+		z.err = z.fault(err)
+		if n > 0 {
+			return n, nil
+		}
+		return 0, z.err
+	}
+	return n, nil
+}
+
+// fault gives compress/flate's error the meaning it has for the coding.
+func (z *Reader) fault(err error) error {
+	in := &z.in
+	switch {
+	case in.err != nil:
+		return in.err
+	case err == io.EOF:
+		// A final block: it must be the last thing in the input.
+		if in.left > 0 {
+			return &Error{Offset: in.off, Err: ErrMalformed, Detail: "bytes after the final block"}
+		}
+		if _, perr := in.br.Peek(1); perr == nil {
+			return &Error{Offset: in.off, Err: ErrMalformed, Detail: "a record after the final block"}
+		}
+		return io.EOF
+	case err == io.ErrUnexpectedEOF && in.clean:
+		return io.EOF
+	case err == io.ErrUnexpectedEOF:
+		return &Error{Offset: in.off, Err: ErrTruncated, Detail: "input ends inside a record"}
+	}
+	if _, ok := err.(flate.CorruptInputError); ok {
+		return &Error{Offset: in.off, Err: ErrMalformed, Detail: "not DEFLATE (" + err.Error() + ")"}
+	}
+	return err
+}
+
+// feeder gives compress/flate the DEFLATE stream: the bytes of each record
+// and then syncMarker.
+type feeder struct {
+	br     *bufio.Reader
+	dict   []byte
+	off    int64 // coded bytes consumed
+	left   int   // bytes of the current record not yet given
+	marker int   // bytes of syncMarker given after it; len(syncMarker) when none are due
+	clean  bool  // the input ended between records
+	err    error // a fault of the coding itself, sticky
+}
+
+func (f *feeder) reset(r io.Reader) {
+	if f.br == nil {
+		f.br = bufio.NewReaderSize(r, 4096)
+	} else {
+		f.br.Reset(r)
+	}
+	f.off, f.left, f.marker, f.clean, f.err = 0, 0, len(syncMarker), false, nil
+}
+
+// ReadByte gives the next byte of the DEFLATE stream.
+func (f *feeder) ReadByte() (byte, error) {
+	if err := f.ready(); err != nil {
+		return 0, err
+	}
+	if f.left == 0 {
+		b := syncMarker[f.marker]
+		f.marker++
+		return b, nil
+	}
+	b, err := f.br.ReadByte()
+	if err != nil {
+		return 0, noEOF(err)
+	}
+	f.left--
+	f.off++
+	return b, nil
+}
+
+// Read gives DEFLATE bytes; compress/flate reads stored blocks with it.
+func (f *feeder) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if err := f.ready(); err != nil {
+		return 0, err
+	}
+	if f.left == 0 {
+		n := copy(p, syncMarker[f.marker:])
+		f.marker += n
+		return n, nil
+	}
+	n, err := f.br.Read(p[:min(len(p), f.left)])
+	f.left -= n
+	f.off += int64(n)
+	if n > 0 {
+		return n, nil
+	}
+	return 0, noEOF(err)
+}
+
+// ready reads the next record's length when the current record and its
+// marker are all given.
+func (f *feeder) ready() error {
+	if f.err != nil {
+		return f.err
+	}
+	if f.left > 0 || f.marker < len(syncMarker) {
+		return nil
+	}
+	start := f.off
+	var n uint64
+	for shift := uint(0); ; shift += 7 {
+		b, err := f.br.ReadByte()
+		if err == io.EOF && shift == 0 {
+			f.clean = true
+			return io.EOF
+		}
+		if err != nil {
+			return noEOF(err)
+		}
+		f.clean = false
+		f.off++
+		n |= uint64(b&0x7F) << shift
+		if n > MaxRecord || shift > 28 {
+			break
+		}
+		if b < 0x80 {
+			if n > 0 {
+				f.left, f.marker = int(n), 0
+				return nil
+			}
+			break
+		}
+	}
+	f.err = &Error{Offset: start, Err: ErrMalformed, Detail: "record length " + strconv.FormatUint(n, 10) + ", want 1 to " + strconv.Itoa(MaxRecord)}
+	return f.err
+}
+
+// noEOF: the input may end only between records.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

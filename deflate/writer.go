@@ -1,0 +1,222 @@
+package deflate
+
+import (
+	"encoding/binary"
+	"io"
+	"math/bits"
+
+	"github.com/layer0/anth/internal/fixedflate"
+)
+
+const (
+	window    = fixedflate.MaxDist // DEFLATE's window, a power of two
+	maxChunk  = 16 << 10           // input matched at a time, after the window
+	hashBits  = 13
+	minMatch  = 4        // what hash4 finds
+	maxChain  = 32       // candidates tried at a position
+	niceMatch = 64       // a match this long is taken without looking further
+	lazyMatch = 16       // a match shorter than this waits to see the next position's
+	maxRecord = 16 << 10 // coded bytes a Writer holds before it ends a record unasked
+	lenRoom   = binary.MaxVarintLen32
+)
+
+func hash4(b []byte) uint32 { return binary.LittleEndian.Uint32(b) * 2654435761 >> (32 - hashBits) }
+
+// Writer compresses an ANTH stream as anth-deflate. Write compresses; Flush
+// ends a record and writes it to the underlying writer, so everything
+// written so far can be inflated by a reader that has the bytes written so
+// far. A Writer also ends a record by itself once it holds 16 KiB of output.
+// It has no end marker and so no Close: the ANTH stream it carries ends
+// itself (SPEC.md §3.11); Flush after the last frame.
+//
+// The encoder is greedy with one step of lazy matching, tries up to 32
+// earlier positions with the same 4-byte hash, and writes fixed Huffman
+// codes only: on a token's dozen bytes a code table would cost more than it
+// saves. A Writer is about 150 KiB; Reset reuses one.
+//
+// Errors from the underlying writer are sticky. A Writer is not safe for
+// concurrent use.
+type Writer struct {
+	w      io.Writer
+	dict   []byte
+	hist   []byte // the last window bytes coded, then the input being coded
+	base   uint32 // stream position of hist[0], counted from the dictionary's start
+	hashed int    // hist[:hashed] are in the hash chains
+	bw     fixedflate.Writer
+	open   bool // a block has begun since the last record
+	err    error
+	head   [1 << hashBits]uint32 // per hash, 1 + the position last seen with it
+	prev   [window]uint16        // per position mod window, the distance back to the previous one with its hash
+}
+
+// NewWriter returns a Writer writing records to w, starting from the preset
+// dictionary dict (at most its last 32 KiB count), which the reader must
+// be given too. The Writer keeps dict for Reset and does not modify it.
+func NewWriter(w io.Writer, dict []byte) *Writer {
+	z := &Writer{hist: make([]byte, 0, window+maxChunk), bw: fixedflate.Writer{B: make([]byte, lenRoom, 512)}}
+	z.dict = dict[max(0, len(dict)-window):]
+	z.Reset(w)
+	return z
+}
+
+// Reset discards the Writer's state and makes it write a new stream to w,
+// from the same dictionary.
+func (z *Writer) Reset(w io.Writer) {
+	z.w, z.err, z.open, z.base = w, nil, false, 0
+	z.head = [1 << hashBits]uint32{}
+	z.hist = append(z.hist[:0], z.dict...)
+	z.hashed = 0
+	z.insertUpTo(len(z.hist))
+	z.bw = fixedflate.Writer{B: z.bw.B[:lenRoom]}
+}
+
+// Write compresses p. The bytes reach the underlying writer at the next
+// Flush, or when the Writer ends a record by itself.
+func (z *Writer) Write(p []byte) (int, error) {
+	if z.err != nil {
+		return 0, z.err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		k := min(len(p), maxChunk)
+		if len(z.hist)+k > cap(z.hist) {
+			z.slide()
+		}
+		start := len(z.hist)
+		z.hist = append(z.hist, p[:k]...)
+		p = p[k:]
+		z.encode(start)
+		if len(z.bw.B) >= maxRecord {
+			if err := z.Flush(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+// Flush ends the record begun since the last Flush, if any, and writes it
+// to the underlying writer. It does not flush the underlying writer.
+func (z *Writer) Flush() error {
+	if z.err != nil || !z.open {
+		return z.err
+	}
+	z.bw.EndBlock()
+	z.bw.SyncFlush()
+	z.open = false
+	b := z.bw.B
+	n := len(b) - lenRoom
+	// The length goes in the room left before the bits: no copy.
+	var l [lenRoom]byte
+	k := binary.PutUvarint(l[:], uint64(n))
+	copy(b[lenRoom-k:], l[:k])
+	_, z.err = z.w.Write(b[lenRoom-k:])
+	z.bw.B = b[:lenRoom]
+	return z.err
+}
+
+// slide drops all but the last window bytes, which are all coded.
+func (z *Writer) slide() {
+	drop := len(z.hist) - window
+	copy(z.hist, z.hist[drop:])
+	z.hist = z.hist[:window]
+	z.base += uint32(drop)
+	z.hashed -= drop
+}
+
+// insertUpTo puts the positions before end that have 4 bytes after them in
+// the hash chains.
+func (z *Writer) insertUpTo(end int) {
+	end = min(end, len(z.hist)-minMatch+1)
+	for ; z.hashed < end; z.hashed++ {
+		pos := z.base + uint32(z.hashed)
+		h := hash4(z.hist[z.hashed:])
+		d := pos - (z.head[h] - 1)
+		if z.head[h] == 0 || d >= window {
+			d = 0
+		}
+		z.prev[pos%window] = uint16(d)
+		z.head[h] = pos + 1
+	}
+}
+
+// encode writes the symbols for hist[start:].
+func (z *Writer) encode(start int) {
+	if !z.open {
+		z.bw.StartBlock(false)
+		z.open = true
+	}
+	// Positions near the end of the last input can be hashed now.
+	z.insertUpTo(start)
+	end := len(z.hist)
+	for i := start; i < end; {
+		length, dist := z.find(i, end)
+		if length >= minMatch && length < lazyMatch && i+1 < end {
+			if l2, d2 := z.find(i+1, end); l2 > length {
+				z.bw.Literal(z.hist[i])
+				i++
+				length, dist = l2, d2
+			}
+		}
+		if length < minMatch {
+			z.bw.Literal(z.hist[i])
+			i++
+			continue
+		}
+		z.bw.Match(length, dist)
+		i += length
+	}
+	z.insertUpTo(end)
+}
+
+// find returns the longest match for hist[i:end] among the positions in
+// its hash chain, and puts i in the chain.
+func (z *Writer) find(i, end int) (length, dist int) {
+	if i+minMatch > end {
+		return 0, 0
+	}
+	z.insertUpTo(i)
+	h := z.hist
+	limit := min(end-i, fixedflate.MaxMatch)
+	best := minMatch - 1
+	c := z.head[hash4(h[i:])]
+	d := int(z.base + uint32(i) - (c - 1))
+	// A chain entry is good while no later position has overwritten it:
+	// i itself goes in below, so stay under window-1 back.
+	for n := 0; c != 0 && n < maxChain && d > 0 && d < window-1 && d <= i; n++ {
+		j := i - d
+		if h[j+best] == h[i+best] {
+			if m := matchLen(h[j:j+limit], h[i:i+limit]); m > best {
+				best, dist = m, d
+				if m >= niceMatch || m == limit {
+					break
+				}
+			}
+		}
+		step := int(z.prev[(z.base+uint32(j))%window])
+		if step == 0 {
+			break
+		}
+		d += step
+	}
+	z.insertUpTo(i + 1)
+	if dist == 0 {
+		return 0, 0
+	}
+	return best, dist
+}
+
+// matchLen returns how many leading bytes a and b, of equal length, share.
+func matchLen(a, b []byte) int {
+	n := 0
+	for len(b)-n >= 8 {
+		if x := binary.LittleEndian.Uint64(a[n:]) ^ binary.LittleEndian.Uint64(b[n:]); x != 0 {
+			return n + bits.TrailingZeros64(x)>>3
+		}
+		n += 8
+	}
+	for n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
