@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // maxBatch bounds the bytes a batching Writer holds while a Write is in
@@ -17,21 +18,40 @@ const maxBatch = 1 << 20
 //
 // Errors from the underlying writer are sticky. Like bufio.Writer, a Writer
 // is not safe for concurrent use, and pays for no lock; a Writer made
-// WithBatching is, since gathering frames from several goroutines is what
-// batching is for.
+// WithBatching or WithCoalescing is, since gathering frames from several
+// goroutines is what batching is for.
 type Writer struct {
-	mu      sync.Mutex
-	idle    sync.Cond // signalled when a batching Write returns
-	w       io.Writer
-	pending []byte // encoded, not yet handed to w
-	spare   []byte // the other half of the double buffer used when batching
-	off     int64  // stream offset of the next frame
-	magic   bool   // whether Magic is in pending or written
-	writing bool   // a batching Write is in flight
-	err     error
-	batch   bool
-	padTo   int
+	mu       sync.Mutex
+	idle     sync.Cond // signalled when a batching Write returns
+	w        io.Writer
+	pending  []byte // encoded, not yet handed to w
+	spare    []byte // the other half of the double buffer used when batching
+	off      int64  // stream offset of the next frame
+	magic    bool   // whether Magic is in pending or written
+	writing  bool   // a batching Write is in flight
+	err      error
+	batch    bool
+	padTo    int
+	delay    time.Duration // WithCoalescing's bound; 0 when frames go at once
+	clock    clock
+	last     time.Time // when frames were last handed over
+	timer    stopper   // armed to hand over what waits; nil when none is
+	timerGen uint64    // counts stopped timers, so that a late one does nothing
+	urgent   bool      // pending ends the response: it does not wait
 }
+
+// clock is time as a coalescing Writer sees it; tests replace it.
+type clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) stopper
+}
+
+type stopper interface{ Stop() bool }
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                              { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
 // A WriterOption configures a Writer.
 type WriterOption func(*Writer)
@@ -44,6 +64,24 @@ type WriterOption func(*Writer)
 // that find a Write in flight return without waiting, and a later call or
 // Flush reports any error the Write met.
 func WithBatching() WriterOption { return func(w *Writer) { w.batch = true } }
+
+// WithCoalescing makes a Writer hand frames to the underlying writer at
+// most once every d, so that a fast generator's frames leave together, one
+// write (and, behind an http.ResponseWriter, one flush and one packet) per
+// interval rather than one per token. A frame that finds the last write at
+// least d ago goes at once, so a slow stream waits for nothing; a frame that
+// comes sooner waits, at most until d after the last write. The frames that
+// end a response (DONE, ERROR) and Flush go at once. It implies
+// WithBatching, and the waiting frames are written by a timer's goroutine,
+// so call Flush before the underlying writer goes away. d of zero or less
+// leaves frames going at once.
+func WithCoalescing(d time.Duration) WriterOption {
+	return func(w *Writer) {
+		if d > 0 {
+			w.batch, w.delay = true, d
+		}
+	}
+}
 
 // WithPadding makes each Write… call follow its frames with a PAD frame so
 // that the bytes it writes are a multiple of block (see AppendPadTo). Fixed
@@ -63,7 +101,7 @@ func WithPadding(block int) WriterOption {
 
 // NewWriter returns a Writer that writes an ANTH stream to w.
 func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
-	wr := &Writer{w: w}
+	wr := &Writer{w: w, clock: realClock{}}
 	wr.idle.L = &wr.mu
 	for _, o := range opts {
 		o(wr)
@@ -120,7 +158,8 @@ func (w *Writer) commit(start int) error {
 	w.pending = AppendPadTo(w.pending, start, w.padTo)
 	w.off += int64(len(w.pending) - start)
 	if w.batch {
-		return w.commitBatch()
+		t := Type(w.pending[start])
+		return w.commitBatch(t == TypeDone || t == TypeError)
 	}
 	_, err := w.w.Write(w.pending)
 	w.pending = w.pending[:0]
@@ -130,7 +169,10 @@ func (w *Writer) commit(start int) error {
 	return err
 }
 
-func (w *Writer) commitBatch() error {
+// commitBatch hands pending over, now or later. end says the frames end the
+// response: they are not held back.
+func (w *Writer) commitBatch(end bool) error {
+	w.urgent = w.urgent || end
 	for w.writing {
 		if len(w.pending) <= maxBatch {
 			// The Write in flight takes these frames when it returns.
@@ -139,13 +181,59 @@ func (w *Writer) commitBatch() error {
 		}
 		w.idle.Wait()
 	}
-	return w.drain()
+	if w.wait() {
+		w.mu.Unlock()
+		return nil
+	}
+	return w.drain(false)
 }
 
-// drain writes pending, and whatever other calls add meanwhile, then unlocks.
-func (w *Writer) drain() error {
+// wait reports whether pending is to wait for the coalescing interval to
+// end, and arms the timer that will hand it over then.
+func (w *Writer) wait() bool {
+	if w.delay <= 0 || w.urgent || len(w.pending) > maxBatch {
+		return false
+	}
+	wait := w.delay - w.clock.Now().Sub(w.last)
+	if wait <= 0 {
+		return false
+	}
+	if w.timer == nil {
+		gen := w.timerGen
+		w.timer = w.clock.AfterFunc(wait, func() { w.fire(gen) })
+	}
+	return true
+}
+
+// fire hands over the frames that waited for a coalescing interval to end,
+// unless its timer was stopped while it waited for the lock.
+func (w *Writer) fire(gen uint64) {
+	w.mu.Lock()
+	if gen != w.timerGen {
+		w.mu.Unlock()
+		return
+	}
+	w.timer = nil
+	if w.writing || len(w.pending) == 0 || w.err != nil || w.wait() {
+		w.mu.Unlock()
+		return
+	}
+	w.drain(false)
+}
+
+// drain writes pending, and whatever other calls add meanwhile, then
+// unlocks. Coalescing, what comes during a write waits for the next
+// interval, unless it ends the response or all is to go.
+func (w *Writer) drain(all bool) error {
 	w.writing = true
 	for len(w.pending) > 0 && w.err == nil {
+		if w.timer != nil {
+			w.timer.Stop()
+			w.timer = nil
+			w.timerGen++
+		}
+		w.last = w.clock.Now()
+		w.urgent = false
 		buf := w.pending
 		w.pending = w.spare[:0]
 		w.mu.Unlock()
@@ -154,6 +242,9 @@ func (w *Writer) drain() error {
 		w.spare = buf[:0]
 		if err != nil {
 			w.err = err
+		}
+		if !all && w.wait() {
+			break
 		}
 	}
 	w.writing = false
@@ -179,7 +270,7 @@ func (w *Writer) Flush() error {
 	}
 	if w.err == nil && len(w.pending) > 0 {
 		if w.batch {
-			if err := w.drain(); err != nil {
+			if err := w.drain(true); err != nil {
 				return err
 			}
 			w.lock()
