@@ -47,8 +47,8 @@ export async function inflate(z, max) {
   const ds = new DecompressionStream('deflate-raw');
   const writer = ds.writable.getWriter();
   // A failure shows on the readable side; these must not go unhandled.
-  writer.write(prefix).catch(() => {});
-  writer.write(z).catch(() => {});
+  writer.write(/** @type {Uint8Array<ArrayBuffer>} */ (prefix)).catch(() => {});
+  writer.write(/** @type {Uint8Array<ArrayBuffer>} */ (z)).catch(() => {});
   writer.close().catch(() => {});
   const reader = ds.readable.getReader();
   /** @type {Uint8Array[]} */

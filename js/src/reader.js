@@ -58,14 +58,17 @@ export class FrameReader {
   // Bytes held from earlier pieces: pend[pStart:pEnd]. They are only ever
   // appended to past pEnd, or copied to a new array, so frames returned
   // from them stay valid.
+  /** @type {Uint8Array} */
   #pend = new Uint8Array(0);
   #pStart = 0;
   #pEnd = 0;
   // The piece being fed, unused from cPos on.
+  /** @type {Uint8Array} */
   #chunk = new Uint8Array(0);
   #cPos = 0;
   #need = 0; // the bytes the last unmet request wanted, to size pend
   // What the last window call found.
+  /** @type {Uint8Array} */
   #wBuf = new Uint8Array(0);
   #wAt = 0;
   #wHave = 0;
@@ -79,6 +82,7 @@ export class FrameReader {
 
   #joining = false;
   #joinType = 0;
+  /** @type {Uint8Array} */
   #joined = new Uint8Array(0);
   #joinedLen = 0;
 
@@ -394,7 +398,7 @@ export async function* readFrames(source, options) {
  * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
  * @returns {AsyncGenerator<Uint8Array, void, undefined>}
  */
-export async function* chunks(source) {
+async function* chunks(source) {
   if (!('getReader' in source)) {
     yield* source;
     return;
