@@ -105,6 +105,7 @@ export class FrameReader {
     /** @type {Frame[]} */
     const frames = [];
     try {
+      this.#fast(frames);
       for (;;) {
         const f = this.#next();
         if (f === EOF) break; // only a raw reader's, or after the end
@@ -141,6 +142,32 @@ export class FrameReader {
       this.#err = /** @type {AnthError} */ (e);
       throw e;
     }
+  }
+
+  /**
+   * fast takes the frames that lie whole in the piece being fed and whose
+   * header alone decides them (TEXT, TOKEN, TOKEN32, PAD: type.js's fast
+   * flag), while nothing is held or being joined and the response has not
+   * ended: the per-token path. #next takes everything else, as Go's
+   * parseFast leaves the rest to parse.
+   * @param {Frame[]} frames
+   */
+  #fast(frames) {
+    if (!this.#magic || this.#ended || this.#joining || this.#pEnd > this.#pStart) return;
+    const b = this.#chunk;
+    let i = this.#cPos;
+    for (;;) {
+      if (b.length - i < HEADER_SIZE) break;
+      const t = b[i];
+      const n = (b[i + 1] << 8) | b[i + 2];
+      const end = i + HEADER_SIZE + n;
+      const ti = typeInfo(t);
+      if (end > b.length || !ti?.fast || n < ti.min || (n & ti.mask) !== 0) break;
+      frames.push(new Frame(t, b.subarray(i + HEADER_SIZE, end)));
+      i = end;
+    }
+    this.#off += i - this.#cPos;
+    this.#cPos = i;
   }
 
   /** @returns {Frame | typeof EOF} */

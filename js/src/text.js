@@ -17,7 +17,7 @@ const streaming = { stream: true };
  * off by its block's end becomes one U+FFFD when the block ends.
  */
 export class TextReassembler {
-  /** @type {Map<number, (TextDecoder | undefined)[]>} */
+  /** @type {Map<number, Kinds>} */
   #blocks = new Map();
 
   /**
@@ -32,9 +32,9 @@ export class TextReassembler {
     const p = f.payload;
     switch (f.type) {
       case Type.TEXT:
-        return this.decode((p[0] << 8) | p[1], 0, p.subarray(2));
+        return this.#decode((p[0] << 8) | p[1], 0, p, 2);
       case Type.DELTA:
-        return p[2] <= 3 ? this.decode((p[0] << 8) | p[1], p[2], p.subarray(3)) : null;
+        return p[2] <= 3 ? this.#decode((p[0] << 8) | p[1], p[2], p, 3) : null;
       case Type.BLOCK:
         return p[2] === 0 ? this.end((p[0] << 8) | p[1]).join('') : null;
     }
@@ -50,14 +50,33 @@ export class TextReassembler {
    * @returns {string}
    */
   decode(block, kind, bytes) {
-    let ds = this.#blocks.get(block);
-    if (!ds) {
-      ds = [undefined, undefined, undefined, undefined];
-      this.#blocks.set(block, ds);
+    return this.#decode(block, kind, bytes, 0);
+  }
+
+  /**
+   * @param {number} block
+   * @param {number} kind
+   * @param {Uint8Array} p
+   * @param {number} start where the text starts in p
+   */
+  #decode(block, kind, p, start) {
+    let k = this.#blocks.get(block);
+    if (!k) {
+      k = new Kinds();
+      this.#blocks.set(block, k);
     }
-    let d = ds[kind];
-    if (!d) d = ds[kind] = new TextDecoder('utf-8', decoderOptions);
-    return d.decode(bytes, streaming);
+    if (!k.held[kind]) {
+      // Nothing held: ASCII is its own text. A token's few bytes cost less
+      // this way than a call into the decoder (see bench/).
+      let s = '';
+      let i = start;
+      for (; i < p.length && p[i] < 0x80 && i - start < 64; i++) s += String.fromCharCode(p[i]);
+      if (i === p.length) return s;
+    }
+    const d = (k.decoders[kind] ??= new TextDecoder('utf-8', decoderOptions));
+    // Whatever ends in an ASCII byte leaves the decoder holding nothing.
+    if (p.length > start) k.held[kind] = p[p.length - 1] >= 0x80;
+    return d.decode(start === 0 ? p : p.subarray(start), streaming);
   }
 
   /**
@@ -67,13 +86,19 @@ export class TextReassembler {
    * @returns {string[]}
    */
   end(block) {
-    const ds = this.#blocks.get(block);
+    const k = this.#blocks.get(block);
     this.#blocks.delete(block);
     const out = ['', '', '', ''];
-    if (ds) {
-      for (let k = 0; k < 4; k++) out[k] = ds[k]?.decode() ?? '';
+    if (k) {
+      for (let i = 0; i < 4; i++) out[i] = k.held[i] ? (k.decoders[i]?.decode() ?? '') : '';
     }
     return out;
   }
+}
 
+/** The decoders of one block, by kind, and whether each may hold bytes. */
+class Kinds {
+  /** @type {(TextDecoder | undefined)[]} */
+  decoders = [undefined, undefined, undefined, undefined];
+  held = [false, false, false, false];
 }

@@ -41,19 +41,22 @@ export const PPM = 1_000_000;
  * @property {number} mask payload length's required alignment minus one
  * @property {string} want the lengths allowed, for messages
  * @property {Check} [check] the rules that need the payload's bytes
+ * @property {boolean} [fast] the header alone decides the frame's validity
+ *   and the response grammar does not look at it: FrameReader's per-token
+ *   path takes it
  */
 
 /** @type {(TypeInfo | undefined)[]} */
 const types = new Array(256);
-types[Type.TOKEN] = { name: 'TOKEN', min: 2, max: MAX_PAYLOAD, mask: 1, want: 'a positive multiple of 2' }; // §3.1
+types[Type.TOKEN] = { name: 'TOKEN', fast: true, min: 2, max: MAX_PAYLOAD, mask: 1, want: 'a positive multiple of 2' }; // §3.1
 types[Type.USAGE] = { name: 'USAGE', min: 12, max: 12, mask: 0, want: '12', check: checkUsage }; // §3.2
 types[Type.ERROR] = { name: 'ERROR', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2' }; // §3.3
 types[Type.DONE] = { name: 'DONE', min: 0, max: MAX_PAYLOAD, mask: 0, want: '', check: checkDone }; // §3.4
-types[Type.TOKEN32] = { name: 'TOKEN32', min: 4, max: MAX_PAYLOAD, mask: 3, want: 'a positive multiple of 4' }; // §3.1
-types[Type.TEXT] = { name: 'TEXT', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2' }; // §3.5
+types[Type.TOKEN32] = { name: 'TOKEN32', fast: true, min: 4, max: MAX_PAYLOAD, mask: 3, want: 'a positive multiple of 4' }; // §3.1
+types[Type.TEXT] = { name: 'TEXT', fast: true, min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2' }; // §3.5
 types[Type.DELTA] = { name: 'DELTA', min: 3, max: MAX_PAYLOAD, mask: 0, want: 'at least 3', check: checkDelta }; // §3.8
 types[Type.BLOCK] = { name: 'BLOCK', min: 3, max: 3, mask: 0, want: '3', check: checkBlock }; // §3.9
-types[Type.PAD] = { name: 'PAD', min: 0, max: MAX_PAYLOAD, mask: 0, want: '' }; // §3.6
+types[Type.PAD] = { name: 'PAD', fast: true, min: 0, max: MAX_PAYLOAD, mask: 0, want: '' }; // §3.6
 types[Type.CACHE_USAGE] = { name: 'CACHE_USAGE', min: 8, max: 8, mask: 0, want: '8' }; // §3.7
 types[Type.EVENT] = { name: 'EVENT', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2', check: checkEvent }; // §3.10
 

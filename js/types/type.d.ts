@@ -69,4 +69,10 @@ export type TypeInfo = {
      * the rules that need the payload's bytes
      */
     check?: Check | undefined;
+    /**
+     * the header alone decides the frame's validity
+     * and the response grammar does not look at it: FrameReader's per-token
+     * path takes it
+     */
+    fast?: boolean | undefined;
 };
