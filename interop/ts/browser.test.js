@@ -1,0 +1,108 @@
+// @layer0/anth in a real browser: headless Chromium (Debian's
+// chromium-headless-shell) loads a page from a server on 127.0.0.1, the page
+// decodes ANTH streams with the package and posts its results back. This
+// test FAILS, never skips, when the browser cannot run.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { recordings, startServer } from './server.js';
+
+/** Where Debian's chromium-headless-shell puts the browser; the /usr/bin one is a shell wrapper. */
+const candidates = [process.env.ANTH_CHROMIUM, '/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'].filter(Boolean);
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {import('node:child_process').ChildProcess | undefined} */
+let browser;
+let profile = '';
+let log = '';
+
+before(async () => {
+  server = await startServer();
+});
+
+after(async () => {
+  // The browser runs in a process group of its own: end all of it, by id.
+  if (browser?.pid && browser.exitCode === null) {
+    try {
+      process.kill(-browser.pid, 'SIGKILL');
+    } catch {}
+  }
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await server.close();
+});
+
+test('headless Chromium decodes ANTH with the package', async () => {
+  const binary = candidates.find((c) => existsSync(c));
+  assert.ok(binary, `no Chromium at ${candidates.join(' or ')}: apt-get install -y chromium-headless-shell (or set ANTH_CHROMIUM)`);
+  profile = mkdtempSync(join(tmpdir(), 'anth-chromium-'));
+  const result = server.nextResult();
+  browser = spawn(
+    binary,
+    [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      `--user-data-dir=${profile}`,
+      `${server.url}/page/page.html`,
+    ],
+    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  browser.stderr?.on('data', (d) => (log += d));
+  const exited = new Promise((_, reject) => browser?.on('exit', (code) => reject(new Error(`Chromium exited (${code}) before the page reported:\n${log}`))));
+  const failed = new Promise((_, reject) => browser?.on('error', (e) => reject(e)));
+  let timer;
+  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no result from the page in 120 s:\n${log}`)), 120_000)));
+  const r = await Promise.race([result, exited, failed, timeout]);
+  clearTimeout(timer);
+
+  assert.equal(r.fatal, undefined, r.fatal);
+  assert.match(r.userAgent, /HeadlessChrome/);
+  assert.equal(r.decompressionStream, 'function');
+
+  // Every recording gives Go's SSE, byte for byte, streamed and in 7-byte pieces.
+  const recs = recordings();
+  for (const rec of recs) {
+    const want = rec.goldenSSE.toString('hex');
+    assert.equal(r.golden[rec.name], want, `${rec.name} through SSEEncoderStream`);
+    assert.equal(r.golden7[rec.name], want, `${rec.name} in 7-byte pieces`);
+  }
+
+  // The deflated EVENTs came out as the JSON Go's EventReader gives.
+  assert.deepEqual(
+    r.events.map((e) => [e.deflated, e.name]),
+    [
+      [true, 'message_start'],
+      [true, 'content_block_start'],
+      [true, 'message_delta'],
+    ],
+  );
+  assert.equal(
+    r.events[0].data,
+    '{"type":"message_start","message":{"id":"msg_0Layer0ThinkingExample01","type":"message","role":"assistant","content":[],"model":"claude-opus-4-5-20251101","stop_reason":null,"stop_sequence":null}}',
+  );
+
+  // 你 split across frames and HTTP pieces: never shown half.
+  for (const texts of [r.split.texts, r.split.direct]) {
+    assert.equal(texts.join(''), '你好!');
+    assert.ok(texts.every((t) => !t.includes('\uFFFD')), JSON.stringify(texts));
+  }
+  assert.deepEqual(r.split.direct, ['', '你', '好!']);
+  assert.ok(r.split.chunks.length >= 2, `the browser read ${r.split.chunks.length} chunks`);
+
+  const basic = recs.find((x) => x.name === 'layer0-basic');
+  assert.equal(r.anthFetch.type, 'text/event-stream; charset=utf-8');
+  assert.equal(r.anthFetch.text, basic?.goldenSSE.toString());
+  assert.equal(r.cut.kind, 'Truncated', JSON.stringify(r.cut));
+
+  console.log(`# browser: ${r.userAgent}; ${recs.length} recordings byte-identical; split character read in ${r.split.chunks.length} chunks (${r.split.chunks.join(', ')} bytes)`);
+});

@@ -1,0 +1,176 @@
+// A local HTTP server on 127.0.0.1 that plays the Messages API from the
+// recordings: testdata/sse/NAME as SSE, or testdata/golden/NAME.anth (what
+// Go's sse.Proxy sends an ANTH client) when the request asks for ANTH. It
+// also serves the package's modules and the browser page, and takes the
+// page's results.
+
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+export const CONTENT_TYPE = 'application/x-anthropic-binary';
+
+/** The recordings: name, the SSE as recorded, the ANTH and SSE of testdata/golden. */
+export function recordings() {
+  const names = readdirSync(root + 'testdata/golden')
+    .filter((f) => f.endsWith('.anth'))
+    .map((f) => f.slice(0, -5))
+    .sort();
+  if (names.length < 15) throw new Error(`${names.length} recordings in testdata/golden, want 15`);
+  return names.map((name) => {
+    const sseFile = ['.sse', '.txt'].map((ext) => `${root}testdata/sse/${name}${ext}`).find((f) => existsSync(f));
+    if (!sseFile) throw new Error(`no testdata/sse/${name}.sse or .txt`);
+    return {
+      name,
+      sse: readFileSync(sseFile),
+      anth: readFileSync(`${root}testdata/golden/${name}.anth`),
+      goldenSSE: readFileSync(`${root}testdata/golden/${name}.sse`),
+    };
+  });
+}
+
+/**
+ * wantsANTH reports whether an Accept header asks for ANTH as Go's
+ * sse.Negotiate decides: ANTH listed with a quality above zero and at least
+ * that of text/event-stream; wildcards never select it.
+ * @param {string | undefined} accept
+ */
+export function wantsANTH(accept) {
+  let anth = -1;
+  let sse = -1;
+  for (const part of (accept ?? '').split(',')) {
+    const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    let q = 1;
+    for (const p of params) if (p.startsWith('q=')) q = Number(p.slice(2));
+    if (Number.isNaN(q)) continue;
+    if (type === CONTENT_TYPE) anth = Math.max(anth, q);
+    if (type === 'text/event-stream') sse = Math.max(sse, q);
+  }
+  return anth > 0 && anth >= sse;
+}
+
+const pause = () => new Promise((r) => setTimeout(r, 1));
+
+/**
+ * writeSlowly writes body in pieces of `piece` bytes with a pause between,
+ * so the client reads it in many chunks, as it would a token stream.
+ * @param {http.ServerResponse} res
+ * @param {Buffer} body
+ */
+async function writeSlowly(res, body, piece = 61) {
+  for (let i = 0; i < body.length && !res.destroyed; i += piece) {
+    res.write(body.subarray(i, i + piece));
+    await pause();
+  }
+}
+
+const types = { '.js': 'text/javascript', '.html': 'text/html; charset=utf-8' };
+
+/**
+ * startServer starts the server and returns its address, a log of the
+ * Messages calls it served, the page's results as they come, and close.
+ */
+export async function startServer() {
+  const recs = new Map(recordings().map((r) => [r.name, r]));
+  /** @type {{path: string, accept: string | undefined, served: string, closedEarly?: boolean}[]} */
+  const log = [];
+  /** @type {((v: any) => void)[]} */
+  const waiting = [];
+  /** @type {any[]} */
+  const results = [];
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const body = await new Promise((resolve) => {
+      const parts = [];
+      req.on('data', (d) => parts.push(d));
+      req.on('end', () => resolve(Buffer.concat(parts)));
+    });
+
+    // /rec/NAME/MODE/v1/messages: a Messages call answered from a recording.
+    const m = /^\/rec\/([^/]+)\/(whole|cut|stall|status)\/v1\/messages$/.exec(url.pathname);
+    if (m && req.method === 'POST') {
+      const rec = recs.get(m[1]);
+      const mode = m[2];
+      const call = JSON.parse(body.toString());
+      const entry = { path: url.pathname, accept: req.headers.accept, served: '' };
+      log.push(entry);
+      res.on('close', () => (entry.closedEarly = !res.writableFinished));
+      if (!rec) return void res.writeHead(404).end();
+      if (mode === 'status') {
+        entry.served = 'application/json';
+        res.writeHead(529, { 'Content-Type': 'application/json', 'request-id': 'req_status' });
+        return void res.end('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
+      }
+      if (!call.stream) {
+        entry.served = 'application/json';
+        res.writeHead(200, { 'Content-Type': 'application/json', 'request-id': 'req_json' });
+        return void res.end(JSON.stringify({ id: 'msg_json', type: 'message', role: 'assistant', model: call.model, content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }));
+      }
+      const anth = wantsANTH(req.headers.accept);
+      entry.served = anth ? CONTENT_TYPE : 'text/event-stream';
+      let stream = anth ? rec.anth : rec.sse;
+      res.writeHead(200, { 'Content-Type': anth ? CONTENT_TYPE : 'text/event-stream; charset=utf-8', 'request-id': 'req_stream', Vary: 'Accept' });
+      if (mode === 'cut') stream = stream.subarray(0, Math.floor(stream.length / 2));
+      await writeSlowly(res, stream);
+      if (mode === 'stall') return; // never ends: the client must abort
+      return void res.end();
+    }
+
+    // The page, the package's modules, the recordings, and the page's results.
+    if (url.pathname.startsWith('/anth/')) return serveFile(res, root + 'js/src/' + url.pathname.slice(6));
+    if (url.pathname.startsWith('/page/')) return serveFile(res, root + 'interop/ts/browser/' + url.pathname.slice(6));
+    const g = /^\/golden\/([^/]+)\.(anth|sse)$/.exec(url.pathname);
+    if (g && recs.has(g[1])) {
+      const rec = /** @type {any} */ (recs.get(g[1]));
+      res.writeHead(200, { 'Content-Type': g[2] === 'anth' ? CONTENT_TYPE : 'text/event-stream' });
+      await writeSlowly(res, g[2] === 'anth' ? rec.anth : rec.goldenSSE);
+      return void res.end();
+    }
+    if (url.pathname === '/recordings') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return void res.end(JSON.stringify([...recs.keys()]));
+    }
+    if (url.pathname === '/result' && req.method === 'POST') {
+      const r = JSON.parse(body.toString());
+      results.push(r);
+      waiting.splice(0).forEach((w) => w(r));
+      return void res.writeHead(204).end();
+    }
+    // Bytes sent with a pause between, so the page reads them as separate chunks.
+    if (url.pathname === '/pieces' && req.method === 'POST') {
+      res.writeHead(200, { 'Content-Type': CONTENT_TYPE });
+      for (const hex of JSON.parse(body.toString())) {
+        res.write(Buffer.from(hex, 'hex'));
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      return void res.end();
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    log,
+    results,
+    /** nextResult resolves with the next result the page posts. */
+    nextResult: () => new Promise((resolve) => waiting.push(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
+  };
+}
+
+/**
+ * @param {http.ServerResponse} res
+ * @param {string} path
+ */
+function serveFile(res, path) {
+  if (path.includes('..') || !existsSync(path)) return void res.writeHead(404).end();
+  res.writeHead(200, { 'Content-Type': types[/** @type {'.js'} */ (extname(path))] ?? 'application/octet-stream' });
+  res.end(readFileSync(path));
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# CI for the JavaScript package and its proofs with real clients: installs
+# what it needs when missing, then fails (never skips) when a step or a
+# required tool fails. Runs as root on a clean clone; a few minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "ci.sh: $1 is required and missing" >&2; exit 1; }; }
+need node
+need npm
+node -e 'if (+process.versions.node.split(".")[0] < 20) { console.error("ci.sh: Node >= 20 required, have " + process.version); process.exit(1) }'
+
+# Headless Chromium for the browser test (Debian's package).
+if [ ! -x /usr/lib/chromium/chromium-headless-shell ] && [ -z "${ANTH_CHROMIUM:-}" ]; then
+	need apt-get
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null
+fi
+
+echo "== js: npm ci"
+npm ci --no-audit --no-fund
+echo "== js: unit tests (node --test)"
+node --test test/
+echo "== js: generated .d.ts and EVENT dictionary are current; no runtime dependencies"
+node scripts/check-generated.js
+echo "== js: benchmark runs (numbers are not checked here)"
+ROUNDS=5 node bench/bench.js >/dev/null
+
+echo "== interop/ts: npm ci"
+cd ../interop/ts
+npm ci --no-audit --no-fund
+echo "== interop/ts: the official TypeScript SDK and headless Chromium"
+node --test --test-concurrency=1 sdk.test.js browser.test.js

@@ -1,0 +1,51 @@
+// Checks that what is generated and committed is current: the .d.ts files in
+// types/ (tsc --allowJs --declaration --emitDeclarationOnly, which also
+// type-checks the JSDoc with checkJs and strict) and src/dictionary.js
+// (from sse/dictionary.go); and that the package has no runtime
+// dependency. Exits non-zero, saying what differs, otherwise.
+// Run: npm run check. Regenerate: npm run generate.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { dictionaryFromGo, dictionaryModule, goSource, jsFile } from './dictionary.js';
+
+const pkg = fileURLToPath(new URL('..', import.meta.url));
+const problems = [];
+
+const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+  if (manifest[field] && Object.keys(manifest[field]).length > 0) problems.push(`package.json has ${field}: the package has no runtime dependency`);
+}
+
+if (readFileSync(jsFile, 'utf8') !== dictionaryModule(dictionaryFromGo(readFileSync(goSource, 'utf8')))) {
+  problems.push('src/dictionary.js differs from sse/dictionary.go: run npm run generate');
+}
+
+const out = mkdtempSync(join(tmpdir(), 'anth-types-'));
+try {
+  const tsc = join(pkg, 'node_modules', 'typescript', 'bin', 'tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(pkg, 'tsconfig.json'), '--outDir', out], { stdio: 'inherit' });
+  const committed = join(pkg, 'types');
+  const want = readdirSync(out).sort();
+  const have = readdirSync(committed).sort();
+  if (want.join() !== have.join()) problems.push(`types/ holds ${have.join(' ')}, tsc writes ${want.join(' ')}: run npm run generate`);
+  for (const f of want) {
+    if (have.includes(f) && readFileSync(join(out, f), 'utf8') !== readFileSync(join(committed, f), 'utf8')) {
+      problems.push(`types/${f} is not what tsc writes from src/: run npm run generate`);
+    }
+  }
+} catch (e) {
+  problems.push(`tsc failed: ${e instanceof Error ? e.message : e}`);
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
+
+if (problems.length > 0) {
+  for (const p of problems) console.error('check: ' + p);
+  process.exit(1);
+}
+console.log('check: types/ and src/dictionary.js are current; no runtime dependencies');

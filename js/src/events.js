@@ -1,0 +1,170 @@
+// EVENT frames (SPEC.md §3.10): joining an event's continuation frames,
+// inflating deflated data against the EVENT dictionary with the platform's
+// DecompressionStream, and checking that the result is JSON, as Go's
+// sse.EventReader does.
+
+import { EVENT_DICTIONARY } from './dictionary.js';
+import { AnthError } from './errors.js';
+import { EventEncoding } from './frame.js';
+import { compact } from './json.js';
+
+/** An event's data, joined and inflated, is at most this long unless configured: Go's sse.DefaultMaxEvent. */
+export const DEFAULT_MAX_EVENT = 1 << 20;
+
+/** @type {Uint8Array | undefined} */
+let dictionaryBlock;
+
+/**
+ * storedDictionary returns the EVENT dictionary as a stored (uncompressed)
+ * DEFLATE block that is not the last (RFC 1951 §3.2.4: BFINAL 0, BTYPE 00,
+ * then LEN and NLEN, little-endian, then the bytes). Put in front of an
+ * event's DEFLATE data, it fills the inflater's window with the dictionary,
+ * which is what a preset dictionary is: DecompressionStream takes no
+ * dictionary of its own.
+ */
+function storedDictionary() {
+  if (!dictionaryBlock) {
+    const dict = new TextEncoder().encode(EVENT_DICTIONARY);
+    const n = dict.length; // < 65,536: one stored block holds it
+    dictionaryBlock = new Uint8Array(5 + n);
+    dictionaryBlock.set([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]);
+    dictionaryBlock.set(dict, 5);
+  }
+  return dictionaryBlock;
+}
+
+/**
+ * inflate returns raw DEFLATE data inflated with the EVENT dictionary as its
+ * preset dictionary; more than max bytes out is 'TooLarge', data that does
+ * not inflate 'Malformed'.
+ * @param {Uint8Array} z
+ * @param {number} max
+ * @returns {Promise<Uint8Array>}
+ */
+export async function inflate(z, max) {
+  const prefix = storedDictionary();
+  const skip = prefix.length - 5;
+  const ds = new DecompressionStream('deflate-raw');
+  const writer = ds.writable.getWriter();
+  // A failure shows on the readable side; these must not go unhandled.
+  writer.write(/** @type {Uint8Array<ArrayBuffer>} */ (prefix)).catch(() => {});
+  writer.write(/** @type {Uint8Array<ArrayBuffer>} */ (z)).catch(() => {});
+  writer.close().catch(() => {});
+  const reader = ds.readable.getReader();
+  /** @type {Uint8Array[]} */
+  const parts = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      parts.push(r.value);
+      total += r.value.length;
+      if (total - skip > max) {
+        reader.cancel().catch(() => {});
+        throw new AnthError('TooLarge', -1, `inflated event over ${max} bytes`);
+      }
+    }
+  } catch (e) {
+    if (e instanceof AnthError) throw e;
+    throw new AnthError('Malformed', -1, 'EVENT data does not inflate: ' + (e instanceof Error ? e.message : String(e)));
+  }
+  const out = new Uint8Array(Math.max(0, total - skip));
+  let at = -skip;
+  for (const p of parts) {
+    if (at + p.length > 0) out.set(at >= 0 ? p : p.subarray(-at), Math.max(at, 0));
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * @typedef {object} JoinedEvent
+ * @property {Uint8Array} name the SSE event name; may be empty
+ * @property {Uint8Array} data the event's JSON, compact
+ */
+
+/**
+ * EventReader joins a stream's EVENT frames into the events they carry: it
+ * follows continuation frames, inflates deflated data with the EVENT
+ * dictionary and checks that the result is one JSON value, which it
+ * compacts byte for byte. Its errors are AnthErrors of kind 'Malformed' or
+ * 'TooLarge' with offset -1 (it does not see the stream).
+ */
+export class EventReader {
+  /** @param {{maxEvent?: number}} [options] maxEvent bounds an event's data, joined and inflated */
+  constructor(options = {}) {
+    this.#max = options.maxEvent && options.maxEvent > 0 ? options.maxEvent : DEFAULT_MAX_EVENT;
+  }
+
+  #max;
+  #pending = false;
+  #name = new Uint8Array(0);
+  #enc = 0;
+  /** @type {Uint8Array[]} */
+  #parts = [];
+  #size = 0;
+
+  /** Whether an event's frames have started and not ended. */
+  get pending() {
+    return this.#pending;
+  }
+
+  /**
+   * add takes the stream's next EVENT frame and returns the event it
+   * completes, or null when the event continues in the next frame.
+   * @param {import('./frame.js').Frame} f
+   * @returns {Promise<JoinedEvent | null>}
+   */
+  async add(f) {
+    const ev = f.event();
+    if (this.#pending && (!sameBytes(ev.name, this.#name) || ev.encoding !== this.#enc)) {
+      throw new AnthError('Malformed', -1, 'EVENT continuation with another name or encoding');
+    }
+    if (!this.#pending) {
+      this.#name = ev.name.slice();
+      this.#enc = ev.encoding;
+      this.#parts = [];
+      this.#size = 0;
+    }
+    if (this.#size + ev.data.length > this.#max) throw new AnthError('TooLarge', -1, `event over ${this.#max} bytes`);
+    this.#parts.push(ev.data.slice());
+    this.#size += ev.data.length;
+    if ((this.#pending = ev.more)) return null;
+    let data = this.#parts.length === 1 ? this.#parts[0] : join(this.#parts, this.#size);
+    this.#parts = [];
+    if (this.#enc === EventEncoding.DEFLATE) data = await inflate(data, this.#max);
+    if (this.#name.includes(0x0a) || this.#name.includes(0x0d)) {
+      throw new AnthError('Malformed', -1, 'EVENT name with a line break');
+    }
+    // Compact JSON has no line break outside its strings and none inside:
+    // written into an SSE data line, it stays one line.
+    const js = compact(data);
+    if (!js) throw new AnthError('Malformed', -1, 'EVENT data is not JSON');
+    return { name: this.#name, data: js };
+  }
+}
+
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
+export function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * @param {Uint8Array[]} parts
+ * @param {number} size
+ */
+function join(parts, size) {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

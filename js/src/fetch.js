@@ -1,0 +1,125 @@
+// Adapters for the official Anthropic TypeScript SDK (@anthropic-ai/sdk):
+// a fetch and a middleware that ask for ANTH on streaming calls and hand the
+// SDK the SSE it already reads. Everything else passes through untouched.
+
+import { SSEEncoderStream } from './sse.js';
+
+/** The media type of an ANTH stream over HTTP. */
+export const CONTENT_TYPE = 'application/x-anthropic-binary';
+
+/**
+ * The Accept header of a streaming call: ANTH first, then the SSE and JSON
+ * the API sends anyway, so a server that does not speak ANTH answers as
+ * before. It stays a CORS-safelisted header (no preflight).
+ */
+export const ACCEPT = `${CONTENT_TYPE}, text/event-stream;q=0.9, application/json;q=0.8`;
+
+/**
+ * @typedef {import('./sse.js').EncoderOptions} AdapterOptions
+ * The model of the message_start written for an ANTH stream that carries
+ * none defaults to the request's model.
+ */
+
+/** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
+
+/**
+ * anthFetch returns a fetch for the SDK's `fetch` client option: on a
+ * streaming call (a POST whose JSON body has "stream": true) it asks for
+ * ANTH, and it turns a 2xx response of Content-Type
+ * application/x-anthropic-binary into the SSE the SDK reads (SSEEncoderStream).
+ * Other requests and responses pass through untouched; aborting the
+ * request's signal aborts the stream; a stream cut before its end errors
+ * the body with an AnthError of kind 'Truncated' rather than ending it.
+ *
+ *     new Anthropic({ fetch: anthFetch() })
+ *
+ * @param {Fetch} [fetch] the fetch to wrap; default globalThis.fetch
+ * @param {AdapterOptions} [options]
+ * @returns {Fetch}
+ */
+export function anthFetch(fetch, options = {}) {
+  return async (input, init) => {
+    const inner = fetch ?? globalThis.fetch;
+    const call = typeof input === 'object' && 'method' in input ? undefined : streamingCall(init?.method, init?.body);
+    if (!call) return inner(input, init);
+    const headers = new Headers(init?.headers);
+    headers.set('Accept', ACCEPT);
+    const response = await inner(input, { ...init, headers });
+    return toSSEResponse(response, { ...options, model: options.model ?? call.model });
+  };
+}
+
+/**
+ * @typedef {object} MiddlewareRequest the SDK's APIRequest: a RequestInit with its url
+ * @property {string} url
+ * @property {string} [method]
+ * @property {Headers} headers
+ * @property {any} [body]
+ */
+
+/**
+ * anthMiddleware returns a middleware for the SDK's `middleware` client
+ * option, doing what anthFetch does from inside the SDK's chain:
+ *
+ *     new Anthropic({ middleware: [anthMiddleware()] })
+ *
+ * @param {AdapterOptions} [options]
+ * @returns {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>}
+ */
+export function anthMiddleware(options = {}) {
+  return async (request, next, ctx) => {
+    const call = streamingCall(request.method, request.body, ctx?.options?.stream);
+    if (!call) return next(request);
+    const headers = new Headers(request.headers);
+    headers.set('Accept', ACCEPT);
+    const response = await next({ ...request, headers });
+    return toSSEResponse(response, { ...options, model: options.model ?? call.model });
+  };
+}
+
+/**
+ * streamingCall reports whether a request is a streaming Messages call, and
+ * its model: a POST whose JSON body has "stream": true, or one the SDK says
+ * streams. It parses a body only when it holds "stream":true.
+ * @param {string | undefined} method
+ * @param {unknown} body
+ * @param {boolean} [stream] what the SDK knows of the call
+ * @returns {{model: string | undefined} | undefined}
+ */
+function streamingCall(method, body, stream) {
+  if ((method ?? 'GET').toUpperCase() !== 'POST') return;
+  /** @type {any} */
+  let json;
+  if (typeof body === 'string' && /"stream"\s*:\s*true/.test(body)) {
+    try {
+      json = JSON.parse(body);
+    } catch {
+      json = undefined;
+    }
+  }
+  if (stream === true || json?.stream === true) {
+    return { model: typeof json?.model === 'string' ? json.model : undefined };
+  }
+}
+
+/**
+ * toSSEResponse returns response with its body as SSE when it is a success
+ * that carries ANTH, else response itself.
+ * @param {Response} response
+ * @param {AdapterOptions} options
+ * @returns {Response}
+ */
+function toSSEResponse(response, options) {
+  const type = (response.headers.get('Content-Type') ?? '').split(';')[0].trim().toLowerCase();
+  if (!response.ok || type !== CONTENT_TYPE || !response.body) return response;
+  const headers = new Headers(response.headers);
+  headers.set('Content-Type', 'text/event-stream; charset=utf-8');
+  headers.delete('Content-Length');
+  const converted = new Response(response.body.pipeThrough(new SSEEncoderStream(options)), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+  Object.defineProperty(converted, 'url', { value: response.url });
+  return converted;
+}

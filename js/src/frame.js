@@ -1,0 +1,256 @@
+// Frames and their payloads (SPEC.md §3): Frame's accessors read each
+// type's layout; parseFrame parses one frame from bytes. The rules each type
+// follows live in type.js's table.
+
+import { AnthError } from './errors.js';
+import { HEADER_SIZE, MAGIC, Type, isIgnorable, typeInfo, u32 } from './type.js';
+
+/** Why the model stopped (SPEC.md §3.4); reasons 8–255 are carried as numbers. */
+export const StopReason = Object.freeze({
+  UNSPECIFIED: 0,
+  END_TURN: 1,
+  MAX_TOKENS: 2,
+  STOP_SEQUENCE: 3,
+  TOOL_USE: 4,
+  PAUSE_TURN: 5,
+  REFUSAL: 6,
+  MODEL_CONTEXT_WINDOW_EXCEEDED: 7,
+});
+
+/** What a DELTA frame's bytes extend (SPEC.md §3.8); TEXT frames carry kind 0's text. */
+export const DeltaKind = Object.freeze({ INPUT_JSON: 1, THINKING: 2, SIGNATURE: 3, CITATION: 4 });
+
+/** What a BLOCK frame does to a content block (SPEC.md §3.9). */
+export const BlockOp = Object.freeze({ STOP: 0, START_TEXT: 1, START_THINKING: 2 });
+
+/** The encodings of an EVENT's data (SPEC.md §3.10): JSON, or JSON deflated with the EVENT dictionary. */
+export const EventEncoding = Object.freeze({ JSON: 0, DEFLATE: 1 });
+
+/** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
+export const EVENT_MORE = 0x80;
+
+/**
+ * @typedef {object} Usage
+ * @property {number} inputTokens
+ * @property {number} outputTokens
+ * @property {number} cacheHitRatio parts per million of input tokens read from the cache, 0 to 1,000,000
+ */
+
+/**
+ * @typedef {object} CacheUsage
+ * @property {number} cacheReadInputTokens
+ * @property {number} cacheCreationInputTokens
+ */
+
+/**
+ * @typedef {object} Event
+ * @property {number} encoding EventEncoding.JSON or EventEncoding.DEFLATE
+ * @property {boolean} more the data continues in the next EVENT frame
+ * @property {Uint8Array} name the SSE event name
+ * @property {Uint8Array} data this frame's part of the data
+ */
+
+/**
+ * Frame is one frame: its type and its payload. The payload may be a view of
+ * the bytes given to the reader or parser: copy it to keep it past a change
+ * to those bytes. A DONE or ERROR that a FrameReader joined from
+ * continuation frames (SPEC.md §4) has a payload longer than 65,535 bytes;
+ * the accessors read it the same way.
+ *
+ * The accessors read the payload; called on a frame of another type they
+ * throw an AnthError of kind 'WrongType'. Byte fields are views of the
+ * payload, text fields raw UTF-8 that may start or end inside a character
+ * (TextReassembler puts them together).
+ */
+export class Frame {
+  /**
+   * @param {number} type
+   * @param {Uint8Array} payload
+   */
+  constructor(type, payload) {
+    /** @type {number} */
+    this.type = type;
+    /** @type {Uint8Array} */
+    this.payload = payload;
+  }
+
+  /** The frame's encoded size, header included. */
+  get size() {
+    return HEADER_SIZE + this.payload.length;
+  }
+
+  /**
+   * tokens returns the token IDs of a TOKEN or TOKEN32 frame.
+   * @returns {number[]}
+   */
+  tokens() {
+    const p = this.payload;
+    const ids = [];
+    if (this.type === Type.TOKEN) {
+      for (let i = 0; i + 1 < p.length; i += 2) ids.push((p[i] << 8) | p[i + 1]);
+    } else if (this.type === Type.TOKEN32) {
+      for (let i = 0; i + 3 < p.length; i += 4) ids.push(u32(p, i));
+    } else {
+      throw this.#wrongType('TOKEN or TOKEN32');
+    }
+    return ids;
+  }
+
+  /** @returns {Usage} */
+  usage() {
+    const p = this.payload;
+    if (this.type !== Type.USAGE || p.length !== 12) throw this.#wrongType('USAGE');
+    return { inputTokens: u32(p, 0), outputTokens: u32(p, 4), cacheHitRatio: u32(p, 8) };
+  }
+
+  /** @returns {CacheUsage} */
+  cacheUsage() {
+    const p = this.payload;
+    if (this.type !== Type.CACHE_USAGE || p.length !== 8) throw this.#wrongType('CACHE_USAGE');
+    return { cacheReadInputTokens: u32(p, 0), cacheCreationInputTokens: u32(p, 4) };
+  }
+
+  /**
+   * errorMessage returns the code (an HTTP status, SPEC.md §3.3) and message
+   * of an ERROR frame. The message is the server's bytes, unchecked.
+   * @returns {{code: number, message: Uint8Array}}
+   */
+  errorMessage() {
+    const p = this.payload;
+    if (this.type !== Type.ERROR || p.length < 2) throw this.#wrongType('ERROR');
+    return { code: (p[0] << 8) | p[1], message: p.subarray(2) };
+  }
+
+  /**
+   * done returns the stop reason and stop sequence of a DONE frame; an empty
+   * DONE gives StopReason.UNSPECIFIED.
+   * @returns {{reason: number, stopSequence: Uint8Array}}
+   */
+  done() {
+    const p = this.payload;
+    if (this.type !== Type.DONE) throw this.#wrongType('DONE');
+    if (p.length === 0) return { reason: StopReason.UNSPECIFIED, stopSequence: p };
+    return { reason: p[0], stopSequence: p.subarray(1) };
+  }
+
+  /** @returns {{block: number, text: Uint8Array}} */
+  text() {
+    const p = this.payload;
+    if (this.type !== Type.TEXT || p.length < 2) throw this.#wrongType('TEXT');
+    return { block: (p[0] << 8) | p[1], text: p.subarray(2) };
+  }
+
+  /** @returns {{block: number, kind: number, data: Uint8Array}} */
+  delta() {
+    const p = this.payload;
+    if (this.type !== Type.DELTA || p.length < 3) throw this.#wrongType('DELTA');
+    return { block: (p[0] << 8) | p[1], kind: p[2], data: p.subarray(3) };
+  }
+
+  /** @returns {{block: number, op: number}} */
+  block() {
+    const p = this.payload;
+    if (this.type !== Type.BLOCK || p.length !== 3) throw this.#wrongType('BLOCK');
+    return { block: (p[0] << 8) | p[1], op: p[2] };
+  }
+
+  /** @returns {Event} */
+  event() {
+    const p = this.payload;
+    if (this.type !== Type.EVENT || p.length < 2 || p.length < 2 + p[1]) throw this.#wrongType('EVENT');
+    const n = 2 + p[1];
+    return { encoding: p[0] & ~EVENT_MORE, more: (p[0] & EVENT_MORE) !== 0, name: p.subarray(2, n), data: p.subarray(n) };
+  }
+
+  /** @param {string} want */
+  #wrongType(want) {
+    return new AnthError('WrongType', -1, 'accessor for ' + want, this.type);
+  }
+}
+
+/**
+ * checkHeader applies the rules the header alone decides, so a reader fails
+ * before it waits for (or makes room for) the payload. base is the frame's
+ * offset.
+ * @param {number} t
+ * @param {number} n payload length
+ * @param {number} base
+ * @returns {AnthError | undefined}
+ */
+export function checkHeader(t, n, base) {
+  const ti = typeInfo(t);
+  if (!ti) {
+    if (isIgnorable(t)) return; // SPEC.md §3: skipped by its length
+    return new AnthError('UnknownType', base, 'types 0x00-0x7F must be understood', t);
+  }
+  if (n < ti.min || n > ti.max || (n & ti.mask) !== 0) {
+    return new AnthError('Malformed', base + 1, `payload length ${n}, want ${ti.want}`, t);
+  }
+}
+
+/**
+ * checkPayload applies the rules that need the payload's bytes.
+ * @param {number} t
+ * @param {Uint8Array} p
+ * @param {number} base the frame's offset
+ * @returns {AnthError | undefined}
+ */
+export function checkPayload(t, p, base) {
+  const check = typeInfo(t)?.check;
+  const fault = check?.(p);
+  if (fault) return new AnthError('Malformed', base + HEADER_SIZE + fault[0], fault[1], t);
+}
+
+/**
+ * parseFrame parses one frame from the start of b and returns it with the
+ * number of bytes it used. It does not expect the magic (parseMagic reads
+ * it). Frames of unknown ignorable types are returned like any other. It
+ * throws an AnthError with the offset in b (plus base): a b that holds only
+ * part of a frame is 'Truncated'; a header no payload can make valid is an
+ * error however little of the payload b holds. The payload is a view of b.
+ * @param {Uint8Array} b
+ * @param {number} [base] the stream offset of b[0], for errors
+ * @returns {{frame: Frame, n: number}}
+ */
+export function parseFrame(b, base = 0) {
+  if (b.length < HEADER_SIZE) {
+    throw new AnthError('Truncated', base + b.length, `frame header needs 3 bytes, have ${b.length}`);
+  }
+  const t = b[0];
+  const n = (b[1] << 8) | b[2];
+  const e = checkHeader(t, n, base);
+  if (e) throw e;
+  const end = HEADER_SIZE + n;
+  if (b.length < end) {
+    throw new AnthError('Truncated', base + b.length, `payload of ${n} bytes, have ${b.length - HEADER_SIZE}`, t);
+  }
+  const p = b.subarray(HEADER_SIZE, end);
+  const pe = checkPayload(t, p, base);
+  if (pe) throw pe;
+  return { frame: new Frame(t, p), n: end };
+}
+
+/**
+ * parseMagic checks that b starts with the magic and returns its length. A
+ * wrong byte is 'BadMagic' at its offset; a b shorter than the magic that
+ * agrees with it so far is 'Truncated'.
+ * @param {Uint8Array} b
+ * @returns {number}
+ */
+export function parseMagic(b) {
+  const e = magicError(b);
+  if (e) throw e;
+  return MAGIC.length;
+}
+
+/**
+ * @param {Uint8Array} b
+ * @returns {AnthError | undefined}
+ */
+export function magicError(b) {
+  const k = Math.min(b.length, MAGIC.length);
+  for (let i = 0; i < k; i++) {
+    if (b[i] !== MAGIC[i]) return new AnthError('BadMagic', i, 'stream must start with "ANTH" (41 4E 54 48)');
+  }
+  if (k < MAGIC.length) return new AnthError('Truncated', k, 'stream must start with "ANTH" (41 4E 54 48)');
+}

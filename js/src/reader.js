@@ -1,0 +1,448 @@
+// FrameReader: the push parser of an ANTH response, and readFrames over a
+// ReadableStream. It follows Go's frame.Reader step by step, so that every
+// error has the kind and offset Go gives.
+
+import { AnthError } from './errors.js';
+import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
+import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
+
+/** Thrown inside the reader when the input given so far is not enough; never escapes. */
+const NEED_MORE = Symbol('need more');
+/** The end of the input on a frame boundary; never escapes. */
+const EOF = Symbol('end of input');
+
+/**
+ * @typedef {object} ReaderOptions
+ * @property {boolean} [rawFrames] return every frame as it is on the wire,
+ *   for tools that inspect streams rather than read a response: DONE and
+ *   ERROR continuation frames one by one, frames after the end of the
+ *   response, and an input that ends on any frame boundary is a clean end
+ *   (Go's WithRawFrames)
+ * @property {(f: Frame) => void} [onSkip] called with each frame of an
+ *   unknown ignorable type before it is skipped, so a proxy can forward it
+ */
+
+/**
+ * FrameReader reads the frames of an ANTH response from bytes pushed to it
+ * in any pieces: feed gives the frames each piece completes, end marks the
+ * end of the input. The first bytes must be the magic. Frames of unknown
+ * ignorable types are skipped (handed to onSkip first); frames of known
+ * types, PAD included, are returned.
+ *
+ * It holds the stream to the response grammar of SPEC.md §3.11 unless made
+ * with rawFrames: a response ends with DONE or ERROR, so input that ends
+ * before one, on a frame boundary or not, is 'Truncated', and a
+ * must-understand frame after it is 'Malformed'. A DONE or ERROR whose value
+ * continues in further frames (SPEC.md §4) is returned once, joined.
+ *
+ * Errors are AnthErrors with the stream offset, and sticky: once the reader
+ * has thrown, feed and end throw the same error. When a piece completes
+ * frames and then breaks the rules, feed returns those frames and the next
+ * call (feed or end) throws: so always call end.
+ *
+ * Payloads are views of the bytes given to feed (or of the reader's own
+ * copy, for a frame that spans pieces), which the reader never writes to
+ * again: they stay valid as long as the caller does not modify what it fed.
+ */
+export class FrameReader {
+  /** @param {ReaderOptions} [options] */
+  constructor(options = {}) {
+    this.#raw = options.rawFrames === true;
+    this.#onSkip = options.onSkip;
+  }
+
+  #raw;
+  /** @type {((f: Frame) => void) | undefined} */
+  #onSkip;
+
+  // Bytes held from earlier pieces: pend[pStart:pEnd]. They are only ever
+  // appended to past pEnd, or copied to a new array, so frames returned
+  // from them stay valid.
+  /** @type {Uint8Array} */
+  #pend = new Uint8Array(0);
+  #pStart = 0;
+  #pEnd = 0;
+  // The piece being fed, unused from cPos on.
+  /** @type {Uint8Array} */
+  #chunk = new Uint8Array(0);
+  #cPos = 0;
+  #need = 0; // the bytes the last unmet request wanted, to size pend
+  // What the last window call found.
+  /** @type {Uint8Array} */
+  #wBuf = new Uint8Array(0);
+  #wAt = 0;
+  #wHave = 0;
+
+  #off = 0; // stream offset of the next byte to parse
+  #magic = false;
+  #ended = false; // a DONE or ERROR has been read
+  #closed = false; // end was called
+  /** @type {AnthError | undefined} */
+  #err;
+
+  #joining = false;
+  #joinType = 0;
+  /** @type {Uint8Array} */
+  #joined = new Uint8Array(0);
+  #joinedLen = 0;
+
+  /** The stream offset of the next byte the reader will parse. */
+  get offset() {
+    return this.#off;
+  }
+
+  /**
+   * feed takes the next piece of the stream and returns the frames it
+   * completes, in order (none when the frame in progress needs more).
+   * @param {Uint8Array} bytes
+   * @returns {Frame[]}
+   */
+  feed(bytes) {
+    if (this.#err) throw this.#err;
+    if (this.#closed) throw new Error('anth: FrameReader.feed after end');
+    this.#chunk = bytes;
+    this.#cPos = 0;
+    /** @type {Frame[]} */
+    const frames = [];
+    try {
+      this.#fast(frames);
+      for (;;) {
+        const f = this.#next();
+        if (f === EOF) break; // only a raw reader's, or after the end
+        frames.push(f);
+      }
+    } catch (e) {
+      if (e !== NEED_MORE) {
+        this.#err = /** @type {AnthError} */ (e);
+        if (frames.length === 0) throw e;
+      }
+    }
+    this.#stash();
+    return frames;
+  }
+
+  /**
+   * end marks the end of the input. It throws if the stream ended early: an
+   * AnthError of kind 'Truncated' for input that ends inside the magic or a
+   * frame, or (unless rawFrames) before the DONE or ERROR that ends a
+   * response; or the error a feed deferred.
+   */
+  end() {
+    if (this.#err) throw this.#err;
+    this.#closed = true;
+    try {
+      for (;;) {
+        const f = this.#next();
+        if (f === EOF) return;
+        // Every frame the input holds was returned by feed, so this only
+        // happens to a reader that was never fed.
+        throw new AnthError('Malformed', this.#off, 'frame left unread at the end');
+      }
+    } catch (e) {
+      this.#err = /** @type {AnthError} */ (e);
+      throw e;
+    }
+  }
+
+  /**
+   * fast takes the frames that lie whole in the piece being fed and whose
+   * header alone decides them (TEXT, TOKEN, TOKEN32, PAD: type.js's fast
+   * flag), while nothing is held or being joined and the response has not
+   * ended: the per-token path. #next takes everything else, as Go's
+   * parseFast leaves the rest to parse.
+   * @param {Frame[]} frames
+   */
+  #fast(frames) {
+    if (!this.#magic || this.#ended || this.#joining || this.#pEnd > this.#pStart) return;
+    const b = this.#chunk;
+    let i = this.#cPos;
+    for (;;) {
+      if (b.length - i < HEADER_SIZE) break;
+      const t = b[i];
+      const n = (b[i + 1] << 8) | b[i + 2];
+      const end = i + HEADER_SIZE + n;
+      const ti = typeInfo(t);
+      if (end > b.length || !ti?.fast || n < ti.min || (n & ti.mask) !== 0) break;
+      frames.push(new Frame(t, b.subarray(i + HEADER_SIZE, end)));
+      i = end;
+    }
+    this.#off += i - this.#cPos;
+    this.#cPos = i;
+  }
+
+  /** @returns {Frame | typeof EOF} */
+  #next() {
+    if (!this.#magic) this.#readMagic();
+    for (;;) {
+      if (this.#joining) return this.#join();
+      let f;
+      try {
+        f = this.#frame();
+      } catch (e) {
+        if (e === EOF && !this.#raw && !this.#ended) {
+          // SPEC.md §3.11: a response ends with DONE or ERROR.
+          throw new AnthError('Truncated', this.#off, 'response ends before its DONE or ERROR');
+        }
+        if (e === EOF) return EOF;
+        throw e;
+      }
+      if (!typeInfo(f.type)) {
+        this.#onSkip?.(f);
+        continue;
+      }
+      if (this.#raw) return f;
+      if (this.#ended && !isIgnorable(f.type)) {
+        // SPEC.md §3.11: only ignorable frames follow the end.
+        throw new AnthError('Malformed', this.#off - f.size, 'frame after the DONE or ERROR that ended the response', f.type);
+      }
+      if (f.type === Type.DONE || f.type === Type.ERROR) {
+        this.#ended = true;
+        if (f.payload.length === MAX_PAYLOAD) {
+          // SPEC.md §4: a full DONE or ERROR frame continues.
+          this.#joining = true;
+          this.#joinType = f.type;
+          this.#joinedLen = 0;
+          this.#append(f.payload);
+          continue;
+        }
+      }
+      return f;
+    }
+  }
+
+  /**
+   * join reads the continuation frames of the DONE or ERROR being joined:
+   * after a full frame comes the next part of the value, a frame of the same
+   * type with the same reason or code, until one that is not full.
+   * @returns {Frame}
+   */
+  #join() {
+    const key = this.#joinType === Type.ERROR ? 2 : 1; // ERROR's code, DONE's reason
+    const name = this.#joinType === Type.ERROR ? 'ERROR' : 'DONE';
+    for (;;) {
+      let f;
+      try {
+        f = this.#frame();
+      } catch (e) {
+        if (e === EOF) throw new AnthError('Truncated', this.#off, `input ends where a ${name} value continues`);
+        throw e;
+      }
+      const p = f.payload;
+      if (f.type !== this.#joinType || p.length < key || p[0] !== this.#joined[0] || (key === 2 && p[1] !== this.#joined[1])) {
+        throw new AnthError('Malformed', this.#off - f.size, `frame where the value of a full ${name} frame continues`, f.type);
+      }
+      this.#append(p.subarray(key));
+      if (p.length < MAX_PAYLOAD) {
+        this.#joining = false;
+        const joined = this.#joined.subarray(0, this.#joinedLen);
+        this.#joined = new Uint8Array(0); // the frame keeps the bytes
+        return new Frame(this.#joinType, joined);
+      }
+    }
+  }
+
+  /** @param {Uint8Array} b */
+  #append(b) {
+    const n = this.#joinedLen + b.length;
+    if (n > this.#joined.length) {
+      const grown = new Uint8Array(Math.max(n, 2 * this.#joined.length));
+      grown.set(this.#joined.subarray(0, this.#joinedLen));
+      this.#joined = grown;
+    }
+    this.#joined.set(b, this.#joinedLen);
+    this.#joinedLen = n;
+  }
+
+  /**
+   * frame parses one frame of any type.
+   * @returns {Frame}
+   */
+  #frame() {
+    this.#window(HEADER_SIZE);
+    let b = this.#wBuf;
+    let i = this.#wAt;
+    const t = b[i];
+    const n = (b[i + 1] << 8) | b[i + 2];
+    // Decide what the header alone can before waiting for the payload.
+    const e = checkHeader(t, n, this.#off);
+    if (e) throw e;
+    if (this.#wHave < HEADER_SIZE + n) {
+      this.#window(HEADER_SIZE + n);
+      b = this.#wBuf;
+      i = this.#wAt;
+    }
+    const p = b.subarray(i + HEADER_SIZE, i + HEADER_SIZE + n);
+    const pe = checkPayload(t, p, this.#off);
+    if (pe) throw pe;
+    this.#consume(HEADER_SIZE + n);
+    return new Frame(t, p);
+  }
+
+  #readMagic() {
+    try {
+      this.#window(MAGIC.length);
+    } catch (e) {
+      // Report a wrong byte as soon as it is seen, before the missing ones.
+      const me = magicError(this.#peek(MAGIC.length));
+      if (me && me.kind === 'BadMagic') throw me;
+      if (e === EOF) throw new AnthError('Truncated', 0, 'empty stream, want "ANTH"');
+      throw e;
+    }
+    const me = magicError(this.#wBuf.subarray(this.#wAt, this.#wAt + MAGIC.length));
+    if (me) throw me;
+    this.#consume(MAGIC.length);
+    this.#magic = true;
+  }
+
+  /**
+   * window finds need bytes of input, contiguous, from the next unparsed
+   * byte on: wBuf[wAt:wAt+need]; wHave is how many wBuf holds from wAt. It throws
+   * NEED_MORE when the input so far is too short, and at the end of the
+   * input EOF (nothing left) or 'Truncated' (part of a frame left).
+   * @param {number} need
+   */
+  #window(need) {
+    const held = this.#pEnd - this.#pStart;
+    if (held === 0) {
+      const have = this.#chunk.length - this.#cPos;
+      if (have >= need) return this.#found(this.#chunk, this.#cPos, have);
+    } else {
+      if (held < need) {
+        // Complete the held bytes from the new piece, up to need.
+        const k = Math.min(need - held, this.#chunk.length - this.#cPos);
+        if (k > 0) {
+          this.#reserve(need);
+          this.#pend.set(this.#chunk.subarray(this.#cPos, this.#cPos + k), this.#pEnd);
+          this.#pEnd += k;
+          this.#cPos += k;
+        }
+      }
+      const have = this.#pEnd - this.#pStart;
+      if (have >= need) return this.#found(this.#pend, this.#pStart, have);
+    }
+    this.#need = need;
+    if (!this.#closed) throw NEED_MORE;
+    this.#endError();
+  }
+
+  /**
+   * @param {Uint8Array} buf
+   * @param {number} at
+   * @param {number} have
+   */
+  #found(buf, at, have) {
+    this.#wBuf = buf;
+    this.#wAt = at;
+    this.#wHave = have;
+  }
+
+  /** @returns {never} */
+  #endError() {
+    const have = this.#pEnd - this.#pStart + (this.#chunk.length - this.#cPos);
+    if (have === 0) throw EOF;
+    const first = this.#magic ? this.#peek(1)[0] : undefined;
+    throw new AnthError('Truncated', this.#off + have, 'stream ends inside a frame', first);
+  }
+
+  /**
+   * reserve makes pend hold need bytes from pStart, in a new array when it
+   * must grow: bytes before pEnd are never written again.
+   * @param {number} need
+   */
+  #reserve(need) {
+    if (this.#pStart + need <= this.#pend.length) return;
+    const held = this.#pEnd - this.#pStart;
+    // need ≤ 65,538: a frame's declared length bounds the buffer.
+    const grown = new Uint8Array(Math.max(need, 2 * held, 64));
+    grown.set(this.#pend.subarray(this.#pStart, this.#pEnd));
+    this.#pend = grown;
+    this.#pStart = 0;
+    this.#pEnd = held;
+  }
+
+  /** @param {number} n */
+  #consume(n) {
+    this.#off += n;
+    if (this.#pEnd > this.#pStart) {
+      this.#pStart += n;
+      if (this.#pStart === this.#pEnd) {
+        // Start afresh: frames returned from pend keep its old bytes.
+        this.#pend = new Uint8Array(0);
+        this.#pStart = this.#pEnd = 0;
+      }
+    } else {
+      this.#cPos += n;
+    }
+  }
+
+  /**
+   * peek returns up to n of the next input bytes, copied.
+   * @param {number} n
+   */
+  #peek(n) {
+    const held = this.#pend.subarray(this.#pStart, Math.min(this.#pEnd, this.#pStart + n));
+    const rest = this.#chunk.subarray(this.#cPos, this.#cPos + n - held.length);
+    const out = new Uint8Array(held.length + rest.length);
+    out.set(held);
+    out.set(rest, held.length);
+    return out;
+  }
+
+  /** stash keeps what is left of the piece fed, for the next one. */
+  #stash() {
+    const rest = this.#chunk.length - this.#cPos;
+    if (rest > 0) {
+      this.#reserve(Math.max(this.#pEnd - this.#pStart + rest, this.#need));
+      this.#pend.set(this.#chunk.subarray(this.#cPos), this.#pEnd);
+      this.#pEnd += rest;
+    }
+    this.#chunk = new Uint8Array(0);
+    this.#cPos = 0;
+  }
+}
+
+/**
+ * readFrames reads an ANTH response from a stream of bytes (a fetch
+ * Response's body, or any async iterable of Uint8Array) and yields its
+ * frames, holding it to the response grammar as FrameReader does: a stream
+ * cut before its DONE or ERROR throws an AnthError of kind 'Truncated'.
+ * Leaving the loop early cancels the stream.
+ * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @param {ReaderOptions} [options]
+ * @returns {AsyncGenerator<Frame, void, undefined>}
+ */
+export async function* readFrames(source, options) {
+  const r = new FrameReader(options);
+  for await (const chunk of chunks(source)) {
+    for (const f of r.feed(chunk)) yield f;
+  }
+  r.end();
+}
+
+/**
+ * chunks iterates a ReadableStream with a reader (Safari's streams are not
+ * async iterable), releasing or cancelling it when the loop ends.
+ * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @returns {AsyncGenerator<Uint8Array, void, undefined>}
+ */
+async function* chunks(source) {
+  if (!('getReader' in source)) {
+    yield* source;
+    return;
+  }
+  const reader = source.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) {
+        done = true;
+        return;
+      }
+      yield r.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,250 @@
+// The binary request of SPEC.md §5: encodeRequest and parseRequest, the
+// JavaScript forms of Go's AppendRequest and ParseRequest, with the same
+// errors at the same offsets.
+
+import { AnthError } from './errors.js';
+import { magicError } from './frame.js';
+import { MAGIC } from './type.js';
+
+/** Who wrote a message (SPEC.md §5.1). */
+export const Role = Object.freeze({ USER: 0, ASSISTANT: 1, SYSTEM: 2 });
+
+/**
+ * @typedef {object} Message
+ * @property {number} role a Role
+ * @property {string} content any length: past 65,535 bytes it continues in further parts (SPEC.md §5.2)
+ */
+
+/**
+ * @typedef {object} Request
+ * @property {string} model at most 255 bytes of UTF-8
+ * @property {Message[]} messages
+ * @property {number} maxTokens 0 to 4,294,967,295
+ */
+
+/**
+ * @typedef {object} Limits
+ * @property {number} [maxRequestSize] the largest request in bytes; default 32 MiB, the API's own limit
+ * @property {number} [maxMessages] the most parts (continuation parts counted); default 10,000
+ */
+
+const PART_MAX = 0xffff; // content bytes in one part
+const ROLE_CONTINUED = 0x80; // a part whose content continues in the next
+const COUNT_ESCAPE = 0xff; // a u8 part count that announces a u16
+const TOKENS_ESCAPE = 0xffff; // a u16 max_tokens that announces a u32
+const MAX_PARTS = 0xffff;
+
+const utf8 = new TextEncoder();
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** @param {string} s */
+function wellFormed(s) {
+  // Lone surrogates have no UTF-8 form; TextEncoder would replace them.
+  return typeof s.isWellFormed === 'function' ? s.isWellFormed() : !/\p{Surrogate}/u.test(s);
+}
+
+/**
+ * encodeRequest encodes req in the binary request format. It throws, and
+ * never truncates, if the model name is over 255 bytes, a role is not one of
+ * the three, a string is not well-formed Unicode, there are more than 65,535
+ * parts or maxTokens is out of range; the AnthError's offset is where the
+ * bad field would have been written.
+ * @param {Request} req
+ * @returns {Uint8Array}
+ */
+export function encodeRequest(req) {
+  const model = utf8.encode(req.model);
+  if (model.length > 0xff) {
+    throw new AnthError('TooLarge', MAGIC.length, `model name of ${model.length} bytes, want at most 255`);
+  }
+  if (!wellFormed(req.model)) throw new AnthError('Malformed', MAGIC.length + 1, 'model name is not valid UTF-8');
+  const contents = req.messages.map((m) => utf8.encode(m.content));
+  let parts = 0;
+  for (const c of contents) parts += Math.max(1, Math.ceil(c.length / PART_MAX));
+  if (parts > MAX_PARTS) {
+    throw new AnthError('TooLarge', MAGIC.length + 1 + model.length, `${parts} message parts, want at most 65535`);
+  }
+  let off = MAGIC.length + 2 + model.length + (parts >= COUNT_ESCAPE ? 2 : 0);
+  let size = off + 2;
+  req.messages.forEach((m, i) => {
+    if (m.role !== Role.USER && m.role !== Role.ASSISTANT && m.role !== Role.SYSTEM) {
+      throw new AnthError('Malformed', off, `message ${i}: role ${m.role}, want 0, 1 or 2`);
+    }
+    if (!wellFormed(m.content)) throw new AnthError('Malformed', off + 3, `message ${i}: content is not valid UTF-8`);
+    const n = 3 * Math.max(1, Math.ceil(contents[i].length / PART_MAX)) + contents[i].length;
+    off += n;
+    size += n;
+  });
+  const t = req.maxTokens;
+  if (!Number.isInteger(t) || t < 0 || t > 0xffffffff) throw new RangeError(`anth: max_tokens ${t}, want 0 to 4294967295`);
+  if (t >= TOKENS_ESCAPE) size += 4;
+
+  const b = new Uint8Array(size);
+  b.set(MAGIC);
+  let i = MAGIC.length;
+  b[i++] = model.length;
+  b.set(model, i);
+  i += model.length;
+  if (parts < COUNT_ESCAPE) {
+    b[i++] = parts;
+  } else {
+    b[i++] = COUNT_ESCAPE;
+    b[i++] = parts >> 8;
+    b[i++] = parts & 0xff;
+  }
+  req.messages.forEach((m, k) => {
+    let c = contents[k];
+    while (c.length > PART_MAX) {
+      b[i++] = m.role | ROLE_CONTINUED;
+      b[i++] = PART_MAX >> 8;
+      b[i++] = PART_MAX & 0xff;
+      b.set(c.subarray(0, PART_MAX), i);
+      i += PART_MAX;
+      c = c.subarray(PART_MAX);
+    }
+    b[i++] = m.role;
+    b[i++] = c.length >> 8;
+    b[i++] = c.length & 0xff;
+    b.set(c, i);
+    i += c.length;
+  });
+  if (t < TOKENS_ESCAPE) {
+    b[i++] = t >> 8;
+    b[i++] = t & 0xff;
+  } else {
+    b[i++] = 0xff;
+    b[i++] = 0xff;
+    b[i++] = t >>> 24;
+    b[i++] = (t >>> 16) & 0xff;
+    b[i++] = (t >>> 8) & 0xff;
+    b[i++] = t & 0xff;
+  }
+  return b;
+}
+
+/**
+ * parseRequest parses a request that is the whole of b: bytes after it, a
+ * request over limits.maxRequestSize, more parts than limits.maxMessages,
+ * non-canonical encodings (SPEC.md §5.3) and text that is not UTF-8 are
+ * AnthErrors with the offset in b.
+ * @param {Uint8Array} b
+ * @param {Limits} [limits]
+ * @returns {Request}
+ */
+export function parseRequest(b, limits = {}) {
+  const maxSize = limits.maxRequestSize && limits.maxRequestSize > 0 ? limits.maxRequestSize : 32 << 20;
+  const maxMessages = limits.maxMessages && limits.maxMessages > 0 ? limits.maxMessages : 10_000;
+  if (b.length > maxSize) throw new AnthError('TooLarge', maxSize, `request of ${b.length} bytes, limit ${maxSize}`);
+  let off = 0;
+
+  /**
+   * take returns the next n bytes; a short input is 'Truncated' at its end.
+   * @param {number} n
+   * @param {string} what
+   */
+  const take = (n, what) => {
+    const k = Math.min(n, b.length - off);
+    off += k;
+    if (k < n) throw new AnthError('Truncated', off, `${what} needs ${n} bytes, have ${k}`);
+    return b.subarray(off - n, off);
+  };
+  const u8 = (/** @type {string} */ what) => take(1, what)[0];
+  const u16 = (/** @type {string} */ what) => {
+    const p = take(2, what);
+    return (p[0] << 8) | p[1];
+  };
+  /**
+   * @param {Uint8Array} p
+   * @param {number} at
+   * @param {string} what
+   */
+  const text = (p, at, what) => {
+    try {
+      return strict.decode(p);
+    } catch {
+      throw new AnthError('Malformed', at, what + ' is not valid UTF-8');
+    }
+  };
+
+  const me = magicError(b.subarray(0, MAGIC.length));
+  if (me) throw me;
+  off = MAGIC.length;
+  const model = text(take(u8('model name length'), 'model name'), MAGIC.length + 1, 'model name');
+
+  let parts = u8('message count');
+  if (parts === COUNT_ESCAPE) {
+    const at = off;
+    parts = u16('message count');
+    // SPEC.md §5.3: an escaped count below 255 is not canonical.
+    if (parts < COUNT_ESCAPE) throw new AnthError('Malformed', at, `escaped message count ${parts}, want at least 255`);
+  }
+  if (parts > maxMessages) throw new AnthError('TooLarge', off - 1, `${parts} message parts, limit ${maxMessages}`);
+
+  /** @type {Message[]} */
+  const messages = [];
+  /** @type {Uint8Array[]} */
+  let held = []; // the parts of a message that continues
+  for (let k = 0; k < parts; k++) {
+    const at = off;
+    const roleByte = u8('role');
+    const size = u16('content length');
+    const role = roleByte & ~ROLE_CONTINUED;
+    const continued = (roleByte & ROLE_CONTINUED) !== 0;
+    const last = k === parts - 1;
+    const joining = held.length > 0;
+    if (role > Role.SYSTEM) throw new AnthError('Malformed', at, `role ${role}, want 0, 1 or 2`);
+    // SPEC.md §5.3: a continued message has full parts, then a non-empty
+    // last part, all of the same role.
+    if (continued && size !== PART_MAX) throw new AnthError('Malformed', at + 1, `continued part of ${size} bytes, want 65535`);
+    if (continued && last) throw new AnthError('Malformed', at, 'last part is marked continued');
+    if (joining && messages[messages.length - 1].role !== role) {
+      throw new AnthError('Malformed', at, `continuation part with role ${roleName(role)}, want ${roleName(messages[messages.length - 1].role)}`);
+    }
+    if (joining && !continued && size === 0) {
+      throw new AnthError('Malformed', at + 1, 'empty last part after a continued part, want the continued part unflagged');
+    }
+    if (!joining) messages.push({ role, content: '' });
+    const content = take(size, 'message content');
+    if (continued) {
+      held.push(content);
+      continue;
+    }
+    let whole = content;
+    if (joining) {
+      held.push(content);
+      whole = concat(held);
+      held = [];
+    }
+    messages[messages.length - 1].content = text(whole, at + 3, 'message content');
+  }
+
+  const at = off;
+  let maxTokens = u16('max_tokens');
+  if (maxTokens === TOKENS_ESCAPE) {
+    const p = take(4, 'max_tokens');
+    maxTokens = ((p[0] << 24) | (p[1] << 16) | (p[2] << 8) | p[3]) >>> 0;
+    if (maxTokens < TOKENS_ESCAPE) throw new AnthError('Malformed', at, `escaped max_tokens ${maxTokens}, want at least 65535`);
+  }
+  if (off !== b.length) throw new AnthError('Malformed', off, 'bytes after the request, want none');
+  return { model, messages, maxTokens };
+}
+
+/** @param {number} r */
+function roleName(r) {
+  return ['User', 'Assistant', 'System'][r] ?? `Role(${r})`;
+}
+
+/**
+ * @param {Uint8Array[]} parts
+ */
+function concat(parts) {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  n = 0;
+  for (const p of parts) {
+    out.set(p, n);
+    n += p.length;
+  }
+  return out;
+}

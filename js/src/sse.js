@@ -1,0 +1,461 @@
+// ANTH to the Anthropic Messages API's Server-Sent Events (SPEC.md §7a): the
+// JavaScript form of Go's sse.Encoder, whose output it matches byte for
+// byte, for any chunking of the input. The SSE it writes is what the
+// official SDKs read.
+
+import { AnthError } from './errors.js';
+import { BlockOp, DeltaKind, Frame, StopReason } from './frame.js';
+import { EventReader, sameBytes } from './events.js';
+import { compact, escape, quote, uintField } from './json.js';
+import { deltaTypes, errorTypeName, stopReasonName } from './names.js';
+import { FrameReader } from './reader.js';
+import { TextReassembler } from './text.js';
+import { Type } from './type.js';
+
+/** The content blocks an SSEEncoder holds open at once unless configured: Go's DefaultMaxOpenBlocks. */
+export const DEFAULT_MAX_OPEN_BLOCKS = 64;
+
+/**
+ * @typedef {object} EncoderOptions
+ * @property {number} [maxEvent] bounds an EVENT's data, joined and inflated; default 1 MiB
+ * @property {number} [maxOpenBlocks] bounds the content blocks open at once; default 64
+ * @property {string} [model] the model named in the message_start written for a stream that has none; default "unknown"
+ * @property {string} [messageId] the id of that message_start; default "msg_anth"
+ * @property {(ids: number[]) => Uint8Array} [detokenize] spells the token IDs
+ *   of TOKEN and TOKEN32 frames as UTF-8 bytes (a split character is put
+ *   together); without it, token frames are an error: SSE carries text
+ */
+
+const utf8 = new TextEncoder();
+const enc = (/** @type {string} */ s) => utf8.encode(s);
+const nameMessageStart = enc('message_start');
+const nameMessageDelta = enc('message_delta');
+const nameMessageStop = enc('message_stop');
+const nameError = enc('error');
+const nameBlockStart = enc('content_block_start');
+const nameBlockStop = enc('content_block_stop');
+
+/**
+ * Sink collects the SSE bytes of a write.
+ */
+class Sink {
+  buf = new Uint8Array(4096);
+  n = 0;
+
+  /** @param {number} k */
+  reserve(k) {
+    if (this.n + k <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(this.n + k, 2 * this.buf.length));
+    grown.set(this.buf.subarray(0, this.n));
+    this.buf = grown;
+  }
+
+  /** @param {string} s */
+  text(s) {
+    this.reserve(3 * s.length);
+    this.n += utf8.encodeInto(s, this.buf.subarray(this.n)).written;
+  }
+
+  /** @param {Uint8Array} b */
+  bytes(b) {
+    this.reserve(b.length);
+    this.buf.set(b, this.n);
+    this.n += b.length;
+  }
+
+  /**
+   * event writes one SSE event: its name (none when empty, so the client
+   * sees the default type, as upstream did) and its JSON, which holds no
+   * line break.
+   * @param {string | Uint8Array} name
+   * @param {string | Uint8Array} js
+   */
+  event(name, js) {
+    if (typeof name === 'string') {
+      this.text('event: ' + name + '\n');
+    } else if (name.length > 0) {
+      this.text('event: ');
+      this.bytes(name);
+      this.text('\n');
+    }
+    if (typeof js === 'string') {
+      this.text('data: ' + js + '\n\n');
+    } else {
+      this.text('data: ');
+      this.bytes(js);
+      this.text('\n\n');
+    }
+  }
+
+  take() {
+    const out = this.buf.slice(0, this.n);
+    this.n = 0;
+    return out;
+  }
+}
+
+/**
+ * ToSSE maps the frames of one ANTH response to the SSE events of the
+ * Messages API, as Go's toSSE does.
+ */
+class ToSSE {
+  /** @param {EncoderOptions} opts */
+  constructor(opts) {
+    this.opts = opts;
+    this.events = new EventReader({ maxEvent: opts.maxEvent });
+    this.maxBlocks = opts.maxOpenBlocks && opts.maxOpenBlocks > 0 ? opts.maxOpenBlocks : DEFAULT_MAX_OPEN_BLOCKS;
+    this.out = new Sink();
+    this.text = new TextReassembler();
+    /** @type {Set<number>} the blocks started and not stopped */
+    this.open = new Set();
+    this.started = false; // a message_start was written
+    this.bridged = false; // the stream carries its own message events
+    this.usage = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, hasUsage: false, hasCache: false };
+    this.startInput = 0; // message_start's usage.input_tokens
+    this.deltaWritten = false; // a message_delta came as an EVENT
+    this.stopWritten = false; // a message_stop came as an EVENT
+    this.errWritten = false; // an error event came as an EVENT
+  }
+
+  /**
+   * frame writes the events of one frame, as a response reader returns it.
+   * It returns a Promise only for an EVENT frame.
+   * @param {Frame} f
+   * @returns {void | Promise<void>}
+   */
+  frame(f) {
+    switch (f.type) {
+      case Type.EVENT:
+        return this.event(f);
+      case Type.TEXT: {
+        const { block, text } = f.text();
+        return this.delta(block, 0, text);
+      }
+      case Type.DELTA: {
+        const { block, kind, data } = f.delta();
+        if (kind === DeltaKind.CITATION) return this.citation(block, data);
+        return this.delta(block, kind, data);
+      }
+      case Type.TOKEN:
+      case Type.TOKEN32:
+        if (!this.opts.detokenize) throw new AnthError('Malformed', -1, 'token frames need the detokenize option');
+        return this.delta(0, 0, this.opts.detokenize(f.tokens()));
+      case Type.BLOCK: {
+        const { block, op } = f.block();
+        if (op === BlockOp.STOP) return this.stopBlock(block);
+        this.message();
+        return this.startBlock(block, op);
+      }
+      case Type.USAGE: {
+        const u = f.usage();
+        this.usage.input = u.inputTokens;
+        this.usage.output = u.outputTokens;
+        this.usage.hasUsage = true;
+        return;
+      }
+      case Type.CACHE_USAGE: {
+        const u = f.cacheUsage();
+        this.usage.cacheRead = u.cacheReadInputTokens;
+        this.usage.cacheCreation = u.cacheCreationInputTokens;
+        this.usage.hasCache = true;
+        return;
+      }
+      case Type.ERROR: {
+        if (this.errWritten) return; // the error event came whole, before its ERROR
+        const { code, message } = f.errorMessage();
+        this.out.event('error', `{"type":"error","error":{"type":${quote(enc(errorTypeName(code)))},"message":${quote(message)}}}`);
+        return;
+      }
+      case Type.DONE: {
+        const { reason, stopSequence } = f.done();
+        return this.done(reason, stopSequence);
+      }
+    }
+    // PAD, and unknown ignorable frames: nothing.
+  }
+
+  /**
+   * event writes an EVENT's event, once its frames are joined.
+   * @param {Frame} f
+   */
+  async event(f) {
+    const ev = await this.events.add(f);
+    if (!ev) return;
+    const { name, data } = ev;
+    if (sameBytes(name, nameMessageStart)) {
+      this.started = this.bridged = true;
+      this.startInput = uintField(data, 'message', 'usage', 'input_tokens')[0];
+    } else if (sameBytes(name, nameMessageDelta)) {
+      this.deltaWritten = true;
+    } else if (sameBytes(name, nameMessageStop)) {
+      this.stopWritten = true;
+    } else if (sameBytes(name, nameError)) {
+      this.errWritten = true;
+    } else if (sameBytes(name, nameBlockStart)) {
+      // A block that starts with content of its own (a tool call).
+      const [i, ok] = uintField(data, 'index');
+      if (ok && i <= 0xffff) this.openBlock(i);
+    } else if (sameBytes(name, nameBlockStop)) {
+      const [i, ok] = uintField(data, 'index');
+      if (ok && i <= 0xffff) {
+        this.flush(i);
+        this.open.delete(i);
+      }
+    }
+    this.out.event(name, data);
+  }
+
+  /** message writes a message_start if the stream has not carried one. */
+  message() {
+    if (this.started) return;
+    this.started = true;
+    const id = quote(enc(this.opts.messageId || 'msg_anth'));
+    const model = quote(enc(this.opts.model || 'unknown'));
+    this.out.event(
+      'message_start',
+      `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","content":[],"model":${model},"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`,
+    );
+  }
+
+  /** @param {number} block */
+  openBlock(block) {
+    if (this.open.has(block)) return;
+    if (this.open.size >= this.maxBlocks) {
+      throw new AnthError('TooLarge', -1, `more than ${this.maxBlocks} content blocks open at once`);
+    }
+    this.open.add(block);
+  }
+
+  /**
+   * @param {number} block
+   * @param {number} op
+   */
+  startBlock(block, op) {
+    if (this.open.has(block)) throw new AnthError('Malformed', -1, `start of block ${block}, which is open`);
+    this.openBlock(block);
+    const cb = op === BlockOp.START_THINKING ? '{"type":"thinking","thinking":"","signature":""}' : '{"type":"text","text":""}';
+    this.out.event('content_block_start', `{"type":"content_block_start","index":${block},"content_block":${cb}}`);
+  }
+
+  /** @param {number} block */
+  stopBlock(block) {
+    if (!this.open.has(block)) throw new AnthError('Malformed', -1, `stop of block ${block}, which has not started`);
+    this.flush(block);
+    this.open.delete(block);
+    this.out.event('content_block_stop', `{"type":"content_block_stop","index":${block}}`);
+  }
+
+  /**
+   * ensureBlock makes sure block is open: a stream of TEXT frames with no
+   * BLOCK frames implies its text blocks (SPEC.md §3.9), but in a bridged
+   * stream every block starts explicitly.
+   * @param {number} block
+   */
+  ensureBlock(block) {
+    this.message();
+    if (this.open.has(block)) return;
+    if (this.bridged) throw new AnthError('Malformed', -1, `delta for block ${block}, which has not started`);
+    this.startBlock(block, BlockOp.START_TEXT);
+  }
+
+  /**
+   * delta writes text (kind 0), tool input, thinking or signature bytes,
+   * holding back an incomplete UTF-8 character for the next frame.
+   * @param {number} block
+   * @param {number} kind
+   * @param {Uint8Array} data
+   */
+  delta(block, kind, data) {
+    this.ensureBlock(block);
+    const text = this.text.decode(block, kind, data);
+    if (text === '' && data.length > 0) return; // all held back: no delta yet
+    this.deltaEvent(block, kind, '"' + escape(text) + '"');
+  }
+
+  /**
+   * @param {number} block
+   * @param {number} kind
+   * @param {string} value the delta's JSON value
+   */
+  deltaEvent(block, kind, value) {
+    const t = deltaTypes[kind];
+    this.out.event('content_block_delta', `{"type":"content_block_delta","index":${block},"delta":{"type":"${t.type}","${t.field}":${value}}}`);
+  }
+
+  /**
+   * citation writes a citation, which must be one JSON object.
+   * @param {number} block
+   * @param {Uint8Array} data
+   */
+  citation(block, data) {
+    this.ensureBlock(block);
+    const js = compact(data);
+    if (!js || js[0] !== 0x7b) throw new AnthError('Malformed', -1, 'citation is not a JSON object');
+    const t = deltaTypes[DeltaKind.CITATION];
+    this.out.text(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${block},"delta":{"type":"${t.type}","${t.field}":`);
+    this.out.bytes(js);
+    this.out.text('}}\n\n');
+  }
+
+  /**
+   * flush writes what block's reassembly still holds: a character cut off by
+   * the block's end becomes U+FFFD (SPEC.md §7).
+   * @param {number} block
+   */
+  flush(block) {
+    const held = this.text.end(block);
+    for (let kind = 0; kind < held.length; kind++) {
+      if (held[kind] !== '') this.deltaEvent(block, kind, '"' + escape(held[kind]) + '"');
+    }
+  }
+
+  /**
+   * done writes the end of the message, unless its message_stop came whole:
+   * the stops of its open blocks (in a stream with no message events of its
+   * own), a message_delta from its frames (unless one came whole) and
+   * message_stop.
+   * @param {number} reason
+   * @param {Uint8Array} seq
+   */
+  done(reason, seq) {
+    if (this.stopWritten) return;
+    this.message();
+    if (!this.bridged) {
+      for (const block of [...this.open].sort((a, b) => a - b)) this.stopBlock(block);
+    }
+    if (!this.deltaWritten) this.out.event('message_delta', this.messageDelta(reason, seq));
+    this.out.event('message_stop', '{"type":"message_stop"}');
+  }
+
+  /**
+   * messageDelta returns the message_delta of a response that stops for
+   * reason. Its usage takes one of four forms, chosen by the frames:
+   *
+   *   no USAGE                   {"output_tokens":0}
+   *   CACHE_USAGE                {"input_tokens":…,"cache_creation_input_tokens":…,"cache_read_input_tokens":…,"output_tokens":…}
+   *   input as in message_start  {"output_tokens":…}
+   *   otherwise                  {"input_tokens":…,"output_tokens":…}
+   * @param {number} reason
+   * @param {Uint8Array} seq
+   */
+  messageDelta(reason, seq) {
+    const name = stopReasonName(reason);
+    const stopReason = name ? `"${name}"` : 'null';
+    const stopSequence = reason === StopReason.STOP_SEQUENCE ? quote(seq) : 'null';
+    const u = this.usage;
+    let usage = '';
+    if (!u.hasUsage) {
+      // nothing but output_tokens 0
+    } else if (u.hasCache) {
+      usage = `"input_tokens":${u.input},"cache_creation_input_tokens":${u.cacheCreation},"cache_read_input_tokens":${u.cacheRead},`;
+    } else if (u.input !== this.startInput) {
+      usage = `"input_tokens":${u.input},`;
+    }
+    return `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":{${usage}"output_tokens":${u.output}}}`;
+  }
+}
+
+/**
+ * SSEEncoder turns an ANTH response, given in any pieces, into the
+ * Messages API's Server-Sent Events, byte for byte what Go's sse.Encoder
+ * writes: every event ends with a blank line, text and thinking reach the
+ * client as whole UTF-8 characters, and nothing a frame carries can break
+ * out of its JSON string or data line. A stream with no message events of
+ * its own (ANTH from a server that never saw SSE) gets a message_start, its
+ * blocks started and stopped, and a message_delta from its frames.
+ *
+ * write is async because a deflated EVENT is inflated with
+ * DecompressionStream; await each write before the next. Errors are
+ * AnthErrors with the offset in the ANTH stream, and sticky.
+ */
+export class SSEEncoder {
+  /** @param {EncoderOptions} [options] */
+  constructor(options = {}) {
+    this.#core = new ToSSE(options);
+  }
+
+  #reader = new FrameReader();
+  #core;
+  /** @type {unknown} */
+  #err;
+
+  /**
+   * write takes the next piece of the ANTH stream, from the magic on, and
+   * returns the SSE of every frame it completes (possibly none).
+   * @param {Uint8Array} bytes
+   * @returns {Promise<Uint8Array>}
+   */
+  async write(bytes) {
+    if (this.#err) throw this.#err;
+    let frames;
+    try {
+      frames = this.#reader.feed(bytes);
+    } catch (e) {
+      this.#err = e;
+      throw e;
+    }
+    try {
+      for (const f of frames) {
+        const p = this.#core.frame(f);
+        if (p) await p;
+      }
+    } catch (e) {
+      // Errors of the conversion are about the frame just read.
+      this.#err = e instanceof AnthError && e.offset === -1 ? new AnthError(e.kind, this.#reader.offset, e.detail) : e;
+      // The events of the frames before it still go out, as in Go; the
+      // next call throws, as FrameReader defers its errors.
+      if (this.#core.out.n === 0) throw this.#err;
+    }
+    return this.#core.out.take();
+  }
+
+  /**
+   * end marks the end of the ANTH stream. It writes nothing more; it throws
+   * an AnthError of kind 'Truncated' for a stream that ended before its DONE
+   * or ERROR, so a cut response never reads as a shorter one.
+   */
+  end() {
+    if (this.#err) throw this.#err;
+    try {
+      this.#reader.end();
+    } catch (e) {
+      this.#err = e;
+      throw e;
+    }
+  }
+}
+
+/**
+ * SSEEncoderStream is SSEEncoder as a TransformStream, ANTH bytes in and SSE
+ * bytes out, for pipeThrough: a response cut before its DONE or ERROR errors
+ * the stream instead of ending it.
+ * @extends {TransformStream<Uint8Array, Uint8Array>}
+ */
+export class SSEEncoderStream extends TransformStream {
+  /** @param {EncoderOptions} [options] */
+  constructor(options) {
+    const e = new SSEEncoder(options);
+    super({
+      async transform(chunk, controller) {
+        const out = await e.write(chunk);
+        if (out.length > 0) controller.enqueue(out);
+      },
+      flush() {
+        e.end();
+      },
+    });
+  }
+}
+
+/**
+ * toSSE converts a whole ANTH response to SSE (see SSEEncoder).
+ * @param {Uint8Array} anth
+ * @param {EncoderOptions} [options]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function toSSE(anth, options) {
+  const e = new SSEEncoder(options);
+  const out = await e.write(anth);
+  e.end();
+  return out;
+}

@@ -1,0 +1,125 @@
+// The frame types of SPEC.md §3 and the one table that knows their rules:
+// the reader, parseFrame, typeName and the encoders all read it, so a new
+// frame type is one entry (as in Go's frame/type.go).
+
+/** The 4 bytes that start every ANTH stream and request: "ANTH". */
+export const MAGIC = Object.freeze([0x41, 0x4e, 0x54, 0x48]);
+/** The size of a frame header: type u8, payload length u16. */
+export const HEADER_SIZE = 3;
+/** The largest payload one frame can declare (SPEC.md §2). */
+export const MAX_PAYLOAD = 0xffff;
+
+/** The frame types of SPEC.md §3. */
+export const Type = Object.freeze({
+  TOKEN: 0x00,
+  USAGE: 0x01,
+  ERROR: 0x02,
+  DONE: 0x03,
+  TOKEN32: 0x04,
+  TEXT: 0x05,
+  DELTA: 0x06,
+  BLOCK: 0x07,
+  PAD: 0x80,
+  CACHE_USAGE: 0x81,
+  EVENT: 0x82,
+});
+
+/** cache_hit_ratio's scale: parts per million (SPEC.md §3.2). */
+export const PPM = 1_000_000;
+
+/**
+ * A payload check: the offset of the fault within the payload and what was
+ * expected, or undefined when the payload is good.
+ * @typedef {(p: Uint8Array) => [number, string] | undefined} Check
+ */
+
+/**
+ * @typedef {object} TypeInfo
+ * @property {string} name
+ * @property {number} min least payload length
+ * @property {number} max greatest payload length
+ * @property {number} mask payload length's required alignment minus one
+ * @property {string} want the lengths allowed, for messages
+ * @property {Check} [check] the rules that need the payload's bytes
+ * @property {boolean} [fast] the header alone decides the frame's validity
+ *   and the response grammar does not look at it: FrameReader's per-token
+ *   path takes it
+ */
+
+/** @type {(TypeInfo | undefined)[]} */
+const types = new Array(256);
+types[Type.TOKEN] = { name: 'TOKEN', fast: true, min: 2, max: MAX_PAYLOAD, mask: 1, want: 'a positive multiple of 2' }; // §3.1
+types[Type.USAGE] = { name: 'USAGE', min: 12, max: 12, mask: 0, want: '12', check: checkUsage }; // §3.2
+types[Type.ERROR] = { name: 'ERROR', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2' }; // §3.3
+types[Type.DONE] = { name: 'DONE', min: 0, max: MAX_PAYLOAD, mask: 0, want: '', check: checkDone }; // §3.4
+types[Type.TOKEN32] = { name: 'TOKEN32', fast: true, min: 4, max: MAX_PAYLOAD, mask: 3, want: 'a positive multiple of 4' }; // §3.1
+types[Type.TEXT] = { name: 'TEXT', fast: true, min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2' }; // §3.5
+types[Type.DELTA] = { name: 'DELTA', min: 3, max: MAX_PAYLOAD, mask: 0, want: 'at least 3', check: checkDelta }; // §3.8
+types[Type.BLOCK] = { name: 'BLOCK', min: 3, max: 3, mask: 0, want: '3', check: checkBlock }; // §3.9
+types[Type.PAD] = { name: 'PAD', fast: true, min: 0, max: MAX_PAYLOAD, mask: 0, want: '' }; // §3.6
+types[Type.CACHE_USAGE] = { name: 'CACHE_USAGE', min: 8, max: 8, mask: 0, want: '8' }; // §3.7
+types[Type.EVENT] = { name: 'EVENT', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2', check: checkEvent }; // §3.10
+
+/**
+ * typeInfo returns what this package knows of frame type t, or undefined
+ * for types this version does not define.
+ * @param {number} t
+ * @returns {TypeInfo | undefined}
+ */
+export function typeInfo(t) {
+  return types[t];
+}
+
+/**
+ * isIgnorable reports whether a reader that does not know frame type t may
+ * skip it (0x80–0xFF, SPEC.md §3's type-range rule).
+ * @param {number} t
+ */
+export function isIgnorable(t) {
+  return t >= 0x80;
+}
+
+/**
+ * typeName returns a frame type's name as SPEC.md spells it ("TEXT"), or
+ * "TYPE(0xNN)" for types this version does not define.
+ * @param {number} t
+ * @returns {string}
+ */
+export function typeName(t) {
+  const ti = types[t];
+  return ti ? ti.name : 'TYPE(0x' + t.toString(16).toUpperCase().padStart(2, '0') + ')';
+}
+
+/** @param {Uint8Array} p @param {number} i */
+export function u32(p, i) {
+  return ((p[i] << 24) | (p[i + 1] << 16) | (p[i + 2] << 8) | p[i + 3]) >>> 0;
+}
+
+/** @type {Check} SPEC.md §3.2: cache_hit_ratio is in parts per million. */
+function checkUsage(p) {
+  const r = u32(p, 8);
+  if (r > PPM) return [8, `cache_hit_ratio ${r}, want at most 1000000`];
+}
+
+/** @type {Check} SPEC.md §3.4: reason 0 with no stop sequence is the empty payload. */
+function checkDone(p) {
+  if (p.length === 1 && p[0] === 0) return [0, 'reason 0 with no stop sequence, want an empty payload'];
+}
+
+/** @type {Check} SPEC.md §3.8: other kinds are malformed. */
+function checkDelta(p) {
+  const k = p[2];
+  if (k < 1 || k > 4) return [2, `delta kind ${k}, want 1 to 4`];
+}
+
+/** @type {Check} SPEC.md §3.9: other ops are malformed. */
+function checkBlock(p) {
+  if (p[2] > 2) return [2, `block op ${p[2]}, want 0 to 2`];
+}
+
+/** @type {Check} SPEC.md §3.10: other encodings are malformed; the name lies within the payload. */
+function checkEvent(p) {
+  const enc = p[0] & 0x7f;
+  if (enc > 1) return [0, `event encoding ${enc}, want 0 or 1`];
+  if (2 + p[1] > p.length) return [1, `event name of ${p[1]} bytes past the payload`];
+}

@@ -1,0 +1,91 @@
+// EVENT frames: the EVENT dictionary generated from its Go source, inflation
+// through DecompressionStream with the dictionary put in front as a stored
+// block, joining continuation frames, and the checks of Go's EventReader.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import test from 'node:test';
+import zlib from 'node:zlib';
+
+import { EVENT_DICTIONARY, EventEncoding, EventReader, FrameReader, encodeEvent, encodeMagic, inflate } from '../src/index.js';
+import { dictionaryFromGo, dictionaryModule, goSource, jsFile } from '../scripts/dictionary.js';
+import { concat } from './helpers.js';
+
+test('src/dictionary.js is generated from sse/dictionary.go (npm run generate)', () => {
+  const dict = dictionaryFromGo(readFileSync(goSource, 'utf8'));
+  assert.ok(dict.length > 1000 && dict.startsWith('{"type":"ping"}'));
+  assert.equal(EVENT_DICTIONARY, dict);
+  assert.equal(readFileSync(jsFile, 'utf8'), dictionaryModule(dict));
+});
+
+const dictionary = Buffer.from(EVENT_DICTIONARY);
+const utf8 = new TextEncoder();
+const text = (b) => new TextDecoder().decode(b);
+
+test('inflate undoes DEFLATE with the EVENT dictionary as the preset dictionary', async () => {
+  for (const s of [
+    '',
+    '{"type":"ping"}',
+    '{"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5-20250929"}}',
+    'x'.repeat(100_000),
+    JSON.stringify({ data: Array.from({ length: 2000 }, (_, i) => i * 7919 % 1000) }),
+  ]) {
+    for (const level of [0, 1, 9]) {
+      const z = zlib.deflateRawSync(Buffer.from(s), { dictionary, level });
+      assert.equal(text(await inflate(z, 1 << 20)), s);
+    }
+  }
+});
+
+test('inflate refuses what does not inflate and what inflates past the limit', async () => {
+  const z = zlib.deflateRawSync(Buffer.from('{"a":"' + 'b'.repeat(5000) + '"}'), { dictionary });
+  await assert.rejects(inflate(z.subarray(0, z.length - 3), 1 << 20), (e) => e.kind === 'Malformed' && e.offset === -1);
+  await assert.rejects(inflate(new Uint8Array([0xff, 0xff]), 1 << 20), (e) => e.kind === 'Malformed');
+  await assert.rejects(inflate(z, 5000), (e) => e.kind === 'TooLarge');
+  assert.equal((await inflate(z, 5008)).length, 5008);
+});
+
+/** @param {Uint8Array} stream */
+function frames(stream) {
+  const r = new FrameReader({ rawFrames: true });
+  const fs = r.feed(stream);
+  r.end();
+  return fs;
+}
+
+test('EventReader joins continued EVENT frames, inflates and compacts', async () => {
+  const js = '{ "type" : "big", "data" : "' + 'é'.repeat(70_000) + '" }';
+  for (const [enc, data] of [
+    [EventEncoding.JSON, utf8.encode(js)],
+    [EventEncoding.DEFLATE, zlib.deflateRawSync(Buffer.from(js), { dictionary })],
+  ]) {
+    const fs = frames(concat([encodeMagic(), encodeEvent(enc, 'big', data)]));
+    assert.equal(fs.length, enc === EventEncoding.JSON ? 3 : 1);
+    const r = new EventReader();
+    const got = [];
+    for (const f of fs) got.push(await r.add(f));
+    assert.ok(got.slice(0, -1).every((g) => g === null));
+    const last = got[got.length - 1];
+    assert.equal(text(last.name), 'big');
+    assert.equal(text(last.data), JSON.stringify(JSON.parse(js)));
+  }
+});
+
+test('EventReader refuses what Go refuses', async () => {
+  const add = async (stream, options) => {
+    const r = new EventReader(options);
+    let ev;
+    for (const f of frames(concat([encodeMagic(), stream]))) ev = await r.add(f);
+    return ev;
+  };
+  const big = utf8.encode('[' + '1,'.repeat(40_000) + '1]');
+  const first = encodeEvent(EventEncoding.JSON, 'a', big).subarray(0, 3 + 65535);
+  await assert.rejects(add(concat([first, encodeEvent(EventEncoding.JSON, 'b', '1')])), (e) => e.kind === 'Malformed' && /another name/.test(e.message));
+  await assert.rejects(add(concat([first, encodeEvent(EventEncoding.DEFLATE, 'a', '1')])), (e) => e.kind === 'Malformed');
+  await assert.rejects(add(encodeEvent(EventEncoding.JSON, 'a', big), { maxEvent: 1000 }), (e) => e.kind === 'TooLarge');
+  await assert.rejects(add(encodeEvent(EventEncoding.JSON, 'a\nb', '{}')), (e) => e.kind === 'Malformed' && /line break/.test(e.message));
+  await assert.rejects(add(encodeEvent(EventEncoding.JSON, 'a', '{"a":}')), (e) => e.kind === 'Malformed' && /not JSON/.test(e.message));
+  await assert.rejects(add(encodeEvent(EventEncoding.DEFLATE, 'a', '{}')), (e) => e.kind === 'Malformed' && /inflate/.test(e.message));
+  const ok = await add(encodeEvent(EventEncoding.JSON, '', ' [1, 2.50e+3 , "\\u00e9\\/"] '));
+  assert.equal(text(ok.data), '[1,2.50e+3,"\\u00e9\\/"]');
+});

@@ -1,0 +1,76 @@
+// Helpers shared by the tests: the repository's files, chunkings, a seeded
+// random source.
+
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** @param {string} path relative to the repository root */
+export function readRepo(path) {
+  return new Uint8Array(readFileSync(root + path));
+}
+
+/** The recordings of testdata/golden: name, ANTH and the SSE Go's Encoder makes of it. */
+export function goldens() {
+  const dir = 'testdata/golden/';
+  const names = readdirSync(root + dir)
+    .filter((f) => f.endsWith('.anth'))
+    .map((f) => f.slice(0, -'.anth'.length))
+    .sort();
+  if (names.length < 15) throw new Error(`found ${names.length} recordings in ${dir}, want all 15`);
+  return names.map((name) => ({ name, anth: readRepo(dir + name + '.anth'), sse: readRepo(dir + name + '.sse') }));
+}
+
+/**
+ * rng returns a seeded pseudo-random source (mulberry32), so a failing
+ * chunking can be run again.
+ * @param {number} seed
+ */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * chunk splits b into pieces: of `size` bytes, or of random sizes (1 to 2×mean) from rand.
+ * @param {Uint8Array} b
+ * @param {number | (() => number)} size
+ */
+export function chunk(b, size) {
+  const out = [];
+  for (let i = 0; i < b.length; ) {
+    const n = typeof size === 'number' ? size : 1 + Math.floor(size() * 16);
+    out.push(b.slice(i, i + n));
+    i += n;
+  }
+  return out;
+}
+
+/** @param {Uint8Array[]} parts */
+export function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** @param {string} hex "41 4E …" */
+export function fromHex(hex) {
+  const h = hex.replace(/\s+/g, '');
+  return new Uint8Array(h.match(/../g)?.map((x) => parseInt(x, 16)) ?? []);
+}
+
+/** @param {Uint8Array} b */
+export function toHex(b) {
+  return [...b].map((x) => x.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+}

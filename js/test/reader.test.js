@@ -1,0 +1,161 @@
+// FrameReader beyond the vectors: the response grammar (SPEC.md §3.11),
+// joining DONE and ERROR values (SPEC.md §4), raw frames, sticky errors,
+// payloads that stay valid, and readFrames over streams.
+
+import assert from 'node:assert/strict';
+import test from 'node:test';
+
+import {
+  AnthError,
+  FrameReader,
+  MAX_PAYLOAD,
+  StopReason,
+  Type,
+  encodeDone,
+  encodeError,
+  encodeFrame,
+  encodeMagic,
+  encodePad,
+  encodeText,
+  encodeToken,
+  readFrames,
+} from '../src/index.js';
+import { chunk, concat, rng } from './helpers.js';
+
+/** @param {Uint8Array[]} pieces */
+function readAll(pieces, options) {
+  const r = new FrameReader(options);
+  const frames = [];
+  for (const p of pieces) frames.push(...r.feed(p));
+  r.end();
+  return frames;
+}
+
+
+test('a DONE or ERROR value longer than a frame is joined, in any chunking', () => {
+  for (const n of [0, 1, MAX_PAYLOAD - 3, MAX_PAYLOAD - 2, MAX_PAYLOAD - 1, MAX_PAYLOAD, 2 * (MAX_PAYLOAD - 2), 150_000]) {
+    const msg = new Uint8Array(n).map((_, i) => 0x41 + (i % 26));
+    for (const [value, type] of [
+      [encodeError(529, msg), Type.ERROR],
+      [encodeDone(StopReason.STOP_SEQUENCE, msg), Type.DONE],
+    ]) {
+      const stream = concat([encodeMagic(), encodeText(0, 'x'), value, encodePad(3)]);
+      const rand = rng(n);
+      for (const pieces of [[stream], chunk(stream, 4099), chunk(stream, () => rand() * 300)]) {
+        const frames = readAll(pieces);
+        assert.equal(frames.length, 3);
+        assert.equal(frames[1].type, type);
+        const got = type === Type.ERROR ? frames[1].errorMessage().message : frames[1].done().stopSequence;
+        assert.equal(Buffer.compare(Buffer.from(got), Buffer.from(msg)), 0, `value of ${n} bytes`);
+        // and it goes back as the same frames
+        assert.equal(Buffer.compare(Buffer.from(encodeFrame(frames[1])), Buffer.from(value)), 0);
+      }
+      // Raw frames: the pieces one by one.
+      const raw = readAll([concat([encodeMagic(), value])], { rawFrames: true });
+      assert.equal(raw.length, Math.floor(n / (type === Type.ERROR ? MAX_PAYLOAD - 2 : MAX_PAYLOAD - 1)) + 1);
+    }
+  }
+});
+
+test('a full DONE or ERROR followed by anything but its rest is malformed, and cut is truncated', () => {
+  const full = encodeError(500, new Uint8Array(MAX_PAYLOAD - 2)).subarray(0, 3 + MAX_PAYLOAD);
+  const at = 4 + full.length;
+  for (const [after, kind, offset] of [
+    [encodeText(0, 'x'), 'Malformed', at],
+    [encodeError(529, 'x'), 'Malformed', at], // another code
+    [encodeDone(StopReason.END_TURN), 'Malformed', at],
+    [encodePad(2), 'Malformed', at],
+    [new Uint8Array(0), 'Truncated', at],
+    [encodeError(500, 'xy').subarray(0, 4), 'Truncated', at + 4],
+  ]) {
+    assert.throws(
+      () => readAll([concat([encodeMagic(), full, after])]),
+      (e) => e instanceof AnthError && e.kind === kind && e.offset === offset,
+    );
+  }
+});
+
+test('after the end of a response only ignorable frames may follow', () => {
+  const end = concat([encodeMagic(), encodeDone(StopReason.END_TURN)]);
+  assert.equal(readAll([concat([end, encodePad(5), new Uint8Array([0x90, 0, 0])])]).length, 2);
+  for (const more of [encodeText(0, 'x'), encodeToken([1]), encodeDone(StopReason.END_TURN)]) {
+    assert.throws(
+      () => readAll([concat([end, more])]),
+      (e) => e.kind === 'Malformed' && e.offset === end.length && e.type === more[0],
+    );
+    assert.equal(readAll([concat([end, more])], { rawFrames: true }).length, 2);
+  }
+});
+
+test('a response cut on a frame boundary is truncated; raw frames end cleanly there', () => {
+  const s = concat([encodeMagic(), encodeText(0, 'Hi')]);
+  assert.throws(() => readAll([s]), (e) => e.kind === 'Truncated' && e.offset === s.length);
+  assert.equal(readAll([s], { rawFrames: true }).length, 1);
+  assert.throws(() => readAll([]), (e) => e.kind === 'Truncated' && e.offset === 0);
+  assert.deepEqual(readAll([encodeMagic()], { rawFrames: true }), []);
+});
+
+test('errors are sticky, and a piece with frames before its fault returns them first', () => {
+  const good = concat([encodeMagic(), encodeText(0, 'a')]);
+  const r = new FrameReader();
+  const frames = r.feed(concat([good, new Uint8Array([0x08, 0, 0])]));
+  assert.equal(frames.length, 1);
+  const check = (e) => e.kind === 'UnknownType' && e.offset === good.length && e.type === 8;
+  assert.throws(() => r.feed(encodeText(0, 'b')), check);
+  assert.throws(() => r.end(), check);
+  assert.throws(() => r.end(), check);
+});
+
+test('a header the type forbids fails before its payload arrives', () => {
+  const r = new FrameReader();
+  assert.deepEqual(r.feed(encodeMagic()), []);
+  assert.throws(() => r.feed(new Uint8Array([Type.USAGE, 0, 13])), (e) => e.kind === 'Malformed' && e.offset === 5);
+  const r2 = new FrameReader();
+  assert.throws(() => r2.feed(new Uint8Array([0x41, 0x58])), (e) => e.kind === 'BadMagic' && e.offset === 1);
+});
+
+test('payloads stay valid after later pieces, and frames of one piece are views of it', () => {
+  const stream = concat([encodeMagic(), ...Array.from({ length: 300 }, (_, i) => encodeText(i % 3, `piece ${i} `)), encodeDone(1)]);
+  const rand = rng(3);
+  const r = new FrameReader();
+  const frames = [];
+  for (const p of chunk(stream, () => rand() * 7)) frames.push(...r.feed(p));
+  r.end();
+  assert.equal(frames.length, 301);
+  frames.slice(0, 300).forEach((f, i) => assert.equal(new TextDecoder().decode(f.text().text), `piece ${i} `));
+});
+
+test('readFrames reads a ReadableStream and an async iterable, and cancels the stream when left early', async () => {
+  const stream = concat([encodeMagic(), encodeText(0, 'Hi'), encodeText(0, '!'), encodeDone(1)]);
+  const types = [];
+  for await (const f of readFrames(new Blob([stream]).stream())) types.push(f.type);
+  assert.deepEqual(types, [Type.TEXT, Type.TEXT, Type.DONE]);
+  async function* pieces() {
+    yield* chunk(stream, 2);
+  }
+  types.length = 0;
+  for await (const f of readFrames(pieces())) types.push(f.type);
+  assert.equal(types.length, 3);
+
+  let cancelled = false;
+  const body = new ReadableStream({
+    pull(c) {
+      c.enqueue(stream.slice());
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  for await (const f of readFrames(body)) {
+    assert.equal(f.type, Type.TEXT);
+    break;
+  }
+  assert.ok(cancelled);
+
+  await assert.rejects(
+    (async () => {
+      for await (const f of readFrames(new Blob([stream.subarray(0, 12)]).stream())) void f;
+    })(),
+    (e) => e.kind === 'Truncated' && e.offset === 12,
+  );
+});

@@ -1,0 +1,90 @@
+/**
+ * @param {string | Uint8Array} s
+ * @returns {Uint8Array}
+ */
+export function bytesOf(s: string | Uint8Array): Uint8Array;
+/** encodeMagic returns the 4 bytes that start a stream: "ANTH". */
+export function encodeMagic(): Uint8Array<ArrayBuffer>;
+/**
+ * encodeToken encodes token IDs as TOKEN frames (2 bytes an ID) when every ID
+ * fits in 16 bits, else as TOKEN32 frames (SPEC.md §3.1); more IDs than fit
+ * in one frame continue in further frames. No IDs encode nothing.
+ * @param {ArrayLike<number>} ids
+ * @returns {Uint8Array}
+ */
+export function encodeToken(ids: ArrayLike<number>): Uint8Array;
+/**
+ * encodeUsage encodes a USAGE frame (SPEC.md §3.2).
+ * @param {import('./frame.js').Usage} u
+ */
+export function encodeUsage(u: import("./frame.js").Usage): Uint8Array<ArrayBuffer>;
+/**
+ * encodeCacheUsage encodes a CACHE_USAGE frame (SPEC.md §3.7).
+ * @param {import('./frame.js').CacheUsage} u
+ */
+export function encodeCacheUsage(u: import("./frame.js").CacheUsage): Uint8Array<ArrayBuffer>;
+/**
+ * encodeError encodes an ERROR frame with code (an HTTP status, SPEC.md
+ * §3.3) and message: a message longer than one frame goes as full frames
+ * and then one that is not full, possibly empty (SPEC.md §4).
+ * @param {number} code
+ * @param {string | Uint8Array} message
+ */
+export function encodeError(code: number, message: string | Uint8Array): Uint8Array<ArrayBuffer>;
+/**
+ * encodeDone encodes a DONE frame: the stop reason and, for
+ * StopReason.STOP_SEQUENCE, the stop sequence that matched. An unspecified
+ * reason with no stop sequence is the seed's empty DONE; a stop sequence
+ * with no reason is refused (SPEC.md §3.4). A long stop sequence goes as
+ * ERROR's message does.
+ * @param {number} reason
+ * @param {string | Uint8Array} [stopSequence]
+ */
+export function encodeDone(reason: number, stopSequence?: string | Uint8Array): Uint8Array<ArrayBuffer>;
+/**
+ * encodeText encodes text of content block `block` as TEXT frames (SPEC.md
+ * §3.5); longer text continues in further frames, split anywhere. Empty text
+ * is one frame with no text.
+ * @param {number} block
+ * @param {string | Uint8Array} text
+ */
+export function encodeText(block: number, text: string | Uint8Array): Uint8Array<ArrayBuffer>;
+/**
+ * encodeDelta encodes data of block's delta of the given kind as DELTA
+ * frames (SPEC.md §3.8); kinds 1–3 continue in further frames, a citation
+ * (kind 4) must fit in one.
+ * @param {number} block
+ * @param {number} kind
+ * @param {string | Uint8Array} data
+ */
+export function encodeDelta(block: number, kind: number, data: string | Uint8Array): Uint8Array<ArrayBuffer>;
+/**
+ * encodeBlock encodes a BLOCK frame: block starts or stops (SPEC.md §3.9).
+ * @param {number} block
+ * @param {number} op a BlockOp
+ */
+export function encodeBlock(block: number, op: number): Uint8Array<ArrayBuffer>;
+/**
+ * encodePad encodes PAD frames carrying n zero bytes in all (SPEC.md §3.6);
+ * n ≤ 0 encodes nothing.
+ * @param {number} n
+ */
+export function encodePad(n: number): Uint8Array<ArrayBuffer>;
+/**
+ * encodeEvent encodes an event as EVENT frames (SPEC.md §3.10): data too
+ * long for one frame continues in further frames, all but the last flagged
+ * EVENT_MORE. The name is at most 255 bytes.
+ * @param {number} encoding EventEncoding.JSON or EventEncoding.DEFLATE
+ * @param {string | Uint8Array} name
+ * @param {string | Uint8Array} data
+ */
+export function encodeEvent(encoding: number, name: string | Uint8Array, data: string | Uint8Array): Uint8Array<ArrayBuffer>;
+/**
+ * encodeFrame encodes a frame as a writer of a response sends it, after
+ * checking it as a reader would: a DONE or ERROR whose value a FrameReader
+ * joined goes back as its continuation frames, any other frame as it is.
+ * @param {Frame} f
+ * @returns {Uint8Array}
+ */
+export function encodeFrame(f: Frame): Uint8Array;
+import { Frame } from './frame.js';

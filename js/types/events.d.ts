@@ -1,0 +1,54 @@
+/**
+ * inflate returns raw DEFLATE data inflated with the EVENT dictionary as its
+ * preset dictionary; more than max bytes out is 'TooLarge', data that does
+ * not inflate 'Malformed'.
+ * @param {Uint8Array} z
+ * @param {number} max
+ * @returns {Promise<Uint8Array>}
+ */
+export function inflate(z: Uint8Array, max: number): Promise<Uint8Array>;
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean;
+/** An event's data, joined and inflated, is at most this long unless configured: Go's sse.DefaultMaxEvent. */
+export const DEFAULT_MAX_EVENT: number;
+/**
+ * @typedef {object} JoinedEvent
+ * @property {Uint8Array} name the SSE event name; may be empty
+ * @property {Uint8Array} data the event's JSON, compact
+ */
+/**
+ * EventReader joins a stream's EVENT frames into the events they carry: it
+ * follows continuation frames, inflates deflated data with the EVENT
+ * dictionary and checks that the result is one JSON value, which it
+ * compacts byte for byte. Its errors are AnthErrors of kind 'Malformed' or
+ * 'TooLarge' with offset -1 (it does not see the stream).
+ */
+export class EventReader {
+    /** @param {{maxEvent?: number}} [options] maxEvent bounds an event's data, joined and inflated */
+    constructor(options?: {
+        maxEvent?: number;
+    });
+    /** Whether an event's frames have started and not ended. */
+    get pending(): boolean;
+    /**
+     * add takes the stream's next EVENT frame and returns the event it
+     * completes, or null when the event continues in the next frame.
+     * @param {import('./frame.js').Frame} f
+     * @returns {Promise<JoinedEvent | null>}
+     */
+    add(f: import("./frame.js").Frame): Promise<JoinedEvent | null>;
+    #private;
+}
+export type JoinedEvent = {
+    /**
+     * the SSE event name; may be empty
+     */
+    name: Uint8Array;
+    /**
+     * the event's JSON, compact
+     */
+    data: Uint8Array;
+};

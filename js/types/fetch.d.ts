@@ -1,0 +1,66 @@
+/**
+ * @typedef {import('./sse.js').EncoderOptions} AdapterOptions
+ * The model of the message_start written for an ANTH stream that carries
+ * none defaults to the request's model.
+ */
+/** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
+/**
+ * anthFetch returns a fetch for the SDK's `fetch` client option: on a
+ * streaming call (a POST whose JSON body has "stream": true) it asks for
+ * ANTH, and it turns a 2xx response of Content-Type
+ * application/x-anthropic-binary into the SSE the SDK reads (SSEEncoderStream).
+ * Other requests and responses pass through untouched; aborting the
+ * request's signal aborts the stream; a stream cut before its end errors
+ * the body with an AnthError of kind 'Truncated' rather than ending it.
+ *
+ *     new Anthropic({ fetch: anthFetch() })
+ *
+ * @param {Fetch} [fetch] the fetch to wrap; default globalThis.fetch
+ * @param {AdapterOptions} [options]
+ * @returns {Fetch}
+ */
+export function anthFetch(fetch?: Fetch, options?: AdapterOptions): Fetch;
+/**
+ * @typedef {object} MiddlewareRequest the SDK's APIRequest: a RequestInit with its url
+ * @property {string} url
+ * @property {string} [method]
+ * @property {Headers} headers
+ * @property {any} [body]
+ */
+/**
+ * anthMiddleware returns a middleware for the SDK's `middleware` client
+ * option, doing what anthFetch does from inside the SDK's chain:
+ *
+ *     new Anthropic({ middleware: [anthMiddleware()] })
+ *
+ * @param {AdapterOptions} [options]
+ * @returns {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>}
+ */
+export function anthMiddleware(options?: AdapterOptions): (request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {
+    options?: {
+        stream?: boolean;
+    };
+}) => Promise<Response>;
+/** The media type of an ANTH stream over HTTP. */
+export const CONTENT_TYPE: "application/x-anthropic-binary";
+/**
+ * The Accept header of a streaming call: ANTH first, then the SSE and JSON
+ * the API sends anyway, so a server that does not speak ANTH answers as
+ * before. It stays a CORS-safelisted header (no preflight).
+ */
+export const ACCEPT: "application/x-anthropic-binary, text/event-stream;q=0.9, application/json;q=0.8";
+/**
+ * The model of the message_start written for an ANTH stream that carries
+ * none defaults to the request's model.
+ */
+export type AdapterOptions = import("./sse.js").EncoderOptions;
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+/**
+ * the SDK's APIRequest: a RequestInit with its url
+ */
+export type MiddlewareRequest = {
+    url: string;
+    method?: string | undefined;
+    headers: Headers;
+    body?: any;
+};

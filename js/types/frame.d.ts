@@ -1,0 +1,197 @@
+/**
+ * checkHeader applies the rules the header alone decides, so a reader fails
+ * before it waits for (or makes room for) the payload. base is the frame's
+ * offset.
+ * @param {number} t
+ * @param {number} n payload length
+ * @param {number} base
+ * @returns {AnthError | undefined}
+ */
+export function checkHeader(t: number, n: number, base: number): AnthError | undefined;
+/**
+ * checkPayload applies the rules that need the payload's bytes.
+ * @param {number} t
+ * @param {Uint8Array} p
+ * @param {number} base the frame's offset
+ * @returns {AnthError | undefined}
+ */
+export function checkPayload(t: number, p: Uint8Array, base: number): AnthError | undefined;
+/**
+ * parseFrame parses one frame from the start of b and returns it with the
+ * number of bytes it used. It does not expect the magic (parseMagic reads
+ * it). Frames of unknown ignorable types are returned like any other. It
+ * throws an AnthError with the offset in b (plus base): a b that holds only
+ * part of a frame is 'Truncated'; a header no payload can make valid is an
+ * error however little of the payload b holds. The payload is a view of b.
+ * @param {Uint8Array} b
+ * @param {number} [base] the stream offset of b[0], for errors
+ * @returns {{frame: Frame, n: number}}
+ */
+export function parseFrame(b: Uint8Array, base?: number): {
+    frame: Frame;
+    n: number;
+};
+/**
+ * parseMagic checks that b starts with the magic and returns its length. A
+ * wrong byte is 'BadMagic' at its offset; a b shorter than the magic that
+ * agrees with it so far is 'Truncated'.
+ * @param {Uint8Array} b
+ * @returns {number}
+ */
+export function parseMagic(b: Uint8Array): number;
+/**
+ * @param {Uint8Array} b
+ * @returns {AnthError | undefined}
+ */
+export function magicError(b: Uint8Array): AnthError | undefined;
+/** Why the model stopped (SPEC.md §3.4); reasons 8–255 are carried as numbers. */
+export const StopReason: Readonly<{
+    UNSPECIFIED: 0;
+    END_TURN: 1;
+    MAX_TOKENS: 2;
+    STOP_SEQUENCE: 3;
+    TOOL_USE: 4;
+    PAUSE_TURN: 5;
+    REFUSAL: 6;
+    MODEL_CONTEXT_WINDOW_EXCEEDED: 7;
+}>;
+/** What a DELTA frame's bytes extend (SPEC.md §3.8); TEXT frames carry kind 0's text. */
+export const DeltaKind: Readonly<{
+    INPUT_JSON: 1;
+    THINKING: 2;
+    SIGNATURE: 3;
+    CITATION: 4;
+}>;
+/** What a BLOCK frame does to a content block (SPEC.md §3.9). */
+export const BlockOp: Readonly<{
+    STOP: 0;
+    START_TEXT: 1;
+    START_THINKING: 2;
+}>;
+/** The encodings of an EVENT's data (SPEC.md §3.10): JSON, or JSON deflated with the EVENT dictionary. */
+export const EventEncoding: Readonly<{
+    JSON: 0;
+    DEFLATE: 1;
+}>;
+/** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
+export const EVENT_MORE: 128;
+/**
+ * @typedef {object} Usage
+ * @property {number} inputTokens
+ * @property {number} outputTokens
+ * @property {number} cacheHitRatio parts per million of input tokens read from the cache, 0 to 1,000,000
+ */
+/**
+ * @typedef {object} CacheUsage
+ * @property {number} cacheReadInputTokens
+ * @property {number} cacheCreationInputTokens
+ */
+/**
+ * @typedef {object} Event
+ * @property {number} encoding EventEncoding.JSON or EventEncoding.DEFLATE
+ * @property {boolean} more the data continues in the next EVENT frame
+ * @property {Uint8Array} name the SSE event name
+ * @property {Uint8Array} data this frame's part of the data
+ */
+/**
+ * Frame is one frame: its type and its payload. The payload may be a view of
+ * the bytes given to the reader or parser: copy it to keep it past a change
+ * to those bytes. A DONE or ERROR that a FrameReader joined from
+ * continuation frames (SPEC.md §4) has a payload longer than 65,535 bytes;
+ * the accessors read it the same way.
+ *
+ * The accessors read the payload; called on a frame of another type they
+ * throw an AnthError of kind 'WrongType'. Byte fields are views of the
+ * payload, text fields raw UTF-8 that may start or end inside a character
+ * (TextReassembler puts them together).
+ */
+export class Frame {
+    /**
+     * @param {number} type
+     * @param {Uint8Array} payload
+     */
+    constructor(type: number, payload: Uint8Array);
+    /** @type {number} */
+    type: number;
+    /** @type {Uint8Array} */
+    payload: Uint8Array;
+    /** The frame's encoded size, header included. */
+    get size(): number;
+    /**
+     * tokens returns the token IDs of a TOKEN or TOKEN32 frame.
+     * @returns {number[]}
+     */
+    tokens(): number[];
+    /** @returns {Usage} */
+    usage(): Usage;
+    /** @returns {CacheUsage} */
+    cacheUsage(): CacheUsage;
+    /**
+     * errorMessage returns the code (an HTTP status, SPEC.md §3.3) and message
+     * of an ERROR frame. The message is the server's bytes, unchecked.
+     * @returns {{code: number, message: Uint8Array}}
+     */
+    errorMessage(): {
+        code: number;
+        message: Uint8Array;
+    };
+    /**
+     * done returns the stop reason and stop sequence of a DONE frame; an empty
+     * DONE gives StopReason.UNSPECIFIED.
+     * @returns {{reason: number, stopSequence: Uint8Array}}
+     */
+    done(): {
+        reason: number;
+        stopSequence: Uint8Array;
+    };
+    /** @returns {{block: number, text: Uint8Array}} */
+    text(): {
+        block: number;
+        text: Uint8Array;
+    };
+    /** @returns {{block: number, kind: number, data: Uint8Array}} */
+    delta(): {
+        block: number;
+        kind: number;
+        data: Uint8Array;
+    };
+    /** @returns {{block: number, op: number}} */
+    block(): {
+        block: number;
+        op: number;
+    };
+    /** @returns {Event} */
+    event(): Event;
+    #private;
+}
+export type Usage = {
+    inputTokens: number;
+    outputTokens: number;
+    /**
+     * parts per million of input tokens read from the cache, 0 to 1,000,000
+     */
+    cacheHitRatio: number;
+};
+export type CacheUsage = {
+    cacheReadInputTokens: number;
+    cacheCreationInputTokens: number;
+};
+export type Event = {
+    /**
+     * EventEncoding.JSON or EventEncoding.DEFLATE
+     */
+    encoding: number;
+    /**
+     * the data continues in the next EVENT frame
+     */
+    more: boolean;
+    /**
+     * the SSE event name
+     */
+    name: Uint8Array;
+    /**
+     * this frame's part of the data
+     */
+    data: Uint8Array;
+};
+import { AnthError } from './errors.js';

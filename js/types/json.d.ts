@@ -1,0 +1,47 @@
+/**
+ * escape returns s escaped for a JSON string as Go's appendEscaped does:
+ * quote, backslash and control characters are escaped (\" \\ \n \r \t, else
+ * \u00xx in lowercase hex) and everything else passes through, so an SSE
+ * data line that holds it stays one line.
+ * @param {string} s
+ * @returns {string}
+ */
+export function escape(s: string): string;
+/**
+ * quote returns bytes as a JSON string, quotes included: ill-formed UTF-8
+ * becomes U+FFFD, one per maximal subpart (SPEC.md §7), as Go's appendString
+ * does.
+ * @param {Uint8Array} bytes
+ * @returns {string}
+ */
+export function quote(bytes: Uint8Array): string;
+/**
+ * compact returns src, one JSON value, with the insignificant whitespace
+ * removed, or null when src is not one well-formed JSON value (RFC 8259), as
+ * Go's appendCompact (and encoding/json.Compact) decides; like them it does
+ * not check the UTF-8 inside strings. Iterative, so deep nesting cannot
+ * overflow the stack.
+ * @param {Uint8Array} src
+ * @returns {Uint8Array | null}
+ */
+export function compact(src: Uint8Array): Uint8Array | null;
+/**
+ * field returns the raw value at path in js: path[0]'s value in the object
+ * js, then path[1]'s within that, and so on; the first key that matches at
+ * each step, as Go's jsonField. It returns null when a step is missing or
+ * not an object, or js is not well formed where it looks.
+ * @param {Uint8Array} js
+ * @param {string[]} path
+ * @returns {Uint8Array | null}
+ */
+export function field(js: Uint8Array, ...path: string[]): Uint8Array | null;
+/**
+ * uintField returns the unsigned integer at path in js, with Go's
+ * jsonUint's result: [n, true] for a decimal integer that fits in 64 bits;
+ * [0, false] for anything else, except [2^64, false] for one that does not
+ * fit (strconv.ParseUint's range error keeps the largest value).
+ * @param {Uint8Array} js
+ * @param {string[]} path
+ * @returns {[number, boolean]}
+ */
+export function uintField(js: Uint8Array, ...path: string[]): [number, boolean];

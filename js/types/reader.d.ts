@@ -1,0 +1,80 @@
+/**
+ * readFrames reads an ANTH response from a stream of bytes (a fetch
+ * Response's body, or any async iterable of Uint8Array) and yields its
+ * frames, holding it to the response grammar as FrameReader does: a stream
+ * cut before its DONE or ERROR throws an AnthError of kind 'Truncated'.
+ * Leaving the loop early cancels the stream.
+ * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @param {ReaderOptions} [options]
+ * @returns {AsyncGenerator<Frame, void, undefined>}
+ */
+export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
+/**
+ * @typedef {object} ReaderOptions
+ * @property {boolean} [rawFrames] return every frame as it is on the wire,
+ *   for tools that inspect streams rather than read a response: DONE and
+ *   ERROR continuation frames one by one, frames after the end of the
+ *   response, and an input that ends on any frame boundary is a clean end
+ *   (Go's WithRawFrames)
+ * @property {(f: Frame) => void} [onSkip] called with each frame of an
+ *   unknown ignorable type before it is skipped, so a proxy can forward it
+ */
+/**
+ * FrameReader reads the frames of an ANTH response from bytes pushed to it
+ * in any pieces: feed gives the frames each piece completes, end marks the
+ * end of the input. The first bytes must be the magic. Frames of unknown
+ * ignorable types are skipped (handed to onSkip first); frames of known
+ * types, PAD included, are returned.
+ *
+ * It holds the stream to the response grammar of SPEC.md §3.11 unless made
+ * with rawFrames: a response ends with DONE or ERROR, so input that ends
+ * before one, on a frame boundary or not, is 'Truncated', and a
+ * must-understand frame after it is 'Malformed'. A DONE or ERROR whose value
+ * continues in further frames (SPEC.md §4) is returned once, joined.
+ *
+ * Errors are AnthErrors with the stream offset, and sticky: once the reader
+ * has thrown, feed and end throw the same error. When a piece completes
+ * frames and then breaks the rules, feed returns those frames and the next
+ * call (feed or end) throws: so always call end.
+ *
+ * Payloads are views of the bytes given to feed (or of the reader's own
+ * copy, for a frame that spans pieces), which the reader never writes to
+ * again: they stay valid as long as the caller does not modify what it fed.
+ */
+export class FrameReader {
+    /** @param {ReaderOptions} [options] */
+    constructor(options?: ReaderOptions);
+    /** The stream offset of the next byte the reader will parse. */
+    get offset(): number;
+    /**
+     * feed takes the next piece of the stream and returns the frames it
+     * completes, in order (none when the frame in progress needs more).
+     * @param {Uint8Array} bytes
+     * @returns {Frame[]}
+     */
+    feed(bytes: Uint8Array): Frame[];
+    /**
+     * end marks the end of the input. It throws if the stream ended early: an
+     * AnthError of kind 'Truncated' for input that ends inside the magic or a
+     * frame, or (unless rawFrames) before the DONE or ERROR that ends a
+     * response; or the error a feed deferred.
+     */
+    end(): void;
+    #private;
+}
+export type ReaderOptions = {
+    /**
+     * return every frame as it is on the wire,
+     * for tools that inspect streams rather than read a response: DONE and
+     * ERROR continuation frames one by one, frames after the end of the
+     * response, and an input that ends on any frame boundary is a clean end
+     * (Go's WithRawFrames)
+     */
+    rawFrames?: boolean | undefined;
+    /**
+     * called with each frame of an
+     * unknown ignorable type before it is skipped, so a proxy can forward it
+     */
+    onSkip?: ((f: Frame) => void) | undefined;
+};
+import { Frame } from './frame.js';

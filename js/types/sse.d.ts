@@ -1,0 +1,74 @@
+/**
+ * toSSE converts a whole ANTH response to SSE (see SSEEncoder).
+ * @param {Uint8Array} anth
+ * @param {EncoderOptions} [options]
+ * @returns {Promise<Uint8Array>}
+ */
+export function toSSE(anth: Uint8Array, options?: EncoderOptions): Promise<Uint8Array>;
+/** The content blocks an SSEEncoder holds open at once unless configured: Go's DefaultMaxOpenBlocks. */
+export const DEFAULT_MAX_OPEN_BLOCKS: 64;
+/**
+ * SSEEncoder turns an ANTH response, given in any pieces, into the
+ * Messages API's Server-Sent Events, byte for byte what Go's sse.Encoder
+ * writes: every event ends with a blank line, text and thinking reach the
+ * client as whole UTF-8 characters, and nothing a frame carries can break
+ * out of its JSON string or data line. A stream with no message events of
+ * its own (ANTH from a server that never saw SSE) gets a message_start, its
+ * blocks started and stopped, and a message_delta from its frames.
+ *
+ * write is async because a deflated EVENT is inflated with
+ * DecompressionStream; await each write before the next. Errors are
+ * AnthErrors with the offset in the ANTH stream, and sticky.
+ */
+export class SSEEncoder {
+    /** @param {EncoderOptions} [options] */
+    constructor(options?: EncoderOptions);
+    /**
+     * write takes the next piece of the ANTH stream, from the magic on, and
+     * returns the SSE of every frame it completes (possibly none).
+     * @param {Uint8Array} bytes
+     * @returns {Promise<Uint8Array>}
+     */
+    write(bytes: Uint8Array): Promise<Uint8Array>;
+    /**
+     * end marks the end of the ANTH stream. It writes nothing more; it throws
+     * an AnthError of kind 'Truncated' for a stream that ended before its DONE
+     * or ERROR, so a cut response never reads as a shorter one.
+     */
+    end(): void;
+    #private;
+}
+/**
+ * SSEEncoderStream is SSEEncoder as a TransformStream, ANTH bytes in and SSE
+ * bytes out, for pipeThrough: a response cut before its DONE or ERROR errors
+ * the stream instead of ending it.
+ * @extends {TransformStream<Uint8Array, Uint8Array>}
+ */
+export class SSEEncoderStream extends TransformStream<Uint8Array<ArrayBufferLike>, Uint8Array<ArrayBufferLike>> {
+    /** @param {EncoderOptions} [options] */
+    constructor(options?: EncoderOptions);
+}
+export type EncoderOptions = {
+    /**
+     * bounds an EVENT's data, joined and inflated; default 1 MiB
+     */
+    maxEvent?: number | undefined;
+    /**
+     * bounds the content blocks open at once; default 64
+     */
+    maxOpenBlocks?: number | undefined;
+    /**
+     * the model named in the message_start written for a stream that has none; default "unknown"
+     */
+    model?: string | undefined;
+    /**
+     * the id of that message_start; default "msg_anth"
+     */
+    messageId?: string | undefined;
+    /**
+     * spells the token IDs
+     * of TOKEN and TOKEN32 frames as UTF-8 bytes (a split character is put
+     * together); without it, token frames are an error: SSE carries text
+     */
+    detokenize?: ((ids: number[]) => Uint8Array) | undefined;
+};

@@ -1,0 +1,35 @@
+/**
+ * TextReassembler turns the bytes of TEXT frames and of DELTA frames of kinds
+ * 1–3 (tool input JSON, thinking, signature) into whole characters, one
+ * streaming TextDecoder per block and kind: kind 0 is a TEXT frame's text.
+ * Ill-formed bytes become U+FFFD, one per maximal subpart; a character cut
+ * off by its block's end becomes one U+FFFD when the block ends.
+ */
+export class TextReassembler {
+    /**
+     * add returns the text a frame completes: for a TEXT frame, or a DELTA
+     * frame of kind 1–3, the whole characters its bytes complete ('' when they
+     * are all held back); for a BLOCK frame that stops a block, what that
+     * block still held (see end); for any other frame, null.
+     * @param {import('./frame.js').Frame} f
+     * @returns {string | null}
+     */
+    add(f: import("./frame.js").Frame): string | null;
+    /**
+     * decode returns the whole characters that bytes of block's kind complete,
+     * holding an incomplete one for the next call.
+     * @param {number} block
+     * @param {number} kind 0 for text, 1–3 for the delta kinds
+     * @param {Uint8Array} bytes
+     * @returns {string}
+     */
+    decode(block: number, kind: number, bytes: Uint8Array): string;
+    /**
+     * end forgets block and returns, by kind (0 to 3), what it still held: one
+     * U+FFFD for a character its end cut off, '' for a kind that held nothing.
+     * @param {number} block
+     * @returns {string[]}
+     */
+    end(block: number): string[];
+    #private;
+}

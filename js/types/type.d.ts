@@ -1,0 +1,78 @@
+/**
+ * typeInfo returns what this package knows of frame type t, or undefined
+ * for types this version does not define.
+ * @param {number} t
+ * @returns {TypeInfo | undefined}
+ */
+export function typeInfo(t: number): TypeInfo | undefined;
+/**
+ * isIgnorable reports whether a reader that does not know frame type t may
+ * skip it (0x80–0xFF, SPEC.md §3's type-range rule).
+ * @param {number} t
+ */
+export function isIgnorable(t: number): boolean;
+/**
+ * typeName returns a frame type's name as SPEC.md spells it ("TEXT"), or
+ * "TYPE(0xNN)" for types this version does not define.
+ * @param {number} t
+ * @returns {string}
+ */
+export function typeName(t: number): string;
+/** @param {Uint8Array} p @param {number} i */
+export function u32(p: Uint8Array, i: number): number;
+/** The 4 bytes that start every ANTH stream and request: "ANTH". */
+export const MAGIC: readonly number[];
+/** The size of a frame header: type u8, payload length u16. */
+export const HEADER_SIZE: 3;
+/** The largest payload one frame can declare (SPEC.md §2). */
+export const MAX_PAYLOAD: 65535;
+/** The frame types of SPEC.md §3. */
+export const Type: Readonly<{
+    TOKEN: 0;
+    USAGE: 1;
+    ERROR: 2;
+    DONE: 3;
+    TOKEN32: 4;
+    TEXT: 5;
+    DELTA: 6;
+    BLOCK: 7;
+    PAD: 128;
+    CACHE_USAGE: 129;
+    EVENT: 130;
+}>;
+/** cache_hit_ratio's scale: parts per million (SPEC.md §3.2). */
+export const PPM: 1000000;
+/**
+ * A payload check: the offset of the fault within the payload and what was
+ * expected, or undefined when the payload is good.
+ */
+export type Check = (p: Uint8Array) => [number, string] | undefined;
+export type TypeInfo = {
+    name: string;
+    /**
+     * least payload length
+     */
+    min: number;
+    /**
+     * greatest payload length
+     */
+    max: number;
+    /**
+     * payload length's required alignment minus one
+     */
+    mask: number;
+    /**
+     * the lengths allowed, for messages
+     */
+    want: string;
+    /**
+     * the rules that need the payload's bytes
+     */
+    check?: Check | undefined;
+    /**
+     * the header alone decides the frame's validity
+     * and the response grammar does not look at it: FrameReader's per-token
+     * path takes it
+     */
+    fast?: boolean | undefined;
+};
