@@ -83,12 +83,11 @@ test('headless Chromium decodes ANTH with the package', async () => {
     [
       [true, 'message_start'],
       [true, 'content_block_start'],
-      [true, 'message_delta'],
     ],
   );
   assert.equal(
     r.events[0].data,
-    '{"type":"message_start","message":{"id":"msg_0Layer0ThinkingExample01","type":"message","role":"assistant","content":[],"model":"claude-opus-4-5-20251101","stop_reason":null,"stop_sequence":null}}',
+    '{"type":"message_start","message":{"id":"msg_0Layer0ThinkingExample01","type":"message","role":"assistant","content":[],"model":"claude-opus-4-5-20251101","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":18,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}',
   );
 
   // 你 split across frames and HTTP pieces: never shown half.
