@@ -109,7 +109,7 @@ func sameError(a, b string) bool {
 // through the bridge, gives the SDK a normal message.
 func TestSDKOverNativeANTH(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := sse.NewResponseWriter(w, r, sse.EncoderOptions{Model: "native-model"})
+		fw := sse.NewResponseWriter(w, r, sse.ResponseOptions{Encoder: sse.EncoderOptions{Model: "native-model"}})
 		for _, piece := range []string{"Hello", " from", " ANTH ", "你好"} {
 			fw.WriteText(0, []byte(piece))
 		}
@@ -175,12 +175,12 @@ func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 // TestSDKThroughMiddleware: the official Go SDK, through
 // sse.ClientMiddleware, reads every recording served by sse.Proxy as ANTH
 // and accumulates the message it accumulates over plain SSE, with tracing
-// on and off; the server saw the SDK ask for ANTH.
+// on and off; the server saw the SDK ask for ANTH and anth-deflate.
 func TestSDKThroughMiddleware(t *testing.T) {
 	var body []byte
 	var accepts []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		accepts = append(accepts, r.Header.Get("Accept"))
+		accepts = append(accepts, r.Header.Get("Accept")+" | "+r.Header.Get("Accept-Encoding"))
 		sse.Proxy(w, r, io.NopCloser(bytes.NewReader(body)), sse.DecoderOptions{})
 	}))
 	defer srv.Close()
@@ -190,7 +190,7 @@ func TestSDKThroughMiddleware(t *testing.T) {
 		for _, traced := range []bool{false, true} {
 			accepts = accepts[:0]
 			got, gotErr := sdkStream(t, srv.URL, true, traced)
-			if len(accepts) != 1 || accepts[0] != sse.Accept {
+			if len(accepts) != 1 || accepts[0] != sse.Accept+" | "+sse.AcceptEncoding+", gzip" {
 				t.Fatalf("%s: the SDK sent Accept %q through the middleware", name, accepts)
 			}
 			if !sameError(wantErr, gotErr) {
@@ -209,14 +209,25 @@ func TestSDKCutStream(t *testing.T) {
 	rec := testdata.SSE(t)["layer0-basic.sse"]
 	cut := rec[:bytes.Index(rec, []byte("event: content_block_stop"))]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := sse.NewResponseWriter(w, r, sse.EncoderOptions{})
-		if sse.Negotiate(r) {
-			anth, _ := io.ReadAll(sse.NewDecoder(bytes.NewReader(rec), sse.DecoderOptions{}))
-			w.Write(anth[:len(anth)*2/3]) // the server dies mid-stream
+		if !sse.Negotiate(r) {
+			w.Write(cut)
 			return
 		}
-		_ = fw
-		w.Write(cut)
+		// The server dies mid-stream, after two thirds of the frames, coded
+		// as the client asked.
+		fw := sse.NewResponseWriter(w, r, sse.ResponseOptions{})
+		fr := frame.NewReader(sse.NewDecoder(bytes.NewReader(rec), sse.DecoderOptions{}), frame.WithRawFrames())
+		var fs []frame.Frame
+		for f, err := range fr.All() {
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fs = append(fs, frame.Frame{Type: f.Type, Payload: bytes.Clone(f.Payload)})
+		}
+		for _, f := range fs[:len(fs)*2/3] {
+			fw.WriteFrame(f)
+		}
 	}))
 	defer srv.Close()
 	_, plainErr := sdkStream(t, srv.URL, false, false)
@@ -233,7 +244,7 @@ func TestSDKNativeThroughMiddleware(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The model the request named: ANTH does not carry it, and the
 		// middleware names the message after the request.
-		fw := sse.NewResponseWriter(w, r, sse.EncoderOptions{Model: "claude-test"})
+		fw := sse.NewResponseWriter(w, r, sse.ResponseOptions{Encoder: sse.EncoderOptions{Model: "claude-test"}})
 		for _, piece := range []string{"Hello", " from", " ANTH ", "你", "好"} {
 			fw.WriteText(0, []byte(piece))
 		}

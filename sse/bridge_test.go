@@ -173,7 +173,7 @@ func essential(fs []frame.Frame) []frame.Frame {
 func TestOneFrameSequence(t *testing.T) {
 	var body []byte
 	native := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := NewResponseWriter(w, r, EncoderOptions{})
+		fw := NewResponseWriter(w, r, ResponseOptions{})
 		fr := frame.NewReader(bytes.NewReader(body))
 		for f, err := range fr.All() {
 			if err != nil {

@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"mime"
 	"net/http"
@@ -31,9 +32,11 @@ type ClientOptions struct {
 // SDK's option.Middleware, written out, so this package does not import
 // the SDK.
 //
-// It asks for ANTH (Accept) on streaming calls — requests whose JSON body
-// has "stream": true — and converts only a 2xx response whose Content-Type
-// is ContentType; any other request and response pass through untouched. A
+// It asks for ANTH (Accept) and anth-deflate (Accept-Encoding, with gzip
+// for a server that answers SSE) on streaming calls — requests whose JSON
+// body has "stream": true — and converts only a 2xx response whose
+// Content-Type is ContentType; any other request and response pass through
+// untouched, a gzip body decoded as the transport would have. A
 // stream cut before its DONE or ERROR ends in an error the SDK reports, not
 // in a shorter message. Cancelling the request's context stops it as it
 // stops any request: the body is the transport's.
@@ -51,12 +54,26 @@ func ClientMiddleware(opts ClientOptions) func(*http.Request, func(*http.Request
 		}
 		req = req.Clone(req.Context())
 		req.Header.Set("Accept", Accept)
+		// Naming an encoding turns off the transport's own gzip, so it is
+		// named here too and undone below, as the transport would.
+		req.Header.Set("Accept-Encoding", AcceptEncoding+", gzip")
 		resp, err := next(req)
-		if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if err != nil {
 			return resp, err
+		}
+		if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+			gunzip(resp)
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return resp, nil
 		}
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != ContentType {
 			return resp, nil
+		}
+		body, err := decodedBody(resp)
+		if err != nil {
+			resp.Body.Close()
+			return nil, err
 		}
 		enc := opts.Encoder
 		if enc.Model == "" {
@@ -64,7 +81,8 @@ func ClientMiddleware(opts ClientOptions) func(*http.Request, func(*http.Request
 			// one the request asked for is the best name for it.
 			enc.Model = model
 		}
-		resp.Body = newSSEBody(resp.Body, enc)
+		resp.Body = newSSEBody(body, resp.Body, enc)
+		resp.Header.Del("Content-Encoding")
 		resp.Header.Set("Content-Type", sseContentType)
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
@@ -124,10 +142,41 @@ func streaming(req *http.Request) (bool, string) {
 	return true, string(model)
 }
 
+// gunzip makes resp's body the gzip-decoded one, as http.Transport does for
+// the gzip it asks for itself: the body is read through gzip, and the
+// header and length no longer describe a coding.
+func gunzip(resp *http.Response) {
+	resp.Body = &gzipBody{body: resp.Body}
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Del("Content-Length")
+	resp.ContentLength = -1
+	resp.Uncompressed = true
+}
+
+// gzipBody reads a gzip body, opening the gzip stream at the first Read.
+type gzipBody struct {
+	body io.ReadCloser
+	zr   *gzip.Reader
+	err  error
+}
+
+func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.zr == nil && g.err == nil {
+		g.zr, g.err = gzip.NewReader(g.body)
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	return g.zr.Read(p)
+}
+
+func (g *gzipBody) Close() error { return g.body.Close() }
+
 // sseBody is an ANTH response body read as SSE: an Encoder between the
 // body and the reader.
 type sseBody struct {
-	src   io.ReadCloser
+	src   io.Reader // the ANTH stream, decoded from body
+	body  io.Closer
 	enc   *Encoder
 	out   bytes.Buffer // SSE not yet read
 	in    []byte
@@ -135,8 +184,8 @@ type sseBody struct {
 	empty int   // reads in a row that returned nothing
 }
 
-func newSSEBody(src io.ReadCloser, opts EncoderOptions) *sseBody {
-	b := &sseBody{src: src, in: make([]byte, 16<<10)}
+func newSSEBody(src io.Reader, body io.Closer, opts EncoderOptions) *sseBody {
+	b := &sseBody{src: src, body: body, in: make([]byte, 16<<10)}
 	b.enc = NewEncoder(&b.out, opts)
 	return b
 }
@@ -173,4 +222,4 @@ func (b *sseBody) Read(p []byte) (int, error) {
 	return b.out.Read(p)
 }
 
-func (b *sseBody) Close() error { return b.src.Close() }
+func (b *sseBody) Close() error { return b.body.Close() }

@@ -10,7 +10,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 )
 
@@ -49,65 +52,152 @@ func Negotiate(r *http.Request) bool {
 	return anth > 0 && anth >= sse
 }
 
+// acceptsDeflate reports whether the client of r can read anth-deflate: its
+// Accept-Encoding names deflate.Encoding with a quality above zero. As with
+// Accept, a wildcard is not enough: "*" in a browser's or a proxy's
+// Accept-Encoding was never written with this coding in mind.
+func acceptsDeflate(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(h, ",") {
+			coding, params, _ := strings.Cut(part, ";")
+			if !strings.EqualFold(strings.TrimSpace(coding), deflate.Encoding) {
+				continue
+			}
+			q := 1.0
+			for p := range strings.SplitSeq(params, ";") {
+				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(k, "q") {
+					var err error
+					if q, err = strconv.ParseFloat(v, 64); err != nil {
+						q = 0
+					}
+				}
+			}
+			return q > 0
+		}
+	}
+	return false
+}
+
+// eventDict is EventDictionary as bytes, anth-deflate's preset dictionary
+// (SPEC.md §11): the JSON the first events of a response repeat.
+var eventDict = []byte(EventDictionary)
+
+// deflaters keeps the anth-deflate Writers of finished Proxy calls, 150 KiB
+// each, for the next.
+var deflaters sync.Pool
+
 // setStreamHeaders sets the headers of a negotiated stream response:
 //   - Content-Type: ContentType, or text/event-stream; charset=utf-8;
-//   - Vary: Accept, since the body depends on it: a shared cache must not
-//     serve one kind to a client that asked for the other;
+//   - Content-Encoding: anth-deflate when coded, and none otherwise (an
+//     upstream's copied header does not describe the body written here);
+//   - Vary: Accept, Accept-Encoding, since the body depends on both: a
+//     shared cache must not serve one kind to a client that asked for the
+//     other;
 //   - Cache-Control: no-cache, no-transform: a stream is not to be stored,
 //     and an intermediary that transforms bodies (compressing them, say)
 //     holds back what it has not yet transformed;
 //   - X-Accel-Buffering: no, which nginx (and proxies that copy it) read
 //     as "pass each write on at once" instead of filling their buffers.
-func setStreamHeaders(h http.Header, anth bool) {
+func setStreamHeaders(h http.Header, anth, coded bool) {
 	if anth {
 		h.Set("Content-Type", ContentType)
 	} else {
 		h.Set("Content-Type", sseContentType+"; charset=utf-8")
 	}
-	h.Add("Vary", "Accept")
+	if coded {
+		h.Set("Content-Encoding", deflate.Encoding)
+	} else {
+		h.Del("Content-Encoding")
+	}
+	h.Add("Vary", "Accept, Accept-Encoding")
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("X-Accel-Buffering", "no")
 }
 
-// flusher writes to an http.ResponseWriter and flushes after every write,
-// so each frame or event reaches the client as soon as it exists.
+// flusher writes to an http.ResponseWriter, through an anth-deflate Writer
+// when z is set, and flushes after every write (ending a record first), so
+// each frame or event reaches the client as soon as it exists.
 type flusher struct {
 	w http.ResponseWriter
+	z *deflate.Writer
 	f *http.ResponseController
 }
 
-func newFlusher(w http.ResponseWriter) flusher {
-	return flusher{w: w, f: http.NewResponseController(w)}
+func newFlusher(w http.ResponseWriter, z *deflate.Writer) flusher {
+	return flusher{w: w, z: z, f: http.NewResponseController(w)}
 }
 
 func (f flusher) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
+	if f.z == nil {
+		n, err := f.w.Write(p)
+		if err == nil {
+			err = f.f.Flush()
+		}
+		return n, err
+	}
+	n, err := f.z.Write(p)
 	if err == nil {
-		err = f.f.Flush()
+		err = f.Flush()
 	}
 	return n, err
 }
 
 // Flush lets frame.Writer.Flush reach the client.
-func (f flusher) Flush() error { return f.f.Flush() }
+func (f flusher) Flush() error {
+	if f.z != nil {
+		if err := f.z.Flush(); err != nil {
+			return err
+		}
+	}
+	return f.f.Flush()
+}
+
+// ResponseOptions configure NewResponseWriter. The zero value is ready to
+// use.
+type ResponseOptions struct {
+	// Encoder configures the SSE a client that did not ask for ANTH gets.
+	Encoder EncoderOptions
+	// Padding pads an ANTH response with PAD frames (frame.WithPadding).
+	// A padded response is not compressed: compressed sizes would follow
+	// the text again, which is what padding hides.
+	Padding int
+	// Coalesce, if positive, hands frames to the client at most once per
+	// Coalesce (frame.WithCoalescing): fewer flushes and packets for a fast
+	// generator, at most Coalesce of added latency. The handler must call
+	// the Writer's Flush before it returns.
+	Coalesce time.Duration
+}
 
 // NewResponseWriter returns a frame.Writer for a handler's response: ANTH if
-// the client of r negotiated it (see Negotiate), else the same frames as
-// the Messages API's SSE, converted frame by frame (an Encoder with opts).
-// It sets the headers of setStreamHeaders' list and flushes after every
-// frame or event.
-func NewResponseWriter(w http.ResponseWriter, r *http.Request, opts EncoderOptions) *frame.Writer {
+// the client of r negotiated it (see Negotiate), compressed with
+// anth-deflate if its Accept-Encoding names that too (SPEC.md §11), else
+// the same frames as the Messages API's SSE, converted frame by frame (an
+// Encoder with opts.Encoder). It sets the headers of setStreamHeaders' list
+// and flushes after every frame or event, or, with opts.Coalesce, after
+// every batch.
+func NewResponseWriter(w http.ResponseWriter, r *http.Request, opts ResponseOptions) *frame.Writer {
 	anth := Negotiate(r)
-	setStreamHeaders(w.Header(), anth)
-	if anth {
-		return frame.NewWriter(newFlusher(w))
+	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
+	setStreamHeaders(w.Header(), anth, coded)
+	var wopts []frame.WriterOption
+	if opts.Coalesce > 0 {
+		wopts = append(wopts, frame.WithCoalescing(opts.Coalesce))
 	}
-	return frame.NewWriter(NewEncoder(newFlusher(w), opts))
+	switch {
+	case coded:
+		return frame.NewWriter(newFlusher(w, deflate.NewWriter(w, eventDict)), wopts...)
+	case anth:
+		return frame.NewWriter(newFlusher(w, nil), append(wopts, frame.WithPadding(opts.Padding))...)
+	}
+	return frame.NewWriter(NewEncoder(newFlusher(w, nil), opts.Encoder), wopts...)
 }
 
 // Proxy streams upstream, the body of a Messages API streaming response, to
 // the client of r: as ANTH if it negotiated it (opts configure the
-// Decoder), else as SSE, event by event, flushing after each. Proxy owns
+// Decoder), compressed with anth-deflate if its Accept-Encoding names that
+// too and opts ask for no padding (SPEC.md §11), else as SSE, event by
+// event, flushing after each. Proxy owns
 // upstream and closes it, as soon as the client goes away too (r's context
 // ends), so a stalled upstream never holds it.
 //
@@ -122,12 +212,27 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, opts 
 	stop := context.AfterFunc(r.Context(), func() { upstream.Close() })
 	defer stop()
 	anth := Negotiate(r)
-	setStreamHeaders(w.Header(), anth)
+	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
+	setStreamHeaders(w.Header(), anth, coded)
 	var err error
-	if anth {
-		err = proxyANTH(newFlusher(w), upstream, opts)
-	} else {
-		err = proxySSE(newFlusher(w), upstream, opts)
+	switch {
+	case coded:
+		z, _ := deflaters.Get().(*deflate.Writer)
+		if z == nil {
+			z = deflate.NewWriter(w, eventDict)
+		} else {
+			z.Reset(w)
+		}
+		// The stream's window deflates EVENT JSON better than each event
+		// alone does.
+		opts.RawEvents = true
+		err = proxyANTH(newFlusher(w, z), upstream, opts)
+		z.Reset(nil)
+		deflaters.Put(z)
+	case anth:
+		err = proxyANTH(newFlusher(w, nil), upstream, opts)
+	default:
+		err = proxySSE(newFlusher(w, nil), upstream, opts)
 	}
 	if cerr := r.Context().Err(); err != nil && cerr != nil {
 		return &Error{Offset: -1, Err: cerr, Detail: "the client left"}
@@ -226,29 +331,55 @@ func upstreamFault(err error, off int64) *Error {
 }
 
 // NewFrameReader reads a streaming Messages API response of either kind as
-// ANTH frames: an ANTH body directly, an SSE body through a Decoder, so the
+// ANTH frames: an ANTH body directly, or inflated if its Content-Encoding
+// is anth-deflate (SPEC.md §11), an SSE body through a Decoder, so the
 // client gets the same frames either way (SPEC.md §7a), and a response cut
-// short reads as ErrTruncated either way.
+// short reads as ErrTruncated either way. AcceptEncoding is what a request
+// sends to be answered with anth-deflate.
 //
 // A response that is not a success gives a *StatusError, with the API's
 // error type and message when its body is the API's JSON error; a success
-// whose Content-Type is neither gives an *Error of kind ErrMediaType. On
-// error NewFrameReader closes the body; otherwise the caller does.
+// whose Content-Type is neither, or whose Content-Encoding is one this
+// package does not read, gives an *Error of kind ErrMediaType. On error
+// NewFrameReader closes the body; otherwise the caller does.
 func NewFrameReader(resp *http.Response) (*frame.Reader, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		return nil, statusError(resp)
 	}
+	body, err := decodedBody(resp)
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	switch mt {
 	case ContentType:
-		return frame.NewReader(resp.Body), nil
+		return frame.NewReader(body), nil
 	case sseContentType:
-		return frame.NewReader(NewDecoder(resp.Body, DecoderOptions{})), nil
+		return frame.NewReader(NewDecoder(body, DecoderOptions{})), nil
 	}
 	resp.Body.Close()
 	return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "Content-Type " + strconv.Quote(ct) + ", want " + ContentType + " or " + sseContentType}
+}
+
+// AcceptEncoding is the Accept-Encoding a client sends with Accept (or its
+// own Accept naming ContentType) to be answered with the smallest ANTH
+// stream, anth-deflate, where the server offers it.
+const AcceptEncoding = deflate.Encoding
+
+// decodedBody returns the body of resp as its Content-Encoding says to read
+// it: anth-deflate inflated, an unencoded body as it is.
+func decodedBody(resp *http.Response) (io.Reader, error) {
+	switch ce := strings.TrimSpace(resp.Header.Get("Content-Encoding")); {
+	case ce == "" || strings.EqualFold(ce, "identity"):
+		return resp.Body, nil
+	case strings.EqualFold(ce, deflate.Encoding):
+		return deflate.NewReader(resp.Body, eventDict), nil
+	default:
+		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "Content-Encoding " + strconv.Quote(ce) + ", want none or " + deflate.Encoding}
+	}
 }
 
 // statusError reads a failed response's body, at most 64 KiB of it.

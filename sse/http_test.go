@@ -77,11 +77,12 @@ func readFrames(resp *http.Response) ([]frame.Frame, error) {
 }
 
 // TestStreamHeaders: both kinds of negotiated response say what they are,
-// that they depend on Accept, and that no one should buffer them.
+// that they depend on Accept and Accept-Encoding, and that no one should
+// buffer them.
 func TestStreamHeaders(t *testing.T) {
 	handlers := map[string]http.HandlerFunc{
 		"NewResponseWriter": func(w http.ResponseWriter, r *http.Request) {
-			fw := NewResponseWriter(w, r, EncoderOptions{})
+			fw := NewResponseWriter(w, r, ResponseOptions{})
 			fw.WriteText(0, []byte("x"))
 			fw.WriteDone(frame.StopEndTurn, "")
 		},
@@ -93,7 +94,7 @@ func TestStreamHeaders(t *testing.T) {
 		srv := httptest.NewServer(h)
 		for accept, ct := range map[string]string{acceptANTH: ContentType, "text/event-stream": "text/event-stream; charset=utf-8"} {
 			resp, _ := fetch(t, srv, accept)
-			for k, want := range map[string]string{"Content-Type": ct, "Vary": "Accept", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"} {
+			for k, want := range map[string]string{"Content-Type": ct, "Vary": "Accept, Accept-Encoding", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"} {
 				if got := resp.Header.Get(k); got != want {
 					t.Errorf("%s, Accept %q: %s %q, want %q", name, accept, k, got, want)
 				}
@@ -108,7 +109,7 @@ func TestStreamHeaders(t *testing.T) {
 func TestResponseWriter(t *testing.T) {
 	text := "Streaming 文本 over HTTP"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := NewResponseWriter(w, r, EncoderOptions{Model: "test-model"})
+		fw := NewResponseWriter(w, r, ResponseOptions{Encoder: EncoderOptions{Model: "test-model"}})
 		for _, piece := range []string{"Streaming ", "文", "本 over", " HTTP"} {
 			if err := fw.WriteText(0, []byte(piece)); err != nil {
 				t.Error(err)
