@@ -16,14 +16,14 @@ import (
 	"pgregory.net/rapid"
 )
 
-var testDict = []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`)
+var testDict = NewDictionary([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`))
 
 // piece draws bytes to write: text that repeats as prose does, random
 // bytes, or long runs.
 func piece(t *rapid.T) []byte {
 	switch rapid.IntRange(0, 3).Draw(t, "kind") {
 	case 0:
-		words := rapid.SliceOfN(rapid.SampledFrom([]string{" the", " model", " streams", " 令牌", "\n", ".", string(testDict[:20])}), 0, 30).Draw(t, "words")
+		words := rapid.SliceOfN(rapid.SampledFrom([]string{" the", " model", " streams", " 令牌", "\n", ".", string(testDict.Bytes()[:20])}), 0, 30).Draw(t, "words")
 		return []byte(strings.Join(words, ""))
 	case 1:
 		return rapid.SliceOfN(rapid.Byte(), 0, 200).Draw(t, "bytes")
@@ -105,7 +105,7 @@ func TestOtherEncoders(t *testing.T) {
 	text := []string{"The model", " streams", " each token", " as it is", " sampled.", " The model streams", ""}
 	var coded, want []byte
 	var buf bytes.Buffer
-	zw, _ := flate.NewWriterDict(&buf, flate.BestCompression, testDict)
+	zw, _ := flate.NewWriterDict(&buf, flate.BestCompression, testDict.Bytes())
 	for _, p := range text {
 		zw.Write([]byte(p))
 		zw.Flush()
@@ -198,7 +198,7 @@ func TestFaults(t *testing.T) {
 func farMatch() []byte {
 	w := fixedflate.Writer{B: []byte{0}}
 	w.StartBlock(false)
-	w.Match(3, len(testDict)+1)
+	w.Match(3, len(testDict.Bytes())+1)
 	w.EndBlock()
 	w.SyncFlush()
 	w.B[0] = byte(len(w.B) - 1)
@@ -271,10 +271,10 @@ func TestReset(t *testing.T) {
 // TestDictionary: the dictionary is what the first record matches
 // against: a delta event in it codes to a few bytes.
 func TestDictionary(t *testing.T) {
-	with := coded(t, string(testDict)+`Hello"}}`)
+	with := coded(t, string(testDict.Bytes())+`Hello"}}`)
 	var out bytes.Buffer
 	w := NewWriter(&out, nil)
-	w.Write([]byte(string(testDict) + `Hello"}}`))
+	w.Write([]byte(string(testDict.Bytes()) + `Hello"}}`))
 	w.Flush()
 	if len(with) > 16 || out.Len() < 60 {
 		t.Fatalf("with the dictionary %d bytes, without %d", len(with), out.Len())

@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // MaxRecord is the longest record a Reader accepts. A Writer's are at most
@@ -26,8 +27,9 @@ var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
 // record length of zero or over MaxRecord and bytes that are not DEFLATE
 // ErrMalformed, both as an *Error with the offset in the coded input.
 // Errors of the underlying reader are returned as they are. Memory is
-// fixed (DEFLATE's 32 KiB window and a 4 KiB buffer), and each input byte
-// gives at most 1,032 output bytes, DEFLATE's limit.
+// fixed (DEFLATE's 32 KiB window and a 4 KiB buffer, which go back to a
+// pool for the next Reader once Read has returned its last error), and each
+// input byte gives at most 1,032 output bytes, DEFLATE's limit.
 type Reader struct {
 	in  feeder
 	fr  io.ReadCloser
@@ -35,22 +37,49 @@ type Reader struct {
 }
 
 // NewReader returns a Reader of anth-deflate from r, starting from the
-// preset dictionary dict the writer started from. The Reader keeps dict
-// and does not modify it.
-func NewReader(r io.Reader, dict []byte) *Reader {
+// preset dictionary the writer started from (nil for none).
+func NewReader(r io.Reader, dict *Dictionary) *Reader {
 	z := &Reader{}
-	z.in.dict = dict
-	z.in.reset(r)
-	z.fr = flate.NewReaderDict(&z.in, dict)
+	if dict != nil {
+		z.in.dict = dict.b
+	}
+	z.Reset(r)
 	return z
 }
 
-// Reset makes z read a new stream from r, with the same dictionary,
-// keeping its buffers.
+// Inflaters and buffers of Readers that are done. A response is short-lived
+// and a compress/flate reader is 40 KiB: a client reading many responses
+// should not make one for each.
+var (
+	inflaters sync.Pool // of io.ReadCloser, each a flate.Resetter
+	buffers   sync.Pool // of *bufio.Reader
+)
+
+// Reset makes z read a new stream from r, with the same dictionary.
 func (z *Reader) Reset(r io.Reader) {
+	if z.in.br == nil {
+		z.in.br, _ = buffers.Get().(*bufio.Reader)
+	}
 	z.in.reset(r)
-	z.fr.(flate.Resetter).Reset(&z.in, z.in.dict)
+	if z.fr == nil {
+		z.fr, _ = inflaters.Get().(io.ReadCloser)
+	}
+	if z.fr == nil {
+		z.fr = flate.NewReaderDict(&z.in, z.in.dict)
+	} else {
+		z.fr.(flate.Resetter).Reset(&z.in, z.in.dict)
+	}
 	z.err = nil
+}
+
+// release gives the Reader's inflater and buffer back once its error is
+// final: Read never uses them again, and Reset takes new ones.
+func (z *Reader) release() {
+	inflaters.Put(z.fr)
+	z.fr = nil
+	z.in.br.Reset(nil)
+	buffers.Put(z.in.br)
+	z.in.br = nil
 }
 
 // Read reads inflated bytes.
@@ -61,6 +90,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 	n, err := z.fr.Read(p)
 	if err != nil {
 		z.err = z.fault(err)
+		z.release()
 		if n > 0 {
 			return n, nil
 		}

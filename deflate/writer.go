@@ -9,15 +9,16 @@ import (
 )
 
 const (
-	window    = fixedflate.MaxDist // DEFLATE's window, a power of two
-	maxChunk  = 16 << 10           // input matched at a time, after the window
-	hashBits  = 13
-	minMatch  = 4        // what hash4 finds
-	maxChain  = 32       // candidates tried at a position
-	niceMatch = 64       // a match this long is taken without looking further
-	lazyMatch = 16       // a match shorter than this waits to see the next position's
-	maxRecord = 16 << 10 // coded bytes a Writer holds before it ends a record unasked
-	lenRoom   = binary.MaxVarintLen32
+	window     = fixedflate.MaxDist // DEFLATE's window, a power of two
+	maxChunk   = 16 << 10           // input matched at a time, after the window
+	hashBits   = 12
+	minMatch   = 4        // what hash4 finds
+	maxChain   = 32       // candidates tried at a position
+	niceMatch  = 64       // a match this long is taken without looking further
+	lazyMatch  = 16       // a match shorter than this waits to see the next position's
+	skipInsert = 32       // the positions inside a match this long are not hashed
+	maxRecord  = 16 << 10 // coded bytes a Writer holds before it ends a record unasked
+	lenRoom    = binary.MaxVarintLen32
 )
 
 func hash4(b []byte) uint32 { return binary.LittleEndian.Uint32(b) * 2654435761 >> (32 - hashBits) }
@@ -38,7 +39,7 @@ func hash4(b []byte) uint32 { return binary.LittleEndian.Uint32(b) * 2654435761 
 // concurrent use.
 type Writer struct {
 	w      io.Writer
-	dict   []byte
+	dict   *Dictionary
 	hist   []byte // the last window bytes coded, then the input being coded
 	base   uint32 // stream position of hist[0], counted from the dictionary's start
 	hashed int    // hist[:hashed] are in the hash chains
@@ -50,11 +51,9 @@ type Writer struct {
 }
 
 // NewWriter returns a Writer writing records to w, starting from the preset
-// dictionary dict (at most its last 32 KiB count), which the reader must
-// be given too. The Writer keeps dict for Reset and does not modify it.
-func NewWriter(w io.Writer, dict []byte) *Writer {
-	z := &Writer{hist: make([]byte, 0, window+maxChunk), bw: fixedflate.Writer{B: make([]byte, lenRoom, 512)}}
-	z.dict = dict[max(0, len(dict)-window):]
+// dictionary dict (nil for none), which the reader must be given too.
+func NewWriter(w io.Writer, dict *Dictionary) *Writer {
+	z := &Writer{hist: make([]byte, 0, window+maxChunk), bw: fixedflate.Writer{B: make([]byte, lenRoom, 512)}, dict: dict}
 	z.Reset(w)
 	return z
 }
@@ -63,10 +62,16 @@ func NewWriter(w io.Writer, dict []byte) *Writer {
 // from the same dictionary.
 func (z *Writer) Reset(w io.Writer) {
 	z.w, z.err, z.open, z.base = w, nil, false, 0
-	z.head = [1 << hashBits]uint32{}
-	z.hist = append(z.hist[:0], z.dict...)
-	z.hashed = 0
-	z.insertUpTo(len(z.hist))
+	if d := z.dict; d != nil {
+		z.head = d.head
+		copy(z.prev[:], d.prev)
+		z.hist = append(z.hist[:0], d.b...)
+		z.hashed = d.hashed
+	} else {
+		z.head = [1 << hashBits]uint32{}
+		z.hist = z.hist[:0]
+		z.hashed = 0
+	}
 	z.bw = fixedflate.Writer{B: z.bw.B[:lenRoom]}
 }
 
@@ -127,17 +132,22 @@ func (z *Writer) slide() {
 // insertUpTo puts the positions before end that have 4 bytes after them in
 // the hash chains.
 func (z *Writer) insertUpTo(end int) {
-	end = min(end, len(z.hist)-minMatch+1)
-	for ; z.hashed < end; z.hashed++ {
-		pos := z.base + uint32(z.hashed)
-		h := hash4(z.hist[z.hashed:])
-		d := pos - (z.head[h] - 1)
-		if z.head[h] == 0 || d >= window {
+	insert(&z.head, &z.prev, z.hist, z.base, &z.hashed, end)
+}
+
+func insert(head *[1 << hashBits]uint32, prev *[window]uint16, hist []byte, base uint32, hashed *int, end int) {
+	end = min(end, len(hist)-minMatch+1)
+	for i := *hashed; i < end; i++ {
+		pos := base + uint32(i)
+		h := hash4(hist[i:])
+		d := pos - (head[h] - 1)
+		if head[h] == 0 || d >= window {
 			d = 0
 		}
-		z.prev[pos%window] = uint16(d)
-		z.head[h] = pos + 1
+		prev[pos%window] = uint16(d)
+		head[h] = pos + 1
 	}
+	*hashed = max(*hashed, end)
 }
 
 // encode writes the symbols for hist[start:].
@@ -164,6 +174,13 @@ func (z *Writer) encode(start int) {
 			continue
 		}
 		z.bw.Match(length, dist)
+		if length >= skipInsert && z.hashed <= i+1 {
+			// Like zlib's fast levels: the positions inside a long match
+			// go unhashed, which costs little ratio and much time on the
+			// JSON of events, most of it one long match after another.
+			z.insertUpTo(i + 1)
+			z.hashed = i + length
+		}
 		i += length
 	}
 	z.insertUpTo(end)

@@ -9,7 +9,7 @@ import (
 	"github.com/layer0/anth/deflate"
 )
 
-var fuzzDict = []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`)
+var fuzzDict = deflate.NewDictionary([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`))
 
 // FuzzDeflateReader feeds arbitrary bytes to deflate.Reader: it ends in
 // io.EOF or an *deflate.Error (or, for bytes compress/flate reads as a

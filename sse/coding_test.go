@@ -224,7 +224,7 @@ func TestMiddlewareCodings(t *testing.T) {
 	anth, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.anth"))
 	wantSSE, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.sse"))
 	var coded bytes.Buffer
-	z := deflate.NewWriter(&coded, eventDict)
+	z := deflate.NewWriter(&coded, eventDict())
 	for i := 0; i < len(anth); i += 7 {
 		z.Write(anth[i:min(i+7, len(anth))])
 		z.Flush()

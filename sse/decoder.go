@@ -2,6 +2,7 @@ package sse
 
 import (
 	"io"
+	"sync"
 
 	"github.com/layer0/anth/frame"
 )
@@ -51,6 +52,32 @@ func (d *Decoder) Reset(r io.Reader) {
 	d.core = toFrames{opts: d.opts, compact: core.compact[:0], scratch: core.scratch[:0], synth: core.synth[:0]}
 	d.out, d.pos, d.buf, d.started = d.out[:0], 0, d.buf[:0], false
 	d.err = frame.CheckPadBlock(d.opts.Padding)
+}
+
+// decoders keeps the Decoders of finished Proxy calls for the next: a
+// response is short and a Decoder's buffers are not.
+var decoders sync.Pool
+
+// getDecoder returns a Decoder from the pool, or a new one, reading r with
+// opts.
+func getDecoder(r io.Reader, opts DecoderOptions) *Decoder {
+	d, _ := decoders.Get().(*Decoder)
+	if d == nil {
+		return NewDecoder(r, opts)
+	}
+	d.opts = opts
+	d.sc.max = opts.MaxEvent
+	if d.sc.max <= 0 {
+		d.sc.max = DefaultMaxEvent
+	}
+	d.Reset(r)
+	return d
+}
+
+// putDecoder gives d back to the pool, holding on to nothing it read.
+func putDecoder(d *Decoder) {
+	d.Reset(nil)
+	decoders.Put(d)
 }
 
 // Read reads ANTH bytes. At the end of a complete stream it returns io.EOF;

@@ -31,25 +31,44 @@ func Negotiate(r *http.Request) bool {
 	anth, sse := -1.0, -1.0
 	for _, h := range r.Header.Values("Accept") {
 		for part := range strings.SplitSeq(h, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
+			mt, q, ok := acceptElement(part)
+			if !ok {
 				continue
 			}
-			q := 1.0
-			if v, ok := params["q"]; ok {
-				if q, err = strconv.ParseFloat(v, 64); err != nil {
-					continue
-				}
-			}
-			switch mt {
-			case ContentType:
+			switch {
+			case strings.EqualFold(mt, ContentType):
 				anth = max(anth, q)
-			case sseContentType:
+			case strings.EqualFold(mt, sseContentType):
 				sse = max(sse, q)
 			}
 		}
 	}
 	return anth > 0 && anth >= sse
+}
+
+// acceptElement splits one element of an Accept or Accept-Encoding header
+// (RFC 9110 §12.5.1, §12.5.3) into its media range or coding and its
+// quality, 1 if it gives none; ok is false for an element that is not well
+// formed, which counts as absent. It reads what mime.ParseMediaType would,
+// without making a map of parameters for every element of every request.
+func acceptElement(part string) (value string, q float64, ok bool) {
+	value, params, _ := strings.Cut(part, ";")
+	if value = strings.TrimSpace(value); value == "" || strings.ContainsAny(value, " \t\"") {
+		return "", 0, false
+	}
+	q = 1
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			var err error
+			if q, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q < 0 || q > 1 {
+				return "", 0, false
+			}
+		}
+	}
+	return value, q, true
 }
 
 // acceptsDeflate reports whether the client of r can read anth-deflate: its
@@ -59,29 +78,17 @@ func Negotiate(r *http.Request) bool {
 func acceptsDeflate(r *http.Request) bool {
 	for _, h := range r.Header.Values("Accept-Encoding") {
 		for part := range strings.SplitSeq(h, ",") {
-			coding, params, _ := strings.Cut(part, ";")
-			if !strings.EqualFold(strings.TrimSpace(coding), deflate.Encoding) {
-				continue
+			if coding, q, ok := acceptElement(part); ok && strings.EqualFold(coding, deflate.Encoding) {
+				return q > 0
 			}
-			q := 1.0
-			for p := range strings.SplitSeq(params, ";") {
-				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-				if strings.EqualFold(k, "q") {
-					var err error
-					if q, err = strconv.ParseFloat(v, 64); err != nil {
-						q = 0
-					}
-				}
-			}
-			return q > 0
 		}
 	}
 	return false
 }
 
-// eventDict is EventDictionary as bytes, anth-deflate's preset dictionary
+// eventDict is EventDictionary as anth-deflate's preset dictionary
 // (SPEC.md §11): the JSON the first events of a response repeat.
-var eventDict = []byte(EventDictionary)
+var eventDict = sync.OnceValue(func() *deflate.Dictionary { return deflate.NewDictionary([]byte(EventDictionary)) })
 
 // deflaters keeps the anth-deflate Writers of finished Proxy calls, 150 KiB
 // each, for the next.
@@ -186,7 +193,7 @@ func NewResponseWriter(w http.ResponseWriter, r *http.Request, opts ResponseOpti
 	}
 	switch {
 	case coded:
-		return frame.NewWriter(newFlusher(w, deflate.NewWriter(w, eventDict)), wopts...)
+		return frame.NewWriter(newFlusher(w, deflate.NewWriter(w, eventDict())), wopts...)
 	case anth:
 		return frame.NewWriter(newFlusher(w, nil), append(wopts, frame.WithPadding(opts.Padding))...)
 	}
@@ -219,7 +226,7 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, opts 
 	case coded:
 		z, _ := deflaters.Get().(*deflate.Writer)
 		if z == nil {
-			z = deflate.NewWriter(w, eventDict)
+			z = deflate.NewWriter(w, eventDict())
 		} else {
 			z.Reset(w)
 		}
@@ -241,7 +248,8 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, opts 
 }
 
 func proxyANTH(out io.Writer, upstream io.Reader, opts DecoderOptions) error {
-	d := NewDecoder(upstream, opts)
+	d := getDecoder(upstream, opts)
+	defer putDecoder(d)
 	wrote := false
 	for {
 		b, err := d.Next()
@@ -376,7 +384,7 @@ func decodedBody(resp *http.Response) (io.Reader, error) {
 	case ce == "" || strings.EqualFold(ce, "identity"):
 		return resp.Body, nil
 	case strings.EqualFold(ce, deflate.Encoding):
-		return deflate.NewReader(resp.Body, eventDict), nil
+		return deflate.NewReader(resp.Body, eventDict()), nil
 	default:
 		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "Content-Encoding " + strconv.Quote(ce) + ", want none or " + deflate.Encoding}
 	}

@@ -49,6 +49,8 @@ func TestNegotiate(t *testing.T) {
 		ContentType + ";q=0.5, */*;q=0.1":   true,
 		ContentType + ";q=0.5, text/event-stream": false,
 		ContentType + ";q=bad":                    false,
+		ContentType + ";q=1.5":                    false,
+		ContentType + " ; Q=0.5 ":                 true,
 	} {
 		r := httptest.NewRequest("POST", "/v1/messages", nil)
 		if accept != "" {

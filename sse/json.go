@@ -3,10 +3,9 @@ package sse
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/google/go-cmp/cmp"
 
 	anthutf8 "github.com/layer0/anth/utf8"
 )
@@ -157,9 +156,174 @@ func sameJSON(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
+	if equal, sure := equalJSON(a, b); sure {
+		return equal
+	}
 	va, oka := decodeNumbers(a)
 	vb, okb := decodeNumbers(b)
-	return oka && okb && cmp.Equal(va, vb)
+	return oka && okb && reflect.DeepEqual(va, vb)
+}
+
+// equalJSON compares two JSON values without decoding them: objects as
+// sets of members, arrays in order, numbers and literals as written,
+// strings byte for byte. It is sure of its answer unless a string or key
+// differs only where one has an escape, or an object repeats a key (which
+// decoding resolves, keeping the last): then sameJSON decodes. It
+// allocates nothing, which matters to the events (a message_delta, a
+// content_block_start) whose keys come in another order than the bridge
+// writes them.
+func equalJSON(a, b []byte) (equal, sure bool) {
+	a, b = trimSpace(a), trimSpace(b)
+	if !closed(a) || !closed(b) {
+		return false, false
+	}
+	switch a[0] {
+	case '{':
+		if b[0] != '{' {
+			return false, true
+		}
+		return equalObjects(a, b)
+	case '[':
+		if b[0] != '[' {
+			return false, true
+		}
+		ea, eb := a[1:len(a)-1], b[1:len(b)-1]
+		for {
+			va, ra, oka := nextItem(ea)
+			vb, rb, okb := nextItem(eb)
+			if !oka || !okb {
+				return oka == okb, true
+			}
+			if eq, sure := equalJSON(va, vb); !eq || !sure {
+				return eq, sure
+			}
+			ea, eb = ra, rb
+		}
+	case '"':
+		if string(a) == string(b) {
+			return true, true
+		}
+		return false, bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0
+	}
+	return string(a) == string(b), true
+}
+
+// equalObjects compares two objects member by member: each key of a must
+// appear once in each, with equal values, and they must have as many
+// members.
+func equalObjects(a, b []byte) (equal, sure bool) {
+	na, nb := countMembers(a), countMembers(b)
+	if na < 0 || nb < 0 {
+		return false, false
+	}
+	for rest := a[1 : len(a)-1]; ; {
+		key, va, r, ok := nextMember(rest)
+		if !ok {
+			return na == nb, true
+		}
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false, false
+		}
+		vb, nb2 := findMember(b, key)
+		if _, n := findMember(a, key); n != 1 || nb2 > 1 {
+			return false, false // a repeated key
+		}
+		if nb2 == 0 {
+			return false, na == nb // a key b may spell with escapes
+		}
+		if eq, sure := equalJSON(va, vb); !eq || !sure {
+			return eq, sure
+		}
+		rest = r
+	}
+}
+
+// nextMember splits the first member off the members of an object (the
+// text between its braces): its raw key (quotes included), its value, and
+// the rest.
+func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
+	i := skipSpace(ms, 0)
+	if i >= len(ms) || ms[i] != '"' {
+		return nil, nil, nil, false
+	}
+	end, ok := skipString(ms, i)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	key = ms[i:end]
+	if i = skipSpace(ms, end); i >= len(ms) || ms[i] != ':' {
+		return nil, nil, nil, false
+	}
+	value, rest, ok = nextItem(ms[i+1:])
+	return key, value, rest, ok
+}
+
+// nextItem splits the first value off a comma-separated list.
+func nextItem(list []byte) (value, rest []byte, ok bool) {
+	start := skipSpace(list, 0)
+	end, ok := skipValue(list, start)
+	if !ok {
+		return nil, nil, false
+	}
+	rest = list[end:]
+	if i := skipSpace(rest, 0); i < len(rest) && rest[i] == ',' {
+		rest = rest[i+1:]
+	}
+	return list[start:end], rest, true
+}
+
+// findMember returns the value of key in the object obj and how many
+// times key appears there.
+func findMember(obj, key []byte) (value []byte, n int) {
+	for rest := obj[1 : len(obj)-1]; ; {
+		k, v, r, ok := nextMember(rest)
+		if !ok {
+			return value, n
+		}
+		if string(k) == string(key) {
+			value = v
+			n++
+		}
+		rest = r
+	}
+}
+
+// countMembers returns how many members the object obj has, or -1 if it is
+// not well formed.
+func countMembers(obj []byte) int {
+	n := 0
+	for rest := obj[1 : len(obj)-1]; ; n++ {
+		if skipSpace(rest, 0) == len(rest) {
+			return n
+		}
+		_, _, r, ok := nextMember(rest)
+		if !ok {
+			return -1
+		}
+		rest = r
+	}
+}
+
+// closed reports whether a value is not empty and, if it opens an object
+// or array, ends by closing it.
+func closed(v []byte) bool {
+	switch {
+	case len(v) == 0:
+		return false
+	case v[0] == '{':
+		return len(v) >= 2 && v[len(v)-1] == '}'
+	case v[0] == '[':
+		return len(v) >= 2 && v[len(v)-1] == ']'
+	}
+	return true
+}
+
+func trimSpace(js []byte) []byte {
+	js = js[skipSpace(js, 0):]
+	for len(js) > 0 && (js[len(js)-1] == ' ' || js[len(js)-1] == '\t' || js[len(js)-1] == '\n' || js[len(js)-1] == '\r') {
+		js = js[:len(js)-1]
+	}
+	return js
 }
 
 func decodeNumbers(js []byte) (any, bool) {

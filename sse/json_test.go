@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,4 +173,55 @@ func FuzzCompact(f *testing.F) {
 			t.Fatalf("%q: appendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
 		}
 	})
+}
+
+// TestEqualJSONAgrees: whenever equalJSON is sure, it says what decoding
+// both values says: for objects whose members come in any order, keys and
+// strings spelled with escapes or not, repeated keys, numbers written
+// differently.
+func TestEqualJSONAgrees(t *testing.T) {
+	keys := []string{`"a"`, `"\u0061"`, `"b"`, `"type"`}
+	scalars := []string{`1`, `1.0`, `-3`, `"x"`, `"\u0078"`, `"é"`, `"\u00e9"`, `true`, `null`, `""`}
+	var value func(t *rapid.T, depth int) []string // the value, spelled two ways
+	value = func(t *rapid.T, depth int) []string {
+		switch k := rapid.IntRange(0, 2).Draw(t, "kind"); {
+		case k == 0 || depth > 2:
+			return []string{rapid.SampledFrom(scalars).Draw(t, "a"), rapid.SampledFrom(scalars).Draw(t, "b")}
+		case k == 1:
+			var a, b []string
+			for range rapid.IntRange(0, 3).Draw(t, "items") {
+				v := value(t, depth+1)
+				a, b = append(a, v[0]), append(b, v[1])
+			}
+			return []string{"[" + strings.Join(a, ",") + "]", "[" + strings.Join(b, ",") + "]"}
+		}
+		var a, b []string
+		for range rapid.IntRange(0, 4).Draw(t, "members") {
+			v := value(t, depth+1)
+			a = append(a, rapid.SampledFrom(keys).Draw(t, "ka")+":"+v[0])
+			b = append(b, rapid.SampledFrom(keys).Draw(t, "kb")+":"+v[1])
+		}
+		perm := rapid.Permutation(b).Draw(t, "order")
+		return []string{"{" + strings.Join(a, ",") + "}", "{" + strings.Join(perm, ",") + "}"}
+	}
+	sure := 0
+	rapid.Check(t, func(t *rapid.T) {
+		v := value(t, 0)
+		if rapid.Bool().Draw(t, "same") {
+			v[1] = v[0]
+		}
+		eq, ok := equalJSON([]byte(v[0]), []byte(v[1]))
+		if !ok {
+			return
+		}
+		sure++
+		va, _ := decodeNumbers([]byte(v[0]))
+		vb, _ := decodeNumbers([]byte(v[1]))
+		if want := cmp.Equal(va, vb); eq != want {
+			t.Fatalf("equalJSON(%s, %s) = %v, decoded they are equal: %v", v[0], v[1], eq, want)
+		}
+	})
+	if sure < 20 {
+		t.Fatalf("equalJSON was sure of only %d of the pairs", sure)
+	}
 }

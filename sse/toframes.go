@@ -182,10 +182,19 @@ func (m *toFrames) block(b, name, js []byte) ([]byte, bool) {
 		}
 		return b, false
 	}
-	for _, op := range [...]frame.BlockOp{frame.BlockStartText, frame.BlockStartThinking} {
-		if m.synth = appendBlockStartJSON(m.synth[:0], block, op); sameJSON(m.synth, js) {
-			return frame.AppendBlock(b, block, op), true
-		}
+	// Only an empty text or thinking block has a BLOCK frame: look at the
+	// block's type before comparing whole values.
+	typ, _ := jsonField(js, "content_block", "type")
+	op := frame.BlockStartText
+	switch string(typ) {
+	case `"text"`:
+	case `"thinking"`:
+		op = frame.BlockStartThinking
+	default:
+		return b, false
+	}
+	if m.synth = appendBlockStartJSON(m.synth[:0], block, op); sameJSON(m.synth, js) {
+		return frame.AppendBlock(b, block, op), true
 	}
 	return b, false
 }

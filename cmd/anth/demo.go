@@ -5,9 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/ssejson"
@@ -58,8 +57,8 @@ func demo(w io.Writer) error {
 	// ANTH names the model in the request and leaves the message id to the
 	// transport; everything else must match.
 	fromSSE.ID, fromSSE.Model = "", ""
-	if d := cmp.Diff(fromSSE, fromANTH); d != "" {
-		return fmt.Errorf("ANTH and SSE decode differently (-sse +anth):\n%s", d)
+	if !reflect.DeepEqual(fromSSE, fromANTH) {
+		return fmt.Errorf("ANTH and SSE decode differently:\nSSE:  %+v\nANTH: %+v", fromSSE, fromANTH)
 	}
 	if fromANTH.Text[0] != sampleText {
 		return fmt.Errorf("decoded text differs from the sample")
