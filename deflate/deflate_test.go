@@ -155,7 +155,8 @@ func TestFaults(t *testing.T) {
 	}{
 		{"zero length", append(good[:first:first], 0), ErrMalformed, int64(first), "hello, "},
 		{"length over MaxRecord", append(good[:first:first], 0x80, 0x80, 0x80, 0x80, 0x08), ErrMalformed, int64(first), "hello, "},
-		{"length of more than 5 bytes", append(good[:first:first], 0x81, 0x80, 0x80, 0x80, 0x80, 0x00), ErrMalformed, int64(first), "hello, "},
+		{"length of more than 5 bytes", append(good[:first:first], 0x81, 0x80, 0x80, 0x80, 0x80, 0x01), ErrMalformed, int64(first), "hello, "},
+		{"length not in its shortest form", append(good[:first:first], 0x81, 0x00), ErrMalformed, int64(first), "hello, "},
 		{"ends inside a length", append(good[:first:first], 0x81), ErrTruncated, int64(first + 1), "hello, "},
 		// The last byte holds only the flush: the text is there before it.
 		{"ends inside a record", good[:len(good)-1], ErrTruncated, int64(len(good) - 1), "hello, world"},

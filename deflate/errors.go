@@ -11,7 +11,7 @@ var (
 	// ErrTruncated means the input ended inside a record. It is
 	// io.ErrUnexpectedEOF.
 	ErrTruncated = io.ErrUnexpectedEOF
-	// ErrMalformed means a record length that is zero or over MaxRecord, or
+	// ErrMalformed means a record length that is zero, over MaxRecord or not minimal, or
 	// bytes that are not DEFLATE.
 	ErrMalformed = errors.New("malformed")
 )

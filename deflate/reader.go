@@ -24,8 +24,8 @@ var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
 // The coding has no end marker: at the end of its input between two
 // records, Read returns io.EOF, and the ANTH stream inside says whether the
 // response was whole. Input that ends inside a record is ErrTruncated, a
-// record length of zero or over MaxRecord and bytes that are not DEFLATE
-// ErrMalformed, both as an *Error with the offset in the coded input.
+// record length of zero, over MaxRecord or not in its shortest form, and
+// bytes that are not DEFLATE, ErrMalformed, both as an *Error with the offset in the coded input.
 // Errors of the underlying reader are returned as they are. Memory is
 // fixed (DEFLATE's 32 KiB window and a 4 KiB buffer, which go back to a
 // pool for the next Reader once Read has returned its last error), and each
@@ -214,6 +214,10 @@ func (f *feeder) ready() error {
 			break
 		}
 		if b < 0x80 {
+			if b == 0 && shift > 0 {
+				f.err = &Error{Offset: start, Err: ErrMalformed, Detail: "record length not in its shortest form"}
+				return f.err
+			}
 			if n > 0 {
 				f.left, f.marker = int(n), 0
 				return nil

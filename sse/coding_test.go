@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -255,6 +257,48 @@ func TestMiddlewareCodings(t *testing.T) {
 		}
 		if ae := sent.Header.Get("Accept-Encoding"); ae != AcceptEncoding+", gzip" {
 			t.Errorf("Accept-Encoding %q", ae)
+		}
+	}
+}
+
+var (
+	codedValidRow   = regexp.MustCompile("^\\| `(anth-deflate-[a-z0-9-]+)` \\| `([0-9A-F ]+)` \\| `([0-9A-F ]+)` \\|$")
+	codedInvalidRow = regexp.MustCompile("^\\| `(anth-deflate-[a-z0-9-]+)` \\| `([0-9A-F ]+)` \\| (Err[A-Za-z]+) \\| ([0-9]+) \\|$")
+)
+
+// TestDeflateVectors: SPEC.md §11.5's coded bodies decode to their ANTH
+// streams with the EVENT dictionary, and the Writer writes the valid one;
+// the invalid ones fail as the table says.
+func TestDeflateVectors(t *testing.T) {
+	for _, m := range testdata.SpecRows(t, "11.5", codedValidRow) {
+		anth, coded := testdata.Hex(t, m[2]), testdata.Hex(t, m[3])
+		got, err := io.ReadAll(deflate.NewReader(bytes.NewReader(coded), eventDict()))
+		if err != nil || !bytes.Equal(got, anth) {
+			t.Errorf("%s: decodes to % X, %v", m[1], got, err)
+		}
+		// The frames, one record each, as the vector says it was written.
+		var out bytes.Buffer
+		z := deflate.NewWriter(&out, eventDict())
+		for rest := anth; len(rest) > 0; {
+			n := len(frame.Magic)
+			if len(out.Bytes()) > 0 || rest[0] != 'A' {
+				n = 0
+			}
+			_, k, _ := frame.Parse(rest[n:])
+			z.Write(rest[:n+k])
+			z.Flush()
+			rest = rest[n+k:]
+		}
+		if !bytes.Equal(out.Bytes(), coded) {
+			t.Errorf("%s: the Writer writes % X", m[1], out.Bytes())
+		}
+	}
+	kinds := map[string]error{"ErrMalformed": deflate.ErrMalformed, "ErrTruncated": deflate.ErrTruncated}
+	for _, m := range testdata.SpecRows(t, "11.5", codedInvalidRow) {
+		_, err := io.ReadAll(deflate.NewReader(bytes.NewReader(testdata.Hex(t, m[2])), eventDict()))
+		var e *deflate.Error
+		if !errors.Is(err, kinds[m[3]]) || !errors.As(err, &e) || strconv.FormatInt(e.Offset, 10) != m[4] {
+			t.Errorf("%s: %v, want %s at offset %s", m[1], err, m[3], m[4])
 		}
 	}
 }

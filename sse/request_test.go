@@ -170,8 +170,8 @@ var (
 
 // TestRequestSpecVectors checks SPEC.md §5.4's vectors byte for byte.
 func TestRequestSpecVectors(t *testing.T) {
-	valid := testdata.SpecRows(t, extValidRow)
-	invalid := testdata.SpecRows(t, extInvalidRow)
+	valid := testdata.SpecRows(t, "5.4", extValidRow)
+	invalid := testdata.SpecRows(t, "5.4", extInvalidRow)
 	if len(valid) < 3 || len(invalid) < 7 {
 		t.Fatalf("found %d valid and %d invalid vectors in SPEC.md §5.4", len(valid), len(invalid))
 	}

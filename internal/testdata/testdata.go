@@ -73,9 +73,10 @@ func checked(t testing.TB, dir string, keep func(string) bool) map[string][]byte
 }
 
 // SpecRows returns the submatches of row, a regexp for one table row, in
-// every line of SPEC.md that it matches: tests read the specification's
-// own vector tables, so the document and the code cannot drift apart.
-func SpecRows(t testing.TB, row *regexp.Regexp) [][]string {
+// every line of SPEC.md's section (its number, such as "9" or "5.4") that
+// it matches: tests read the specification's own vector tables, so the
+// document and the code cannot drift apart.
+func SpecRows(t testing.TB, section string, row *regexp.Regexp) [][]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(Path(), "..", "SPEC.md"))
 	if err != nil {
@@ -83,10 +84,25 @@ func SpecRows(t testing.TB, row *regexp.Regexp) [][]string {
 	}
 	defer f.Close()
 	var rows [][]string
+	level := 0 // the section's heading level while inside it, else 0
 	for s := bufio.NewScanner(f); s.Scan(); {
-		if m := row.FindStringSubmatch(s.Text()); m != nil {
+		line := s.Text()
+		if h := strings.TrimLeft(line, "#"); h != line && strings.HasPrefix(h, " ") {
+			n := len(line) - len(h)
+			switch {
+			case strings.HasPrefix(h, " "+section+" ") || strings.HasPrefix(h, " "+section+". "):
+				level = n
+			case n <= level:
+				level = 0
+			}
+			continue
+		}
+		if m := row.FindStringSubmatch(line); m != nil && level > 0 {
 			rows = append(rows, m)
 		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("test data: no vectors in SPEC.md §%s", section)
 	}
 	return rows
 }

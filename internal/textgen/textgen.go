@@ -31,9 +31,15 @@ const chineseChars = `的一是在不了有和人这中大为上个国我以要�
 
 const codeWords = `func return if err != nil { } ( ) := , . for range var type struct int string byte []byte error len append make map bool true false else switch case default break continue package import fmt ctx context req resp buf n i j k b s v ok x y w r data out in key value name size offset count index result value errors New Errorf Sprintf Println strings bytes io Reader Writer Read Write Close http Request Response Header Get Set`
 
-// Response returns a response of about n deltas of the given kind, each
-// 1 to 4 tokens long (a token is a word or a character, with its space).
-func Response(kind Kind, n int, seed uint64) []string {
+// Response returns a response of n deltas of the given kind, each 1 to 4
+// tokens long (a token is a word or a character, with its space).
+func Response(kind Kind, n int, seed uint64) []string { return generate(kind, n, 4, seed) }
+
+// Tokens returns n tokens of the given kind: a response of one token per
+// delta.
+func Tokens(kind Kind, n int, seed uint64) []string { return generate(kind, n, 1, seed) }
+
+func generate(kind Kind, n, perDelta int, seed uint64) []string {
 	rng := rand.New(rand.NewPCG(seed, uint64(len(kind))))
 	var vocab []string
 	switch kind {
@@ -50,7 +56,7 @@ func Response(kind Kind, n int, seed uint64) []string {
 	deltas := make([]string, 0, n)
 	for len(deltas) < n {
 		var sb strings.Builder
-		for range 1 + rng.IntN(4) {
+		for range 1 + rng.IntN(perDelta) {
 			sb.WriteString(token(kind, vocab[zipf.Uint64()], rng))
 		}
 		deltas = append(deltas, sb.String())

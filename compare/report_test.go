@@ -1,0 +1,153 @@
+package compare
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/layer0/anth/internal/testdata"
+)
+
+var report = flag.Bool("report", false, "print every measurement as Markdown tables (CPU included)")
+
+// TestWire measures the bytes every scheme puts on the wire for every
+// workload over HTTP/1.1 (and, with -report, HTTP/2 over TLS), checks that
+// each delivers the workload whole, and holds anth-deflate to issue 14's
+// goals over HTTP/1.1: at most 0.8x the best compressed SSE on long
+// responses, 0.75x on the recordings. Bytes are counted, not timed: the
+// goals are deterministic. Over HTTP/2 with TLS every flush costs 31 bytes
+// of framing whatever it carries (a 9-byte DATA header, a 22-byte TLS
+// record), three times a coded delta: the ratios are reported, not held to
+// the goal (README.md says by how much they miss it).
+func TestWire(t *testing.T) {
+	wls := workloads(testdata.SSE(t))
+	ss := schemes()
+	protos := []bool{false}
+	if *report {
+		protos = append(protos, true)
+	}
+	var out strings.Builder
+	for _, h2 := range protos {
+		table := map[string][]measured{}
+		for _, s := range ss {
+			sv := newServer(s, h2)
+			for _, wl := range wls {
+				m := sv.fetch(t, s, wl)
+				checkReading(t, s, wl, m, "HTTP/1.1")
+				table[s.name] = append(table[s.name], m)
+			}
+			sv.close()
+		}
+		proto := "HTTP/1.1"
+		if h2 {
+			proto = "HTTP/2 over TLS"
+		}
+		fmt.Fprintf(&out, "\nBytes the server writes per delta, %s on 127.0.0.1, one flush per event (packets per delta in brackets):\n\n", proto)
+		out.WriteString("| scheme |")
+		for _, wl := range wls {
+			fmt.Fprintf(&out, " %s |", wl.name)
+		}
+		out.WriteString("\n|---|" + strings.Repeat("---:|", len(wls)) + "\n")
+		for _, s := range ss {
+			fmt.Fprintf(&out, "| %s |", s.name)
+			for i, wl := range wls {
+				m := table[s.name][i]
+				fmt.Fprintf(&out, " %.1f (%.2f) |", float64(m.bytes)/float64(wl.deltas), float64(m.writes)/float64(wl.deltas))
+			}
+			out.WriteString("\n")
+		}
+		best := make([]int64, len(wls))
+		bestName := make([]string, len(wls))
+		for _, s := range ss {
+			for i := range wls {
+				if m := table[s.name][i]; s.baseline && (best[i] == 0 || m.bytes < best[i]) {
+					best[i], bestName[i] = m.bytes, s.name
+				}
+			}
+		}
+		out.WriteString("| **anth-deflate / best compressed SSE** |")
+		for i, wl := range wls {
+			ratio := float64(table["ANTH + anth-deflate"][i].bytes) / float64(best[i])
+			fmt.Fprintf(&out, " **%.3fx** |", ratio)
+			goal := 0.8
+			if strings.HasPrefix(wl.name, "recordings") {
+				goal = 0.75
+			}
+			if ratio > goal && !h2 {
+				t.Errorf("%s, %s: anth-deflate is %.3fx %s, goal %.2fx", proto, wl.name, ratio, bestName[i], goal)
+			}
+		}
+		out.WriteString("\n| best compressed SSE |")
+		for i := range wls {
+			fmt.Fprintf(&out, " %s |", strings.SplitN(bestName[i], " (", 2)[0])
+		}
+		out.WriteString("\n")
+	}
+	if *report {
+		cpuTables(&out, wls)
+		coalescingTable(t, &out)
+		fmt.Fprint(os.Stdout, out.String())
+	} else {
+		t.Log(out.String())
+	}
+}
+
+// cpuTables measures the server's and the client's CPU per delta for every
+// scheme on the workloads as the API sends them (padded), and the ratios
+// issue 14 sets goals for: anth-deflate against SSE + gzip 5 (at most 0.5x
+// on the server, 0.2x on the client).
+func cpuTables(out *strings.Builder, all []workload) {
+	var wls []workload
+	for _, wl := range all {
+		if !strings.HasSuffix(wl.name, "unpadded") {
+			wls = append(wls, wl)
+		}
+	}
+	for _, side := range []struct {
+		name string
+		cost func(*testing.B, scheme, workload)
+		goal float64
+	}{{"server", serverCost, 0.5}, {"client", clientCost, 0.2}} {
+		fmt.Fprintf(out, "\n%s CPU per delta, ns (a flush per event; each cell one testing.Benchmark run):\n\n| scheme |", side.name)
+		for _, wl := range wls {
+			fmt.Fprintf(out, " %s |", wl.name)
+		}
+		out.WriteString("\n|---|" + strings.Repeat("---:|", len(wls)) + "\n")
+		ns := map[string][]float64{}
+		for _, s := range schemes() {
+			fmt.Fprintf(out, "| %s |", s.name)
+			for _, wl := range wls {
+				r := testing.Benchmark(func(b *testing.B) { side.cost(b, s, wl) })
+				v := float64(r.T.Nanoseconds()) / float64(r.N*wl.deltas)
+				ns[s.id] = append(ns[s.id], v)
+				fmt.Fprintf(out, " %.0f |", v)
+			}
+			out.WriteString("\n")
+		}
+		fmt.Fprintf(out, "| **anth-deflate / SSE + gzip 5** (goal %.1fx) |", side.goal)
+		for i := range wls {
+			fmt.Fprintf(out, " **%.2fx** |", ns["anth-deflate"][i]/ns["sse-gzip5"][i])
+		}
+		out.WriteString("\n")
+	}
+}
+
+// coalescingTable streams generated tokens in real time and tabulates the
+// packets and bytes per 1,000 tokens of each generator at each rate.
+func coalescingTable(t *testing.T, out *strings.Builder) {
+	out.WriteString("\nA server generating tokens, HTTP/1.1 on 127.0.0.1: packets (server writes) and bytes per 1,000 tokens:\n\n| server |")
+	for _, r := range rates {
+		fmt.Fprintf(out, " %d tokens/s |", r.perSecond)
+	}
+	out.WriteString("\n|---|" + strings.Repeat("---:|", len(rates)) + "\n")
+	for _, g := range generators() {
+		fmt.Fprintf(out, "| %s |", g.name)
+		for _, r := range rates {
+			packets, bytes := stream(t, g, r.perSecond, r.tokens)
+			fmt.Fprintf(out, " %.0f packets, %.0f B |", packets, bytes)
+		}
+		out.WriteString("\n")
+	}
+}
