@@ -23,7 +23,8 @@ Serves the Messages API at ADDR (default 127.0.0.1:8080) in front of URL (such a
 https://api.anthropic.com): POST /v1/messages takes a JSON or ANTH body and goes
 upstream as JSON, with the caller's x-api-key, authorization, anthropic-version
 and anthropic-beta; a streaming response goes back as ANTH to a client whose
-Accept asks for it, else as SSE; everything else passes through. One access-log
+Accept asks for it (compressed with anth-deflate if its Accept-Encoding names
+that), else as SSE; everything else passes through. One access-log
 line per request goes to standard error (never a header's value). SIGINT or
 SIGTERM stops taking requests and lets streams in flight finish for up to the
 drain timeout (default 30s), then exits 0.
