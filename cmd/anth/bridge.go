@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/sse"
 )
@@ -27,7 +28,9 @@ is an error (exit 1) after what it carried is written.
 `
 
 const statsUsage = `usage: anth stats FILE
-Prints the size of an SSE recording and of the ANTH that carries it.
+Prints the size of an SSE recording, of the ANTH that carries it, and of that
+ANTH in the anth-deflate coding with a record per event, as sse.Proxy sends
+it to a client that asks for it.
 `
 
 // convertArgs parses the one format flag and the optional input file of
@@ -206,9 +209,34 @@ func stats(args []string, _ io.Reader, stdout io.Writer) error {
 			deltas++
 		}
 	}
+	coded, err := codedSize(in)
+	if err != nil {
+		return inFile(name, err)
+	}
 	fmt.Fprintf(stdout, "SSE   %7d bytes\nANTH  %7d bytes\nratio %.3fx (%.1fx smaller)\n", len(in), len(anth), float64(len(anth))/float64(len(in)), float64(len(in))/float64(len(anth)))
+	fmt.Fprintf(stdout, "anth-deflate %d bytes, %.3fx the SSE\n", coded, float64(coded)/float64(len(in)))
 	if deltas > 0 {
 		fmt.Fprintf(stdout, "%d deltas: %.1f bytes each as SSE, %.1f as ANTH (whole stream over deltas)\n", deltas, float64(len(in))/float64(deltas), float64(len(anth))/float64(deltas))
 	}
 	return nil
+}
+
+// codedSize returns the size of the ANTH of an SSE stream in the
+// anth-deflate coding, a record per event, EVENT data raw: what sse.Proxy
+// sends a client that asks for it.
+func codedSize(sseStream []byte) (int, error) {
+	var out bytes.Buffer
+	z := deflate.NewWriter(&out, deflate.NewDictionary([]byte(sse.EventDictionary)))
+	d := sse.NewDecoder(bytes.NewReader(sseStream), sse.DecoderOptions{RawEvents: true})
+	for {
+		b, err := d.Next()
+		if err == io.EOF {
+			return out.Len(), nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		z.Write(b)
+		z.Flush()
+	}
 }

@@ -3,9 +3,15 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
 )
 
@@ -40,5 +46,43 @@ func TestBridgeCommands(t *testing.T) {
 		if err := run(bad, nil, &bytes.Buffer{}); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v", bad, err)
 		}
+	}
+}
+
+// TestStats: anth stats gives a recording's size as SSE, as ANTH and as
+// anth-deflate, the last the bytes a coded Proxy response's body holds.
+func TestStats(t *testing.T) {
+	name := testdata.Path("sse", "tool_runner_streaming_all.0.sse")
+	in, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run([]string{"stats", name}, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	anth, _ := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
+	var sseN, anthN, coded int
+	var ratio float64
+	fmt.Sscanf(out.String(), "SSE %d bytes\nANTH %d bytes\n", &sseN, &anthN)
+	_, err = fmt.Sscanf(out.String()[strings.Index(out.String(), "anth-deflate"):], "anth-deflate %d bytes, %fx the SSE", &coded, &ratio)
+	if err != nil || sseN != len(in) || anthN != len(anth) || coded <= 0 || coded >= anthN {
+		t.Fatalf("stats: %v\n%s", err, out.String())
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sse.Proxy(w, r, io.NopCloser(bytes.NewReader(in)), sse.DecoderOptions{})
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL, nil)
+	req.Header.Set("Accept", sse.Accept)
+	req.Header.Set("Accept-Encoding", sse.AcceptEncoding)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(body) != coded {
+		t.Fatalf("stats says %d bytes as anth-deflate, Proxy sends %d", coded, len(body))
 	}
 }
