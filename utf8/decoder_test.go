@@ -472,3 +472,42 @@ func TestText(t *testing.T) {
 		t.Fatalf("strict Text emitted %q after the error", out)
 	}
 }
+
+// The three tests below were lost in 5176486, which replaced the tests
+// around them; TestDFATable is the check dfaTable's comment refers to.
+
+func TestStrictFlushAndReset(t *testing.T) {
+	d := Decoder{Strict: true}
+	out := d.Append(nil, []byte("ok\xE4\xBD"))
+	out = d.Flush(out)
+	var e *Error
+	if !errors.As(d.Err(), &e) || e.Offset != 2 || string(out) != "ok" {
+		t.Fatalf("cut tail: %v, output %q", d.Err(), out)
+	}
+	if want := "utf8: offset 2: ill-formed UTF-8: e4 bd"; e.Error() != want {
+		t.Fatalf("message %q, want %q", e.Error(), want)
+	}
+	d.Reset()
+	if d.Err() != nil || !d.Strict || string(d.Append(nil, []byte("\xE4\xBD\xA0"))) != "你" {
+		t.Fatal("Reset did not clear the error or kept state")
+	}
+}
+
+func TestDFATable(t *testing.T) {
+	if d := cmp.Diff(dfaTable(), dfa, cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("the literal table is stale (-built +literal):\n%s", d)
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	in := []byte(strings.Repeat("Hello, 世界! \xF0\x9F\x98", 50))
+	dst := make([]byte, 0, 4096)
+	var d Decoder
+	if n := testing.AllocsPerRun(100, func() {
+		dst = d.Append(dst[:0], in)
+		dst = d.Append(dst, in[:5])
+		dst = d.Flush(dst)
+	}); n != 0 {
+		t.Fatalf("%v allocations per run", n)
+	}
+}
