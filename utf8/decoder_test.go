@@ -473,6 +473,29 @@ func TestText(t *testing.T) {
 	}
 }
 
+// TestBlockBoundary: validPrefix's block pass may end inside a character;
+// the next block then starts in that character's state. A character of
+// every length cut there, whole or followed by what ends it early (ASCII,
+// another lead, a stray continuation byte), long text after it or not,
+// decodes as the WHATWG decoder does.
+func TestBlockBoundary(t *testing.T) {
+	for _, char := range []string{"é", "你", "\xE0\xA0\x80", "\xED\x9F\xBF", "😀", "\xF4\x8F\xBF\xBF"} {
+		for cut := 1; cut <= len(char); cut++ {
+			for _, next := range []string{"", "a", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "\xC3\xA9", "\x80", "你好"} {
+				for _, after := range []int{0, 40, 2*half + 5} {
+					for at := 2*half - len(char); at <= 2*half; at++ {
+						in := []byte(strings.Repeat("😀", at/4) + strings.Repeat("a", at%4))
+						in = append(in, char[:cut]...)
+						in = append(in, next...)
+						in = append(in, strings.Repeat("z", after)...)
+						checkOracle(t, fmt.Sprintf("%+q cut to %d at %d, then %+q and %d bytes", char, cut, at, next, after), in)
+					}
+				}
+			}
+		}
+	}
+}
+
 // The three tests below were lost in 5176486, which replaced the tests
 // around them; TestDFATable is the check dfaTable's comment refers to.
 
