@@ -496,6 +496,68 @@ func TestBlockBoundary(t *testing.T) {
 	}
 }
 
+// TestStripBOMSetLate: StripBOM acts on the first character of the
+// stream, so setting it (or clearing it) before some call matters exactly
+// when no character was decoded before that call, through Append or Text:
+// an empty piece, or one whose bytes are all held, starts nothing.
+func TestStripBOMSetLate(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pieces := genSplit(t, genStream().Draw(t, "input"))
+		strict := rapid.Bool().Draw(t, "strict")
+		text := rapid.Bool().Draw(t, "text")
+		from := rapid.Bool().Draw(t, "from")
+		at := rapid.IntRange(0, len(pieces)).Draw(t, "at")
+
+		d := Decoder{Strict: strict, StripBOM: from}
+		before := feedOpen(&d, pieces[:at], text)
+		d.StripBOM = !from
+		got := d.Flush(append(before, feedOpen(&d, pieces[at:], text)...))
+
+		// Nothing decoded yet (a mark stripped counts): as if StripBOM
+		// had always been what it is now; else as if it had never changed.
+		plain := Decoder{Strict: strict}
+		ref := Decoder{Strict: strict, StripBOM: from}
+		if len(feedOpen(&plain, pieces[:at], text)) == 0 {
+			ref.StripBOM = !from
+		}
+		if d := cmp.Diff(feed(&ref, pieces, text), got, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("StripBOM %v until call %d, emitted %q before (-want +got):\n%s", from, at, before, d)
+		}
+	})
+	// The cases in words.
+	for _, c := range []struct {
+		pieces []string
+		want   string
+	}{
+		{[]string{"", bom + "x"}, "x"},
+		{[]string{"\xEF\xBB", "\xBFx"}, "x"},
+		{[]string{"hi", bom + "x"}, "hi\uFEFFx"},
+	} {
+		for _, text := range []bool{false, true} {
+			var d Decoder
+			out := feedOpen(&d, [][]byte{[]byte(c.pieces[0])}, text)
+			d.StripBOM = true
+			out = d.Flush(append(out, feedOpen(&d, [][]byte{[]byte(c.pieces[1])}, text)...))
+			if string(out) != c.want {
+				t.Errorf("%+q, StripBOM set before the second, text=%v: got %+q, want %+q", c.pieces, text, out, c.want)
+			}
+		}
+	}
+}
+
+// feedOpen is feed without the Flush.
+func feedOpen(d *Decoder, pieces [][]byte, text bool) []byte {
+	var out []byte
+	for _, p := range pieces {
+		if text {
+			out = append(out, d.Text(nil, p)...)
+		} else {
+			out = d.Append(out, p)
+		}
+	}
+	return out
+}
+
 // The three tests below were lost in 5176486, which replaced the tests
 // around them; TestDFATable is the check dfaTable's comment refers to.
 
