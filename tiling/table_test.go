@@ -212,3 +212,29 @@ func TestErrorMessage(t *testing.T) {
 		t.Fatalf("Free of a free tile: %v, want %q", err, want)
 	}
 }
+
+// TestGrowBound: a table may grow to maxTokens tokens and no further. The
+// tables here have a length and no tiles (a real one would need 2^24 tiles
+// of 2^24 tokens), so a growth within the bound fails for want of tiles,
+// ErrExhausted, and one past it fails first, ErrRange, taking nothing.
+func TestGrowBound(t *testing.T) {
+	p, _ := NewPool(4)
+	for _, c := range []struct {
+		len, n int
+		kind   error
+	}{
+		{maxTokens, 0, ErrExhausted},
+		{maxTokens, 1, ErrRange},
+		{maxTokens - 1, 1, ErrExhausted},
+		{maxTokens - 1, 2, ErrRange},
+		{0, maxTokens, ErrExhausted},
+		{0, maxTokens + 1, ErrRange},
+		{1, maxTokens, ErrRange},
+		{0, -1, ErrRange},
+	} {
+		tb := &Table{layout: Layout{TileShift: MaxTileShift}, n: c.len}
+		if err := p.Grow(tb, c.n); !errors.Is(err, c.kind) || tb.Len() != c.len || p.Available() != 3 {
+			t.Errorf("Grow a table of %d tokens by %d: %v, want %v; now %d tokens, %d tiles free", c.len, c.n, err, c.kind, tb.Len(), p.Available())
+		}
+	}
+}
