@@ -194,6 +194,14 @@ func TestFaults(t *testing.T) {
 	if _, err := w.Write([]byte("y")); err != boom {
 		t.Errorf("Write after an error: %v, want boom", err)
 	}
+	// A Write that ends a record by itself and cannot write it counts the
+	// bytes it took: the first chunk of maxChunk.
+	noise := make([]byte, 3*maxChunk)
+	rand.NewChaCha8([32]byte{2}).Read(noise)
+	w = NewWriter(iotestErrWriter{boom}, nil)
+	if n, err := w.Write(noise); n != maxChunk || err != boom {
+		t.Errorf("Write of %d bytes of noise: %d, %v; want %d, boom", len(noise), n, err, maxChunk)
+	}
 }
 
 // farMatch is a record whose match reaches back past the dictionary.
@@ -293,6 +301,15 @@ func TestAllocs(t *testing.T) {
 		w.Flush()
 	}); n != 0 {
 		t.Errorf("Write and Flush: %.1f allocations, want 0", n)
+	}
+	// The window slides in place: a long stream allocates nothing either.
+	long := []byte(strings.Repeat(" the model streams each token as it is sampled", 40))
+	if n := testing.AllocsPerRun(1000, func() {
+		sink.Reset()
+		w.Write(long)
+		w.Flush()
+	}); n != 0 {
+		t.Errorf("Write and Flush of %d bytes: %.1f allocations, want 0", len(long), n)
 	}
 	parts := make([]string, 1000)
 	for i := range parts {
@@ -433,6 +450,44 @@ func TestRecordInsideBlock(t *testing.T) {
 		var e *Error
 		if string(got) != c.read || c.kind == nil && err != io.EOF || c.kind != nil && (!errors.As(err, &e) || e.Err != c.kind || e.Offset != c.off) {
 			t.Errorf("% X: read %q, %v; want %q, %v at %d", c.in, got, err, c.read, c.kind, c.off)
+		}
+	}
+}
+
+// TestRecordCut: a Writer ends a record by itself as soon as it holds
+// maxRecord bytes, the room for the length included, and not before:
+// these 16,380 bytes of 8-bit literals (and a few short matches) reach it
+// exactly, and all but their last byte do not.
+func TestRecordCut(t *testing.T) {
+	b := make([]byte, 16380)
+	rand.NewChaCha8([32]byte{9}).Read(b)
+	for i := range b {
+		b[i] %= 0x90 // the literals of 8-bit codes
+	}
+	for _, c := range []struct{ n, records int }{{16379, 0}, {16380, 1}} {
+		var out recordWriter
+		w := NewWriter(&out, nil)
+		if n, err := w.Write(b[:c.n]); n != c.n || err != nil || len(out.ends) != c.records {
+			t.Errorf("Write of %d bytes: %d, %v, %d records; want %d", c.n, n, err, len(out.ends), c.records)
+		}
+	}
+}
+
+// TestFixedMemory: however long the stream and however it is written, the
+// Writer's history stays in the buffer it was made with (window +
+// maxChunk bytes), sliding in place.
+func TestFixedMemory(t *testing.T) {
+	var sink bytes.Buffer
+	w := NewWriter(&sink, testDict)
+	text := []byte(strings.Repeat(" the model streams each token as it is sampled", 1000))
+	for _, size := range []int{1, 100, 5000, maxChunk - 1, maxChunk, maxChunk + 1, len(text)} {
+		for range 3 {
+			w.Write(text[:size])
+			w.Flush()
+			if cap(w.hist) != window+maxChunk || len(w.hist) > cap(w.hist) {
+				t.Fatalf("after writes of %d bytes: history of %d bytes in a buffer of %d", size, len(w.hist), cap(w.hist))
+			}
+			sink.Reset()
 		}
 	}
 }
