@@ -46,15 +46,19 @@ func goldenInputs() []goldenInput {
 	// the first copy, which a longer match would be in the second.
 	x := noise(7, skipInsert)
 	skip := x + "#" + noise(8, 300) + x + "$" + noise(9, 300) + x[5:] + "$"
-	// The same 4 bytes at 40 positions, the oldest followed by what the
-	// last is followed by: only a walk of more than 32 candidates finds
-	// the long match.
+	// A 20-byte prefix at maxChain+1 positions, each followed by a byte
+	// of its own (so no match starts a byte early), the oldest by what the
+	// last is followed by: the maxChain nearer ones match 20 bytes, and
+	// only a walk of more than maxChain candidates reaches the oldest, a
+	// match of 60 (lazy matching cannot go round it: 20 is at least
+	// lazyMatch).
+	const prefix = "abcdefghijklmnopqrst"
 	var chain strings.Builder
-	chain.WriteString("abcd" + strings.Repeat("Z", 40))
-	for i := range 40 {
-		chain.WriteString("abcd" + string(rune('a'+i%26)) + noise(byte(10+i), 20))
+	chain.WriteString(prefix + strings.Repeat("Z", 40))
+	for i := range maxChain {
+		chain.WriteString(prefix + string(rune('0'+i)))
 	}
-	chain.WriteString("abcd" + strings.Repeat("Z", 40))
+	chain.WriteString(prefix + strings.Repeat("Z", 40))
 	return []goldenInput{
 		{"english deltas", testDict, textgen.Response(textgen.English, 3000, 1), true},
 		{"chinese deltas", nil, textgen.Response(textgen.Chinese, 3000, 2), true},
@@ -95,7 +99,7 @@ func TestGolden(t *testing.T) {
 		"distance window-1":  {32782, 355, "56fe3bccd47bcd6c"},
 		"distance window":    {32783, 355, "e121daef30e888e1"},
 		"nice match":         {1265, 1173, "51920df233eed26e"},
-		"chain limit":        {1088, 970, "623a5ab03365d98c"},
+		"chain limit":        {792, 132, "1135ca348a4803af"},
 		"lazy at lazyMatch":  {671, 676, "6b8e83ee53f44fc2"},
 		"skip at skipInsert": {694, 679, "33bb648a1721cd00"},
 		"ends":               {55, 85, "18b7f36765c5b0af"},
