@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -193,6 +194,14 @@ func TestFaults(t *testing.T) {
 	if _, err := w.Write([]byte("y")); err != boom {
 		t.Errorf("Write after an error: %v, want boom", err)
 	}
+	// A Write that ends a record by itself and cannot write it counts the
+	// bytes it took: the first chunk of maxChunk.
+	noise := make([]byte, 3*maxChunk)
+	rand.NewChaCha8([32]byte{2}).Read(noise)
+	w = NewWriter(iotestErrWriter{boom}, nil)
+	if n, err := w.Write(noise); n != maxChunk || err != boom {
+		t.Errorf("Write of %d bytes of noise: %d, %v; want %d, boom", len(noise), n, err, maxChunk)
+	}
 }
 
 // farMatch is a record whose match reaches back past the dictionary.
@@ -293,6 +302,15 @@ func TestAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("Write and Flush: %.1f allocations, want 0", n)
 	}
+	// The window slides in place: a long stream allocates nothing either.
+	long := []byte(strings.Repeat(" the model streams each token as it is sampled", 40))
+	if n := testing.AllocsPerRun(1000, func() {
+		sink.Reset()
+		w.Write(long)
+		w.Flush()
+	}); n != 0 {
+		t.Errorf("Write and Flush of %d bytes: %.1f allocations, want 0", len(long), n)
+	}
 	parts := make([]string, 1000)
 	for i := range parts {
 		parts[i] = " the model streams"
@@ -328,5 +346,162 @@ func TestAllocs(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("Reset and Read to the end: %.1f allocations, want 0", n)
+	}
+}
+
+// readEach reads r to its end in Reads of size bytes, failing the test if
+// a Read returns neither bytes nor an error (io.ReadAll would hide it).
+func readEach(t *testing.T, r io.Reader, size int) ([]byte, error) {
+	t.Helper()
+	var got []byte
+	buf := make([]byte, size)
+	for {
+		n, err := r.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			return got, err
+		}
+		if n == 0 {
+			t.Fatalf("a Read returned no bytes and no error, after %q", got)
+		}
+	}
+}
+
+// TestRecordLength: a record's length is 1 to MaxRecord in its shortest
+// form, 1 to 5 bytes; each fault has its kind, offset and message, after
+// the record before it.
+func TestRecordLength(t *testing.T) {
+	good := coded(t, "hello, ")
+	at := int64(len(good))
+	for _, c := range []struct {
+		length []byte
+		kind   error
+		off    int64
+		msg    string
+	}{
+		{[]byte{0x00}, ErrMalformed, at, "malformed: record length 0, want 1 to 2147483647"},
+		{[]byte{0x81, 0x00}, ErrMalformed, at, "malformed: record length not in its shortest form"},
+		{[]byte{0xFF, 0x80, 0x00}, ErrMalformed, at, "malformed: record length not in its shortest form"},
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x08}, ErrMalformed, at, "malformed: record length 2147483648, want 1 to 2147483647"},
+		{[]byte{0xFF, 0xFF, 0xFF, 0xFF, 0x0F}, ErrMalformed, at, "malformed: record length 4294967295, want 1 to 2147483647"},
+		{[]byte{0x81, 0x80, 0x80, 0x80, 0x80, 0x01}, ErrMalformed, at, "malformed: record length 34359738369, want 1 to 2147483647"},
+		// The longest length and a 5-byte one are lengths: the input then
+		// ends inside the record they begin.
+		{[]byte{0xFF, 0xFF, 0xFF, 0xFF, 0x07}, ErrTruncated, at + 5, "unexpected EOF: input ends inside a record"},
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x01}, ErrTruncated, at + 5, "unexpected EOF: input ends inside a record"},
+		{[]byte{0x81}, ErrTruncated, at + 1, "unexpected EOF: input ends inside a record"},
+		{[]byte{0x80, 0x80, 0x80, 0x80}, ErrTruncated, at + 4, "unexpected EOF: input ends inside a record"},
+	} {
+		in := append(append([]byte(nil), good...), c.length...)
+		got, err := readEach(t, NewReader(bytes.NewReader(in), testDict), 64)
+		var e *Error
+		if !errors.As(err, &e) || e.Err != c.kind || e.Offset != c.off || string(got) != "hello, " {
+			t.Errorf("length % X: read %q, %v; want %v at %d", c.length, got, err, c.kind, c.off)
+			continue
+		}
+		if want := fmt.Sprintf("deflate: offset %d: %s", c.off, c.msg); err.Error() != want {
+			t.Errorf("length % X: %q, want %q", c.length, err.Error(), want)
+		}
+	}
+	if got, want := (&Error{Offset: 7, Err: ErrTruncated}).Error(), "deflate: offset 7: unexpected EOF"; got != want {
+		t.Errorf("an Error without detail: %q, want %q", got, want)
+	}
+}
+
+// TestStoredBlockCut: a record of stored blocks (which another encoder may
+// write) cut anywhere gives the bytes before the cut and ErrTruncated at
+// it; whole, it reads to io.EOF. compress/flate reads stored blocks with
+// Read rather than ReadByte.
+func TestStoredBlockCut(t *testing.T) {
+	const text = "hello, world"
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.NoCompression)
+	zw.Write([]byte(text))
+	zw.Flush()
+	rec := bytes.TrimSuffix(buf.Bytes(), syncMarker[:])
+	in := append([]byte{byte(len(rec))}, rec...)
+	const header = 6 // the length, then the stored block's header, LEN and NLEN
+	for cut := 1; cut <= len(in); cut++ {
+		for _, size := range []int{1, 64} {
+			got, err := readEach(t, NewReader(bytes.NewReader(in[:cut]), nil), size)
+			var e *Error
+			switch {
+			case cut == len(in):
+				if err != io.EOF || string(got) != text {
+					t.Errorf("whole: read %q, %v", got, err)
+				}
+			case !errors.As(err, &e) || e.Err != ErrTruncated || e.Offset != int64(cut) || string(got) != text[:max(0, cut-header)]:
+				t.Errorf("cut at %d, %d-byte reads: read %q, %v; want %q and ErrTruncated at %d", cut, size, got, err, text[:max(0, cut-header)], cut)
+			}
+		}
+	}
+}
+
+// TestRecordInsideBlock: a record that ends inside a block, without the
+// block's end, is read as the DEFLATE stream the coding defines, the
+// record then 00 00 FF FF, which compress/flate then reads with ReadByte:
+// the marker's zero bits end the block and begin a stored one, whose LEN
+// and NLEN the marker's last three bytes cannot complete. So the text
+// comes out, and the input then ends between records (io.EOF), or the next
+// record's bytes make LEN and NLEN disagree (ErrMalformed).
+func TestRecordInsideBlock(t *testing.T) {
+	w := fixedflate.Writer{}
+	w.StartBlock(false)
+	w.Literal('a')
+	w.Literal('b')
+	w.Align()
+	rec := append([]byte{byte(len(w.B))}, w.B...)
+	for _, c := range []struct {
+		in   []byte
+		read string
+		kind error
+		off  int64
+	}{
+		{rec, "ab", nil, 0},
+		{append(rec, coded(t, "x")...), "ab", ErrMalformed, 6},
+	} {
+		got, err := readEach(t, NewReader(bytes.NewReader(c.in), nil), 64)
+		var e *Error
+		if string(got) != c.read || c.kind == nil && err != io.EOF || c.kind != nil && (!errors.As(err, &e) || e.Err != c.kind || e.Offset != c.off) {
+			t.Errorf("% X: read %q, %v; want %q, %v at %d", c.in, got, err, c.read, c.kind, c.off)
+		}
+	}
+}
+
+// TestRecordCut: a Writer ends a record by itself as soon as it holds
+// maxRecord bytes, the room for the length included, and not before:
+// these 16,380 bytes of 8-bit literals (and a few short matches) reach it
+// exactly, and all but their last byte do not.
+func TestRecordCut(t *testing.T) {
+	b := make([]byte, 16380)
+	rand.NewChaCha8([32]byte{9}).Read(b)
+	for i := range b {
+		b[i] %= 0x90 // the literals of 8-bit codes
+	}
+	for _, c := range []struct{ n, records int }{{16379, 0}, {16380, 1}} {
+		var out recordWriter
+		w := NewWriter(&out, nil)
+		if n, err := w.Write(b[:c.n]); n != c.n || err != nil || len(out.ends) != c.records {
+			t.Errorf("Write of %d bytes: %d, %v, %d records; want %d", c.n, n, err, len(out.ends), c.records)
+		}
+	}
+}
+
+// TestFixedMemory: however long the stream and however it is written, the
+// Writer's history stays in the buffer it was made with (window +
+// maxChunk bytes), sliding in place.
+func TestFixedMemory(t *testing.T) {
+	var sink bytes.Buffer
+	w := NewWriter(&sink, testDict)
+	text := []byte(strings.Repeat(" the model streams each token as it is sampled", 1000))
+	for _, size := range []int{1, 100, 5000, maxChunk - 1, maxChunk, maxChunk + 1, len(text)} {
+		for range 3 {
+			w.Write(text[:size])
+			w.Flush()
+			if cap(w.hist) != window+maxChunk || len(w.hist) > cap(w.hist) {
+				t.Fatalf("after writes of %d bytes: history of %d bytes in a buffer of %d", size, len(w.hist), cap(w.hist))
+			}
+			sink.Reset()
+		}
 	}
 }

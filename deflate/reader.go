@@ -100,12 +100,14 @@ func (z *Reader) Read(p []byte) (int, error) {
 }
 
 // fault gives compress/flate's error the meaning it has for the coding.
+// Its conditions are ifs, not a switch, so that coverage (and mutation
+// testing) sees them.
 func (z *Reader) fault(err error) error {
 	in := &z.in
-	switch {
-	case in.err != nil:
+	if in.err != nil {
 		return in.err
-	case err == io.EOF:
+	}
+	if err == io.EOF {
 		// A final block: it must be the last thing in the input.
 		if in.left > 0 {
 			return &Error{Offset: in.off, Err: ErrMalformed, Detail: "bytes after the final block"}
@@ -114,9 +116,11 @@ func (z *Reader) fault(err error) error {
 			return &Error{Offset: in.off, Err: ErrMalformed, Detail: "a record after the final block"}
 		}
 		return io.EOF
-	case err == io.ErrUnexpectedEOF && in.clean:
-		return io.EOF
-	case err == io.ErrUnexpectedEOF:
+	}
+	if err == io.ErrUnexpectedEOF {
+		if in.clean {
+			return io.EOF
+		}
 		return &Error{Offset: in.off, Err: ErrTruncated, Detail: "input ends inside a record"}
 	}
 	if _, ok := err.(flate.CorruptInputError); ok {

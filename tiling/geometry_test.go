@@ -164,3 +164,27 @@ func TestRowRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestGeometryDimensionBound: each dimension may be 1<<20 and no more,
+// whatever the others are.
+func TestGeometryDimensionBound(t *testing.T) {
+	one := Geometry{Layers: 1, KVHeads: 1, HeadDim: 1, DType: FP8E4M3}
+	for name, set := range map[string]func(*Geometry, int){
+		"Layers":  func(g *Geometry, v int) { g.Layers = v },
+		"KVHeads": func(g *Geometry, v int) { g.KVHeads = v },
+		"HeadDim": func(g *Geometry, v int) { g.HeadDim = v },
+	} {
+		for _, c := range []struct {
+			v  int
+			ok bool
+		}{{1, true}, {1 << 20, true}, {1<<20 + 1, false}, {0, false}} {
+			g := one
+			set(&g, c.v)
+			err := g.Check()
+			var e *Error
+			if c.ok && err != nil || !c.ok && (!errors.As(err, &e) || e.Err != ErrRange || e.Value != int64(c.v) || e.Op != "Geometry") {
+				t.Errorf("%s %d: %v, want ok=%v", name, c.v, err, c.ok)
+			}
+		}
+	}
+}

@@ -136,3 +136,20 @@ func TestLayoutOverMaxTileShift(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundPow2Edges: RoundPow2 takes n up to 1<<62 inclusive, and a power
+// of two at least a tile is its own reservation.
+func TestRoundPow2Edges(t *testing.T) {
+	for _, c := range []struct {
+		shift uint8
+		n     int
+		want  int
+	}{
+		{0, 0, 1}, {0, 1, 1}, {0, 2, 2}, {0, 3, 4}, {4, 0, 16}, {4, 16, 16}, {4, 17, 32}, {4, 32, 32},
+		{MaxTileShift, 1 << MaxTileShift, 1 << MaxTileShift}, {0, 1<<62 - 1, 1 << 62}, {4, 1 << 62, 1 << 62},
+	} {
+		if got := (Layout{TileShift: c.shift}).RoundPow2(c.n); got != c.want {
+			t.Errorf("shift %d: RoundPow2(%d) = %d, want %d", c.shift, c.n, got, c.want)
+		}
+	}
+}

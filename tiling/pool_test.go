@@ -239,6 +239,15 @@ func TestPoolErrors(t *testing.T) {
 			t.Errorf("NewPool(%d): %v", n, err)
 		}
 	}
+	for _, n := range []int{2, 3, 100} {
+		p, err := NewPool(n)
+		if err != nil {
+			t.Fatalf("NewPool(%d): %v", n, err)
+		}
+		if p.Tiles() != n-1 || p.Available() != n-1 {
+			t.Errorf("NewPool(%d): %d tiles, %d free; want %d of each (the null tile is not one)", n, p.Tiles(), p.Available(), n-1)
+		}
+	}
 	p, _ := NewPool(3)
 	ids, _ := p.Alloc(nil, 2)
 	for _, c := range []struct {

@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -170,5 +171,70 @@ func TestTableEdges(t *testing.T) {
 	}
 	if err := p.Grow(src, 5); err != nil || src.Len() != 5 || len(src.TileIDs()) != 2 {
 		t.Fatalf("Grow after Release: %v, len %d", err, src.Len())
+	}
+}
+
+// TestPageTablePageBound: a batch may hold math.MaxInt32 pages and no more.
+// Tables that big do not fit in a test, so these are tables with a length
+// and no tiles, which Build counts before it reads any tile: an empty
+// table after them shows whether the count let them through.
+func TestPageTablePageBound(t *testing.T) {
+	l := Layout{TileShift: 0}
+	for _, c := range []struct {
+		lens []int
+		kind error
+		at   int64
+	}{
+		{[]int{math.MaxInt32, 0}, ErrEmpty, 1},
+		{[]int{math.MaxInt32 - 1, 1, 0}, ErrEmpty, 2},
+		{[]int{math.MaxInt32, 1, 0}, ErrRange, math.MaxInt32 + 1},
+		{[]int{math.MaxInt32 + 1}, ErrRange, math.MaxInt32 + 1},
+	} {
+		tables := make([]*Table, len(c.lens))
+		for i, n := range c.lens {
+			tables[i] = &Table{layout: l, n: n}
+		}
+		var pt PageTable
+		err := pt.Build(tables)
+		var e *Error
+		if !errors.As(err, &e) || e.Err != c.kind || e.Value != c.at {
+			t.Errorf("tables of %v tokens: %v, want %v at %d", c.lens, err, c.kind, c.at)
+		}
+	}
+}
+
+// TestErrorMessage: an *Error says the operation, the kind and the value,
+// and unwraps to the kind.
+func TestErrorMessage(t *testing.T) {
+	p, _ := NewPool(4)
+	err := p.Free(3)
+	if want := "tiling: Pool.Free: tile not allocated: 3"; err == nil || err.Error() != want || !errors.Is(err, ErrNotAllocated) {
+		t.Fatalf("Free of a free tile: %v, want %q", err, want)
+	}
+}
+
+// TestGrowBound: a table may grow to maxTokens tokens and no further. The
+// tables here have a length and no tiles (a real one would need 2^24 tiles
+// of 2^24 tokens), so a growth within the bound fails for want of tiles,
+// ErrExhausted, and one past it fails first, ErrRange, taking nothing.
+func TestGrowBound(t *testing.T) {
+	p, _ := NewPool(4)
+	for _, c := range []struct {
+		len, n int
+		kind   error
+	}{
+		{maxTokens, 0, ErrExhausted},
+		{maxTokens, 1, ErrRange},
+		{maxTokens - 1, 1, ErrExhausted},
+		{maxTokens - 1, 2, ErrRange},
+		{0, maxTokens, ErrExhausted},
+		{0, maxTokens + 1, ErrRange},
+		{1, maxTokens, ErrRange},
+		{0, -1, ErrRange},
+	} {
+		tb := &Table{layout: Layout{TileShift: MaxTileShift}, n: c.len}
+		if err := p.Grow(tb, c.n); !errors.Is(err, c.kind) || tb.Len() != c.len || p.Available() != 3 {
+			t.Errorf("Grow a table of %d tokens by %d: %v, want %v; now %d tokens, %d tiles free", c.len, c.n, err, c.kind, tb.Len(), p.Available())
+		}
 	}
 }

@@ -472,3 +472,127 @@ func TestText(t *testing.T) {
 		t.Fatalf("strict Text emitted %q after the error", out)
 	}
 }
+
+// TestBlockBoundary: validPrefix's block pass may end inside a character;
+// the next block then starts in that character's state. A character of
+// every length cut there, whole or followed by what ends it early (ASCII,
+// another lead, a stray continuation byte), long text after it or not,
+// decodes as the WHATWG decoder does.
+func TestBlockBoundary(t *testing.T) {
+	for _, char := range []string{"é", "你", "\xE0\xA0\x80", "\xED\x9F\xBF", "😀", "\xF4\x8F\xBF\xBF"} {
+		for cut := 1; cut <= len(char); cut++ {
+			for _, next := range []string{"", "a", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "\xC3\xA9", "\x80", "你好"} {
+				for _, after := range []int{0, 40, 2*half + 5} {
+					for at := 2*half - len(char); at <= 2*half; at++ {
+						in := []byte(strings.Repeat("😀", at/4) + strings.Repeat("a", at%4))
+						in = append(in, char[:cut]...)
+						in = append(in, next...)
+						in = append(in, strings.Repeat("z", after)...)
+						checkOracle(t, fmt.Sprintf("%+q cut to %d at %d, then %+q and %d bytes", char, cut, at, next, after), in)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStripBOMSetLate: StripBOM acts on the first character of the
+// stream, so setting it (or clearing it) before some call matters exactly
+// when no character was decoded before that call, through Append or Text:
+// an empty piece, or one whose bytes are all held, starts nothing.
+func TestStripBOMSetLate(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pieces := genSplit(t, genStream().Draw(t, "input"))
+		strict := rapid.Bool().Draw(t, "strict")
+		text := rapid.Bool().Draw(t, "text")
+		from := rapid.Bool().Draw(t, "from")
+		at := rapid.IntRange(0, len(pieces)).Draw(t, "at")
+
+		d := Decoder{Strict: strict, StripBOM: from}
+		before := feedOpen(&d, pieces[:at], text)
+		d.StripBOM = !from
+		got := d.Flush(append(before, feedOpen(&d, pieces[at:], text)...))
+
+		// Nothing decoded yet (a mark stripped counts): as if StripBOM
+		// had always been what it is now; else as if it had never changed.
+		plain := Decoder{Strict: strict}
+		ref := Decoder{Strict: strict, StripBOM: from}
+		if len(feedOpen(&plain, pieces[:at], text)) == 0 {
+			ref.StripBOM = !from
+		}
+		if d := cmp.Diff(feed(&ref, pieces, text), got, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("StripBOM %v until call %d, emitted %q before (-want +got):\n%s", from, at, before, d)
+		}
+	})
+	// The cases in words.
+	for _, c := range []struct {
+		pieces []string
+		want   string
+	}{
+		{[]string{"", bom + "x"}, "x"},
+		{[]string{"\xEF\xBB", "\xBFx"}, "x"},
+		{[]string{"hi", bom + "x"}, "hi\uFEFFx"},
+	} {
+		for _, text := range []bool{false, true} {
+			var d Decoder
+			out := feedOpen(&d, [][]byte{[]byte(c.pieces[0])}, text)
+			d.StripBOM = true
+			out = d.Flush(append(out, feedOpen(&d, [][]byte{[]byte(c.pieces[1])}, text)...))
+			if string(out) != c.want {
+				t.Errorf("%+q, StripBOM set before the second, text=%v: got %+q, want %+q", c.pieces, text, out, c.want)
+			}
+		}
+	}
+}
+
+// feedOpen is feed without the Flush.
+func feedOpen(d *Decoder, pieces [][]byte, text bool) []byte {
+	var out []byte
+	for _, p := range pieces {
+		if text {
+			out = append(out, d.Text(nil, p)...)
+		} else {
+			out = d.Append(out, p)
+		}
+	}
+	return out
+}
+
+// The three tests below were lost in 5176486, which replaced the tests
+// around them; TestDFATable is the check dfaTable's comment refers to.
+
+func TestStrictFlushAndReset(t *testing.T) {
+	d := Decoder{Strict: true}
+	out := d.Append(nil, []byte("ok\xE4\xBD"))
+	out = d.Flush(out)
+	var e *Error
+	if !errors.As(d.Err(), &e) || e.Offset != 2 || string(out) != "ok" {
+		t.Fatalf("cut tail: %v, output %q", d.Err(), out)
+	}
+	if want := "utf8: offset 2: ill-formed UTF-8: e4 bd"; e.Error() != want {
+		t.Fatalf("message %q, want %q", e.Error(), want)
+	}
+	d.Reset()
+	if d.Err() != nil || !d.Strict || string(d.Append(nil, []byte("\xE4\xBD\xA0"))) != "你" {
+		t.Fatal("Reset did not clear the error or kept state")
+	}
+}
+
+func TestDFATable(t *testing.T) {
+	if d := cmp.Diff(dfaTable(), dfa, cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("the literal table is stale (-built +literal):\n%s", d)
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	in := []byte(strings.Repeat("Hello, 世界! \xF0\x9F\x98", 50))
+	dst := make([]byte, 0, 4096)
+	var d Decoder
+	if n := testing.AllocsPerRun(100, func() {
+		dst = d.Append(dst[:0], in)
+		dst = d.Append(dst, in[:5])
+		dst = d.Flush(dst)
+	}); n != 0 {
+		t.Fatalf("%v allocations per run", n)
+	}
+}

@@ -1,0 +1,132 @@
+package deflate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/layer0/anth/internal/textgen"
+)
+
+// goldenInput is a stream to code: pieces written one Write each, with a
+// Flush after each if flush is set.
+type goldenInput struct {
+	name   string
+	dict   *Dictionary
+	pieces []string
+	flush  bool
+}
+
+func goldenInputs() []goldenInput {
+	noise := func(seed byte, n int) string {
+		b := make([]byte, n)
+		rand.NewChaCha8([32]byte{seed}).Read(b)
+		return string(b)
+	}
+	// A string that occurs again exactly d bytes after it starts, with
+	// noise between that holds no 4 bytes of it.
+	again := func(d int) string {
+		const s = "UNIQUE-string_9"
+		return s + strings.Repeat("\x00", d-len(s)) + s
+	}
+	// A 100-byte string, a copy of its first niceMatch bytes, and the
+	// whole string again: the copy is the nearer candidate, a match of
+	// exactly niceMatch bytes, which ends the search; the first is longer.
+	long := noise(2, 100)
+	nice := long + noise(3, 500) + long[:niceMatch] + "!" + noise(4, 500) + long
+	// A match of exactly lazyMatch bytes at a position, and a longer one
+	// at the next: only a match shorter than lazyMatch waits for the next.
+	lazy := "Aabcdefghijklmno!" + noise(5, 300) + "abcdefghijklmnopqrstuvwxyz#" + noise(6, 300) + "Aabcdefghijklmnopqrstuvwxyz"
+	// A match of exactly skipInsert bytes, whose positions go unhashed,
+	// then a string that starts inside it: its nearest candidate is in
+	// the first copy, which a longer match would be in the second.
+	x := noise(7, skipInsert)
+	skip := x + "#" + noise(8, 300) + x + "$" + noise(9, 300) + x[5:] + "$"
+	// A 20-byte prefix at maxChain+1 positions, each followed by a byte
+	// of its own (so no match starts a byte early), the oldest by what the
+	// last is followed by: the maxChain nearer ones match 20 bytes, and
+	// only a walk of more than maxChain candidates reaches the oldest, a
+	// match of 60 (lazy matching cannot go round it: 20 is at least
+	// lazyMatch).
+	const prefix = "abcdefghijklmnopqrst"
+	var chain strings.Builder
+	chain.WriteString(prefix + strings.Repeat("Z", 40))
+	for i := range maxChain {
+		chain.WriteString(prefix + string(rune('0'+i)))
+	}
+	chain.WriteString(prefix + strings.Repeat("Z", 40))
+	return []goldenInput{
+		{"english deltas", testDict, textgen.Response(textgen.English, 3000, 1), true},
+		{"chinese deltas", nil, textgen.Response(textgen.Chinese, 3000, 2), true},
+		{"code deltas", testDict, textgen.Response(textgen.Code, 3000, 3), true},
+		{"english whole", testDict, []string{strings.Join(textgen.Response(textgen.English, 40000, 4), "")}, true},
+		{"english tokens", nil, textgen.Tokens(textgen.English, 5000, 5), true},
+		{"distance window-2", nil, []string{again(window - 2)}, true},
+		{"distance window-1", nil, []string{again(window - 1)}, true},
+		{"distance window", nil, []string{again(window)}, true},
+		{"nice match", nil, []string{nice}, true},
+		{"chain limit", nil, []string{chain.String()}, true},
+		{"lazy at lazyMatch", nil, []string{lazy}, true},
+		{"skip at skipInsert", nil, []string{skip}, true},
+		// Each piece ends in a match of 4 bytes at distance 1, the last
+		// place a match can start.
+		{"ends", nil, strings.Fields("xaaaaa ybbbbb zccccc the model streams each token as it is sampled"), true},
+		{"runs", nil, []string{strings.Repeat("a", 1000) + strings.Repeat("ab", 1000) + strings.Repeat("abcdefgh", 600)}, true},
+	}
+}
+
+// TestGolden pins what the Writer writes for each input: the coded size
+// and the start of its SHA-256. Any valid output reads back, so only this
+// notices a change in what the encoder matches (the hash, the chains and
+// their limits, lazy matching, the window's reach, the positions left
+// unhashed inside long matches, where records end): a change made on
+// purpose updates the table, and should say what it did to the sizes.
+func TestGolden(t *testing.T) {
+	want := map[string]struct {
+		in, out int
+		sha     string
+	}{
+		"english deltas":     {33377, 26671, "165b56de3e8c3166"},
+		"chinese deltas":     {24732, 26442, "cf5174a7707d5555"},
+		"code deltas":        {34505, 23800, "b333fd75d135b274"},
+		"english whole":      {442413, 196644, "21967453f2fa95f2"},
+		"english tokens":     {22012, 29366, "278055dc42646562"},
+		"distance window-2":  {32781, 345, "1d90a13987b22b09"},
+		"distance window-1":  {32782, 355, "56fe3bccd47bcd6c"},
+		"distance window":    {32783, 355, "e121daef30e888e1"},
+		"nice match":         {1265, 1173, "51920df233eed26e"},
+		"chain limit":        {792, 132, "1135ca348a4803af"},
+		"lazy at lazyMatch":  {671, 676, "6b8e83ee53f44fc2"},
+		"skip at skipInsert": {694, 679, "33bb648a1721cd00"},
+		"ends":               {55, 85, "18b7f36765c5b0af"},
+		"runs":               {7800, 95, "a8a41608e4e63902"},
+	}
+	for _, in := range goldenInputs() {
+		var out bytes.Buffer
+		w := NewWriter(&out, in.dict)
+		var text []byte
+		for _, p := range in.pieces {
+			if _, err := w.Write([]byte(p)); err != nil {
+				t.Fatal(err)
+			}
+			text = append(text, p...)
+			if in.flush {
+				w.Flush()
+			}
+		}
+		w.Flush()
+		got, err := io.ReadAll(NewReader(bytes.NewReader(out.Bytes()), in.dict))
+		if err != nil || !bytes.Equal(got, text) {
+			t.Fatalf("%s: read back %d bytes of %d, %v", in.name, len(got), len(text), err)
+		}
+		sum := sha256.Sum256(out.Bytes())
+		g := want[in.name]
+		if len(text) != g.in || out.Len() != g.out || hex.EncodeToString(sum[:8]) != g.sha {
+			t.Errorf("%s: %d bytes coded to %d, sha256 %x; want %d to %d, %s", in.name, len(text), out.Len(), sum[:8], g.in, g.out, g.sha)
+		}
+	}
+}
