@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -150,6 +151,8 @@ func TestNames(t *testing.T) {
 		{Type(0x42).String(), "TYPE(0x42)"},
 		{StopToolUse.String(), "ToolUse"},
 		{StopReason(99).String(), "StopReason(99)"},
+		{StopModelContextWindowExceeded.String(), "ModelContextWindowExceeded"},
+		{StopReason(8).String(), "StopReason(8)"},
 		{CodeOverloaded.String(), "529"},
 		{DeltaCitation.String(), "Citation"},
 		{DeltaKind(0).String(), "DeltaKind(0)"},
@@ -178,6 +181,92 @@ func TestCacheHitRatio(t *testing.T) {
 	} {
 		if got := CacheHitRatio(c.cached, c.input); got != c.want {
 			t.Errorf("CacheHitRatio(%d, %d) = %d, want %d", c.cached, c.input, got, c.want)
+		}
+	}
+}
+
+// TestAccessorsEveryType calls every accessor on the smallest frame of every
+// type Parse returns: it reads its own type (TOKEN and TOKEN32 for Tokens)
+// and fails with ErrWrongType, saying the frame's type and no offset, on
+// every other. A frame built by hand with a payload its type does not allow
+// fails the same way rather than panicking.
+func TestAccessorsEveryType(t *testing.T) {
+	accessors := map[string]struct {
+		types []Type
+		call  func(Frame) error
+	}{
+		"Tokens":       {[]Type{TypeToken, TypeToken32}, func(f Frame) error { _, err := f.Tokens(nil); return err }},
+		"Usage":        {[]Type{TypeUsage}, func(f Frame) error { _, err := f.Usage(); return err }},
+		"CacheUsage":   {[]Type{TypeCacheUsage}, func(f Frame) error { _, err := f.CacheUsage(); return err }},
+		"ErrorMessage": {[]Type{TypeError}, func(f Frame) error { _, _, err := f.ErrorMessage(); return err }},
+		"Done":         {[]Type{TypeDone}, func(f Frame) error { _, _, err := f.Done(); return err }},
+		"Text":         {[]Type{TypeText}, func(f Frame) error { _, _, err := f.Text(); return err }},
+		"Delta":        {[]Type{TypeDelta}, func(f Frame) error { _, _, _, err := f.Delta(); return err }},
+		"Block":        {[]Type{TypeBlock}, func(f Frame) error { _, _, err := f.Block(); return err }},
+		"Event":        {[]Type{TypeEvent}, func(f Frame) error { _, err := f.Event(); return err }},
+	}
+	// The smallest valid frame of each type, and an unknown ignorable one.
+	smallest := [][]byte{
+		AppendToken(nil, 1),
+		AppendToken(nil, 1<<16),
+		AppendUsage(nil, Usage{}),
+		AppendCacheUsage(nil, CacheUsage{}),
+		AppendError(nil, 0, ""),
+		AppendDone(nil, StopUnspecified, ""),
+		AppendText(nil, 0, nil),
+		AppendDelta(nil, 0, DeltaInputJSON, nil),
+		AppendBlock(nil, 0, BlockStop),
+		AppendEvent(nil, EventJSON, nil, nil),
+		AppendPad(nil, 1),
+		{0x90, 0, 0},
+	}
+	for _, b := range smallest {
+		f, n, err := Parse(b)
+		if err != nil || n != len(b) {
+			t.Fatalf("Parse(% X): %d, %v", b, n, err)
+		}
+		for name, a := range accessors {
+			err := a.call(f)
+			if slices.Contains(a.types, f.Type) {
+				if err != nil {
+					t.Errorf("%s on a %v frame of %d bytes: %v", name, f.Type, len(f.Payload), err)
+				}
+				continue
+			}
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrWrongType) || e.Offset != -1 || e.Type != f.Type || !e.hasType {
+				t.Errorf("%s on a %v frame: %#v, want ErrWrongType for %v at no offset", name, f.Type, err, f.Type)
+			}
+		}
+		if n, want := f.TokenCount(), map[Type]int{TypeToken: 1, TypeToken32: 1}[f.Type]; n != want {
+			t.Errorf("TokenCount of a %v frame: %d, want %d", f.Type, n, want)
+		}
+	}
+	for _, c := range []struct {
+		f  Frame
+		ok bool
+	}{
+		{Frame{TypeUsage, make([]byte, 11)}, false},
+		{Frame{TypeUsage, make([]byte, 13)}, false},
+		{Frame{TypeCacheUsage, make([]byte, 7)}, false},
+		{Frame{TypeCacheUsage, make([]byte, 9)}, false},
+		{Frame{TypeError, []byte{0}}, false},
+		{Frame{TypeText, []byte{0}}, false},
+		{Frame{TypeDelta, []byte{0, 0}}, false},
+		{Frame{TypeBlock, []byte{0, 0}}, false},
+		{Frame{TypeBlock, []byte{0, 0, 0, 0}}, false},
+		{Frame{TypeEvent, []byte{0}}, false},
+		{Frame{TypeEvent, []byte{0, 1}}, false},      // a name past the payload
+		{Frame{TypeEvent, []byte{0, 1, 'a'}}, true},  // a name to the end, no data
+		{Frame{TypeEvent, []byte{0, 2, 'a'}}, false}, // a name past the payload
+	} {
+		for name, a := range accessors {
+			if !slices.Contains(a.types, c.f.Type) {
+				continue
+			}
+			if err := a.call(c.f); c.ok != (err == nil) || !c.ok && !errors.Is(err, ErrWrongType) {
+				t.Errorf("%s on a hand-built %v frame % X: %v, want ok %v", name, c.f.Type, c.f.Payload, err, c.ok)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -118,6 +119,8 @@ func TestRequestEncodeErrors(t *testing.T) {
 		{"bad role", Request{Model: "m", Messages: []Message{{Content: "a"}, {Role: 3}}}, ErrMalformed, 11},
 		{"bad content", Request{Messages: []Message{{Content: "\xff"}}}, ErrMalformed, 9},
 		{"bad model", Request{Model: "\xc3"}, ErrMalformed, 5},
+		{"bad role after the count escape", Request{Messages: append(make([]Message, 254), Message{Role: 3})}, ErrMalformed, 8 + 254*3},
+		{"bad content after two parts", Request{Messages: []Message{{Content: twoParts}, {Content: "\xff"}}}, ErrMalformed, 6 + 2*3 + partMax + 1 + 3},
 	} {
 		b := []byte("keep")
 		out, err := AppendRequest(b, c.req)
@@ -260,6 +263,92 @@ func TestReadRequestReaders(t *testing.T) {
 	for _, n := range []int{-1, 1 << 20} {
 		if _, err := ReadRequest(countReader(n)); err == nil {
 			t.Fatalf("count %d: no error", n)
+		}
+	}
+}
+
+// TestRequestEscapes: the part count and max_tokens escapes of SPEC.md §5.2
+// start exactly at 255 parts and 65,535 tokens, in AppendRequest,
+// SizeRequest and ParseRequest alike, up to 65,535 parts and
+// Limits.MaxMessages exactly.
+func TestRequestEscapes(t *testing.T) {
+	for _, c := range []struct {
+		parts     int
+		maxTokens uint32
+	}{
+		{0, 0}, {254, 65_534}, {255, 65_535}, {256, 65_536}, {maxParts, math.MaxUint32},
+	} {
+		req := Request{Messages: make([]Message, c.parts), MaxTokens: c.maxTokens}
+		b, err := AppendRequest(nil, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := SizeRequest(req); n != len(b) || err != nil {
+			t.Errorf("%d parts, max_tokens %d: %d bytes, SizeRequest %d, %v", c.parts, c.maxTokens, len(b), n, err)
+		}
+		count := []byte{byte(c.parts)}
+		if c.parts >= 255 {
+			count = []byte{0xFF, byte(c.parts >> 8), byte(c.parts)}
+		}
+		tokens := []byte{byte(c.maxTokens >> 8), byte(c.maxTokens)}
+		if c.maxTokens >= 65_535 {
+			tokens = binary.BigEndian.AppendUint32([]byte{0xFF, 0xFF}, c.maxTokens)
+		}
+		if !bytes.HasPrefix(b[5:], count) || !bytes.HasSuffix(b, tokens) {
+			t.Errorf("%d parts, max_tokens %d: % X...% X, want count % X and max_tokens % X",
+				c.parts, c.maxTokens, b[:min(len(b), 8)], b[max(0, len(b)-6):], count, tokens)
+		}
+		countEnd := int64(len(Magic) + 1 + len(count) - 1) // the count's last byte
+		for _, limit := range []int{c.parts, c.parts - 1} {
+			if limit <= 0 {
+				continue
+			}
+			got, err := (Limits{MaxMessages: limit}).ParseRequest(b)
+			var e *Error
+			switch {
+			case limit == c.parts && (err != nil || len(got.Messages) != c.parts || got.MaxTokens != c.maxTokens):
+				t.Errorf("%d parts under a limit of %d: %d parts, max_tokens %d, %v", c.parts, limit, len(got.Messages), got.MaxTokens, err)
+			case limit < c.parts && (!errors.As(err, &e) || !errors.Is(err, ErrTooLarge) || e.Offset != countEnd):
+				t.Errorf("%d parts over a limit of %d: %v, want ErrTooLarge at %d", c.parts, limit, err, countEnd)
+			}
+		}
+	}
+}
+
+// TestRequestParseErrors: requests SPEC.md §5.3 rejects, with the kind and
+// offset ParseRequest and ReadRequest both give.
+func TestRequestParseErrors(t *testing.T) {
+	wide := mustRequest(Request{Model: "m", MaxTokens: 70_000}) // … 00 FF FF 00 01 11 70
+	for _, c := range []struct {
+		name   string
+		b      []byte
+		kind   error
+		offset int64
+	}{
+		{"cut in escaped max_tokens", wide[:len(wide)-1], ErrTruncated, int64(len(wide) - 1)},
+		{"cut after max_tokens escape", wide[:len(wide)-4], ErrTruncated, int64(len(wide) - 4)},
+		{"cut in max_tokens", wide[:len(wide)-5], ErrTruncated, int64(len(wide) - 5)},
+		{"escaped max_tokens 65534", []byte("ANTH\x00\x00\xFF\xFF\x00\x00\xFF\xFE"), ErrMalformed, 6},
+		{"escaped max_tokens 65535", []byte("ANTH\x00\x00\xFF\xFF\x00\x00\xFF\xFF"), nil, 0},
+		{"escaped count 254", []byte("ANTH\x00\xFF\x00\xFE"), ErrMalformed, 6},
+		{"cut in escaped count", []byte("ANTH\x00\xFF\x01"), ErrTruncated, 7},
+		{"cut in model", []byte("ANTH\x03ab"), ErrTruncated, 7},
+		{"cut in magic", []byte("ANT"), ErrTruncated, 3},
+		{"bad magic", []byte("ANTX\x00\x00\x00\x00"), ErrBadMagic, 3},
+		{"short bad magic", []byte("AX"), ErrBadMagic, 1},
+		{"role 3 continued", []byte("ANTH\x00\x01\x83\x00\x00\x00\x00"), ErrMalformed, 6},
+		{"bytes after", append(mustRequest(specRequest), 0), ErrMalformed, int64(len(mustRequest(specRequest)))},
+	} {
+		for how, parse := range map[string]func([]byte) (Request, error){
+			"ParseRequest": ParseRequest,
+			"ReadRequest":  func(b []byte) (Request, error) { return ReadRequest(bytes.NewReader(b)) },
+		} {
+			_, err := parse(c.b)
+			var e *Error
+			if c.kind == nil && err != nil ||
+				c.kind != nil && (!errors.As(err, &e) || !errors.Is(err, c.kind) || e.Offset != c.offset) {
+				t.Errorf("%s, %s: %v, want %v at %d", c.name, how, err, c.kind, c.offset)
+			}
 		}
 	}
 }

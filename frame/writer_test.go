@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -323,5 +325,153 @@ func TestWriterNameAndKindLimits(t *testing.T) {
 	}
 	if fs, err := readAll(NewReader(bytes.NewReader(out.Bytes()), WithRawFrames())); err != nil || len(fs) != 3 {
 		t.Fatalf("%d frames, %v", len(fs), err)
+	}
+}
+
+// writeCall is a call of a Writer method, with the frames it writes on a
+// healthy Writer.
+type writeCall struct {
+	name  string
+	write func(w *Writer) error
+	want  []byte
+}
+
+// writeCalls is one call of each Write… method.
+var writeCalls = []writeCall{
+	{"WriteToken", func(w *Writer) error { return w.WriteToken(1, 2) }, AppendToken(nil, 1, 2)},
+	{"WriteText", func(w *Writer) error { return w.WriteText(3, []byte("hi")) }, AppendText(nil, 3, []byte("hi"))},
+	{"WriteUsage", func(w *Writer) error { return w.WriteUsage(Usage{1, 2, 3}) }, AppendUsage(nil, Usage{1, 2, 3})},
+	{"WriteCacheUsage", func(w *Writer) error { return w.WriteCacheUsage(CacheUsage{4, 5}) }, AppendCacheUsage(nil, CacheUsage{4, 5})},
+	{"WriteError", func(w *Writer) error { return w.WriteError(CodeAPI, "x") }, AppendError(nil, CodeAPI, "x")},
+	{"WriteDone", func(w *Writer) error { return w.WriteDone(StopEndTurn, "") }, AppendDone(nil, StopEndTurn, "")},
+	{"WritePad", func(w *Writer) error { return w.WritePad(2) }, AppendPad(nil, 2)},
+	{"WriteFrame", func(w *Writer) error { return w.WriteFrame(Frame{0x90, []byte{7}}) }, Frame{0x90, []byte{7}}.Append(nil)},
+	{"WriteDelta", func(w *Writer) error { return w.WriteDelta(1, DeltaThinking, []byte("t")) }, AppendDelta(nil, 1, DeltaThinking, []byte("t"))},
+	{"WriteBlock", func(w *Writer) error { return w.WriteBlock(1, BlockStartText) }, AppendBlock(nil, 1, BlockStartText)},
+	{"WriteEvent", func(w *Writer) error { return w.WriteEvent(EventJSON, []byte("e"), []byte("{}")) }, AppendEvent(nil, EventJSON, []byte("e"), []byte("{}"))},
+}
+
+// TestWriterStickyEveryCall: once the underlying writer has failed, every
+// Write… method and Flush returns its error and writes nothing, whether the
+// Writer batches or not, and whether the call would write a frame or not.
+func TestWriterStickyEveryCall(t *testing.T) {
+	boom := errors.New("boom")
+	calls := append(writeCalls[:len(writeCalls):len(writeCalls)],
+		writeCall{"WriteToken()", func(w *Writer) error { return w.WriteToken() }, nil},
+		writeCall{"WritePad(0)", func(w *Writer) error { return w.WritePad(0) }, nil},
+		writeCall{"Flush", (*Writer).Flush, nil},
+	)
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+		for _, c := range calls {
+			log := writeLog{err: boom}
+			w := NewWriter(&log, opts...)
+			if err := w.WriteToken(1); err != boom {
+				t.Fatalf("%d options: first write: %v, want %v", len(opts), err, boom)
+			}
+			log.err = nil
+			for range 2 {
+				if err := c.write(w); err != boom {
+					t.Errorf("%d options, %s after a failed write: %v, want the sticky %v", len(opts), c.name, err, boom)
+				}
+			}
+			if len(log.writes) != 0 {
+				t.Errorf("%d options, %s after a failed write: wrote % X", len(opts), c.name, log.writes)
+			}
+		}
+	}
+}
+
+// TestWriterEachCall: each Write… method hands its frames to the underlying
+// writer in one Write, Magic riding with the first, whether the Writer
+// batches or not; calls with nothing to write write nothing.
+func TestWriterEachCall(t *testing.T) {
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}, {WithPadding(0)}} {
+		for _, c := range writeCalls {
+			var log writeLog
+			w := NewWriter(&log, opts...)
+			for _, nothing := range []func() error{func() error { return w.WriteToken() }, func() error { return w.WritePad(0) }, func() error { return w.WritePad(-1) }} {
+				if err := nothing(); err != nil {
+					t.Fatalf("%d options: a call with nothing to write: %v", len(opts), err)
+				}
+			}
+			if len(log.writes) != 0 {
+				t.Fatalf("%d options: calls with nothing to write wrote % X", len(opts), log.writes)
+			}
+			if err := c.write(w); err != nil {
+				t.Fatalf("%d options, %s: %v", len(opts), c.name, err)
+			}
+			if err := c.write(w); err != nil {
+				t.Fatalf("%d options, %s again: %v", len(opts), c.name, err)
+			}
+			// Coalescing holds the second call's frames for the interval.
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			want := [][]byte{append(AppendMagic(nil), c.want...), c.want}
+			if d := cmp.Diff(want, log.writes); d != "" {
+				t.Errorf("%d options, %s: writes (-want +got):\n%s", len(opts), c.name, d)
+			}
+		}
+	}
+}
+
+// TestWriterBackPressure: while a batching Writer's Write is blocked, calls
+// return at once until the frames waiting for it pass maxBatch bytes; the
+// call that passes it waits for the Write, and all go out in order.
+func TestWriterBackPressure(t *testing.T) {
+	// Text of fill bytes makes frames of maxBatch bytes exactly; one byte
+	// more passes it.
+	fill := maxBatch
+	for SizeText(fill) > maxBatch {
+		fill--
+	}
+	if SizeText(fill) != maxBatch {
+		t.Fatalf("no text fills %d bytes", maxBatch)
+	}
+	for _, extra := range []int{0, 1} {
+		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		w := NewWriter(bw, WithBatching())
+		first := make(chan error)
+		go func() { first <- w.WriteToken(1) }()
+		<-bw.entered // the first Write is in flight, and blocked
+
+		text := bytes.Repeat([]byte("a"), fill+extra)
+		second := make(chan error)
+		go func() { second <- w.WriteText(0, text) }()
+		if extra == 0 {
+			// At the limit the call returns without waiting.
+			select {
+			case err := <-second:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%d bytes waiting: the call waits for the blocked Write", maxBatch)
+			}
+		} else {
+			select {
+			case err := <-second:
+				t.Fatalf("%d bytes waiting: the call returned (%v) while the Write was blocked", SizeText(fill+extra), err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		bw.release <- struct{}{} // the first Write returns; its caller writes the text
+		<-bw.entered
+		bw.release <- struct{}{}
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		if extra > 0 {
+			if err := <-second; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		want := [][]byte{AppendToken(AppendMagic(nil), 1), AppendText(nil, 0, text)}
+		if !slices.EqualFunc(want, bw.writes, bytes.Equal) {
+			t.Fatalf("%d bytes waiting: %d writes, want the token, then the text", SizeText(fill+extra), len(bw.writes))
+		}
 	}
 }
