@@ -137,11 +137,22 @@ func TestWrongTypeAccessors(t *testing.T) {
 	}
 }
 
+// TestErrorMessage: an error says its offset, from 0, when it is about
+// input, and the frame type when there is one.
 func TestErrorMessage(t *testing.T) {
-	_, err := NewReader(strings.NewReader("ANTH\x01\x00\x0B")).Next()
-	want := "frame: offset 5: USAGE frame: malformed: payload length 11, want 12"
-	if err == nil || err.Error() != want {
-		t.Fatalf("error %q, want %q", err, want)
+	for in, want := range map[string]string{
+		"ANTH\x01\x00\x0B": "frame: offset 5: USAGE frame: malformed: payload length 11, want 12",
+		"":                 `frame: offset 0: unexpected EOF: empty stream, want "ANTH"`,
+		"X":                `frame: offset 0: bad magic: stream must start with "ANTH" (41 4E 54 48)`,
+		"ANTH\x08":         "frame: offset 5: TYPE(0x08) frame: unexpected EOF: stream ends inside a frame",
+	} {
+		_, err := NewReader(strings.NewReader(in)).Next()
+		if err == nil || err.Error() != want {
+			t.Errorf("% X: error %q, want %q", in, err, want)
+		}
+	}
+	if got, want := CheckPadBlock(-1).Error(), "frame: too large: padding block of -1 bytes, want 0 to 65535"; got != want {
+		t.Errorf("error %q, want %q", got, want)
 	}
 }
 
