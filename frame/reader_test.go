@@ -151,6 +151,14 @@ func TestErrorMessage(t *testing.T) {
 			t.Errorf("% X: error %q, want %q", in, err, want)
 		}
 	}
+	for in, want := range map[string]string{
+		"\x00":             "frame: offset 1: unexpected EOF: frame header needs 3 bytes, have 1",
+		"\x00\x00\x04\x00": "frame: offset 4: TOKEN frame: unexpected EOF: payload of 4 bytes, have 1",
+	} {
+		if _, _, err := Parse([]byte(in)); err == nil || err.Error() != want {
+			t.Errorf("Parse(% X): error %q, want %q", in, err, want)
+		}
+	}
 	if got, want := CheckPadBlock(-1).Error(), "frame: too large: padding block of -1 bytes, want 0 to 65535"; got != want {
 		t.Errorf("error %q, want %q", got, want)
 	}

@@ -262,3 +262,33 @@ func TestMagicCheckedEarly(t *testing.T) {
 		t.Fatalf("push: %v, want ErrBadMagic at 1", err)
 	}
 }
+
+// TestPushReaderBuffer: a push Reader keeps only the bytes it has not
+// parsed, so its buffer stays small however long the stream it is fed.
+func TestPushReaderBuffer(t *testing.T) {
+	stream := AppendMagic(nil)
+	for i := range 100_000 {
+		stream = AppendToken(stream, uint32(i))
+	}
+	stream = AppendDone(stream, StopEndTurn, "")
+	r := NewPushReader()
+	frames := 0
+	for rest := stream; len(rest) > 0; {
+		k := min(len(rest), 1000)
+		r.Write(rest[:k])
+		rest = rest[k:]
+		for {
+			_, err := r.Next()
+			if err == ErrNeedMore {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames++
+		}
+	}
+	if frames != 100_001 || cap(r.buf) > 4*initialBufSize {
+		t.Fatalf("%d frames, buffer of %d bytes", frames, cap(r.buf))
+	}
+}

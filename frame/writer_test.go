@@ -475,3 +475,94 @@ func TestWriterBackPressure(t *testing.T) {
 		}
 	}
 }
+
+// flushErrWriter's Flush fails.
+type flushErrWriter struct {
+	bytes.Buffer
+	err     error
+	flushes int
+}
+
+func (f *flushErrWriter) Flush() error { f.flushes++; return f.err }
+
+// TestWriterFlushErrors: a Write that fails in Flush, or the underlying
+// writer's own Flush failing, is Flush's error and sticky, whether the
+// Writer batches or not.
+func TestWriterFlushErrors(t *testing.T) {
+	boom := errors.New("boom")
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+		// Magic is all there is to write; the Write fails.
+		log := writeLog{err: boom}
+		w := NewWriter(&log, opts...)
+		if err := w.WritePad(0); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := w.Flush(); err != boom {
+				t.Errorf("%d options: Flush: %v, want %v", len(opts), err, boom)
+			}
+		}
+		log.err = nil
+		if err := w.WriteText(0, nil); err != boom || len(log.writes) != 0 {
+			t.Errorf("%d options: after a failed Flush: %v, %d writes", len(opts), err, len(log.writes))
+		}
+
+		// The frames are written; the underlying Flush fails.
+		fw := &flushErrWriter{err: boom}
+		w = NewWriter(fw, opts...)
+		if err := w.WriteToken(1); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := w.Flush(); err != boom {
+				t.Errorf("%d options: Flush: %v, want the underlying Flush's %v", len(opts), err, boom)
+			}
+		}
+		fw.err = nil
+		if err := w.WriteToken(2); err != boom || fw.flushes != 1 {
+			t.Errorf("%d options: after a failed Flush: %v, %d underlying flushes", len(opts), err, fw.flushes)
+		}
+		if want := AppendToken(AppendMagic(nil), 1); !bytes.Equal(fw.Bytes(), want) {
+			t.Errorf("%d options: wrote % X, want % X", len(opts), fw.Bytes(), want)
+		}
+	}
+}
+
+// TestAppendPadTo: the PAD frame AppendPadTo adds is the shortest that makes
+// the frames a multiple of the block, a PAD frame being 3 bytes at least;
+// a block of 0 or 1, or outside what CheckPadBlock accepts, adds nothing.
+func TestAppendPadTo(t *testing.T) {
+	for _, block := range []int{2, 3, 4, 5, 16, 1000, MaxPadBlock} {
+		for _, n := range []int{0, 1, 2, 3, 4, 5, block - 3, block - 2, block - 1, block, block + 1, 2*block - 3, 2*block + 1} {
+			if n < 0 {
+				continue
+			}
+			b := AppendPadTo(append([]byte("prefix"), make([]byte, n)...), len("prefix"), block)
+			got := len(b) - len("prefix")
+			want := n
+			for want%block != 0 || want > n && want-n < HeaderSize {
+				want++
+			}
+			if got != want {
+				t.Errorf("block %d, %d bytes: padded to %d, want %d", block, n, got, want)
+			}
+			if got > n {
+				f, k, err := Parse(b[len("prefix")+n:])
+				if err != nil || f.Type != TypePad || k != got-n {
+					t.Errorf("block %d, %d bytes: padding % X", block, n, b[len("prefix")+n:])
+				}
+			}
+		}
+	}
+	for _, block := range []int{-1, 0, 1, MaxPadBlock + 1} {
+		if b := AppendPadTo([]byte("x"), 0, block); string(b) != "x" {
+			t.Errorf("block %d: padded to % X", block, b)
+		}
+		if err := CheckPadBlock(block); (err == nil) != (block >= 0 && block <= MaxPadBlock) {
+			t.Errorf("CheckPadBlock(%d): %v", block, err)
+		}
+	}
+	if err := CheckPadBlock(MaxPadBlock); err != nil {
+		t.Errorf("CheckPadBlock(%d): %v", MaxPadBlock, err)
+	}
+}
