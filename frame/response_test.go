@@ -3,6 +3,7 @@ package frame
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -290,5 +291,53 @@ func TestPushReaderBuffer(t *testing.T) {
 	}
 	if frames != 100_001 || cap(r.buf) > 4*initialBufSize {
 		t.Fatalf("%d frames, buffer of %d bytes", frames, cap(r.buf))
+	}
+}
+
+// pushAll feeds in to a push Reader in pieces of k bytes, calling Next
+// after each, then CloseWrite, and returns the frames and the error that
+// ends them (nil for io.EOF).
+func pushAll(r *Reader, in []byte, k int) ([]Frame, error) {
+	var fs []Frame
+	for rest := in; ; {
+		if len(rest) == 0 {
+			r.CloseWrite()
+		} else {
+			n := min(k, len(rest))
+			r.Write(rest[:n])
+			rest = rest[n:]
+		}
+		for {
+			f, err := r.Next()
+			if err == ErrNeedMore {
+				break
+			}
+			if err == io.EOF {
+				return fs, nil
+			}
+			if err != nil {
+				return fs, err
+			}
+			fs = append(fs, Frame{f.Type, append([]byte{}, f.Payload...)})
+		}
+	}
+}
+
+// TestPushReaderEveryCut: every prefix of a response, pushed whole or a
+// byte at a time, reads as the same frames and the same error as from an
+// io.Reader, with and without WithRawFrames.
+func TestPushReaderEveryCut(t *testing.T) {
+	resp := sampleResponse()
+	for _, opts := range [][]ReaderOption{nil, {WithRawFrames()}} {
+		for cut := range len(resp) + 1 {
+			want, wantErr := readAll(NewReader(bytes.NewReader(resp[:cut]), opts...))
+			for _, k := range []int{1, 3, len(resp)} {
+				got, err := pushAll(NewPushReader(opts...), resp[:cut], k)
+				if !cmp.Equal(want, got, cmp.Comparer(bytes.Equal)) || fmt.Sprint(wantErr) != fmt.Sprint(err) {
+					t.Errorf("%d options, cut at %d, pieces of %d: %d frames, %v; pull read %d frames, %v",
+						len(opts), cut, k, len(got), err, len(want), wantErr)
+				}
+			}
+		}
 	}
 }
