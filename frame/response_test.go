@@ -237,17 +237,40 @@ func TestReaderSlowProgress(t *testing.T) {
 // TestReaderBadCounts: a reader that breaks the io.Reader contract is an
 // error, not a panic.
 func TestReaderBadCounts(t *testing.T) {
-	for _, n := range []int{-1, 1 << 20} {
-		r := NewReader(countReader(n))
-		if _, err := r.Next(); !errors.Is(err, io.ErrShortBuffer) {
-			t.Errorf("count %d: %v, want io.ErrShortBuffer", n, err)
+	for name, rd := range map[string]io.Reader{
+		"-1":         countReader(-1),
+		"1 << 20":    countReader(1 << 20),
+		"len(p) + 1": io.MultiReader(strings.NewReader("AN"), readerFunc(func(p []byte) (int, error) { return len(p) + 1, nil })),
+	} {
+		r := NewReader(rd)
+		var e *Error
+		if _, err := r.Next(); !errors.As(err, &e) || !errors.Is(err, io.ErrShortBuffer) || e.Offset != 0 {
+			t.Errorf("count %s: %v, want io.ErrShortBuffer at 0", name, err)
 		}
+	}
+	// A count of len(p) is a full read, not an error.
+	resp := AppendDone(AppendText(AppendMagic(nil), 0, make([]byte, 3*initialBufSize)), StopEndTurn, "")
+	full := 0
+	src := bytes.NewReader(resp)
+	fs, err := readAll(NewReader(readerFunc(func(p []byte) (int, error) {
+		n, err := src.Read(p)
+		if n == len(p) {
+			full++
+		}
+		return n, err
+	})))
+	if err != nil || len(fs) != 2 || full == 0 {
+		t.Fatalf("%d frames, %v, %d full reads", len(fs), err, full)
 	}
 }
 
 type countReader int
 
 func (c countReader) Read([]byte) (int, error) { return int(c), nil }
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // TestMagicCheckedEarly: a wrong first byte is reported at once, before the
 // rest of the magic arrives, from both kinds of Reader.
