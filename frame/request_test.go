@@ -352,3 +352,26 @@ func TestRequestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRequestErrorOnce: an error the reader returns once, then going
+// on (iotest.TimeoutReader, a deadline that passes), is ReadRequest's
+// error wherever in the request it comes, as it is the Reader's.
+func TestReadRequestErrorOnce(t *testing.T) {
+	b := mustRequest(specRequestWide)
+	for cut := range len(b) + 1 {
+		failed := false
+		r := io.MultiReader(bytes.NewReader(b[:cut]), readerFunc(func([]byte) (int, error) {
+			if !failed {
+				failed = true
+				return 0, iotest.ErrTimeout
+			}
+			return 0, io.EOF // on to the rest
+		}), bytes.NewReader(b[cut:]))
+		if _, err := ReadRequest(r); !errors.Is(err, iotest.ErrTimeout) {
+			t.Errorf("error after %d bytes: %v, want %v", cut, err, iotest.ErrTimeout)
+		}
+	}
+	if _, err := ReadRequest(iotest.TimeoutReader(iotest.OneByteReader(bytes.NewReader(b)))); !errors.Is(err, iotest.ErrTimeout) {
+		t.Errorf("iotest.TimeoutReader: %v, want %v", err, iotest.ErrTimeout)
+	}
+}
