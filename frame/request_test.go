@@ -81,6 +81,25 @@ func TestRequestLongContent(t *testing.T) {
 		if parts := int(b[6]); parts != wantParts {
 			t.Fatalf("%d bytes: %d parts, want %d", n, parts, wantParts)
 		}
+		// Cut around each part's header, the request is truncated there.
+		headers := 0
+		for h := 7; h < len(b)-2; h += 3 + int(binary.BigEndian.Uint16(b[h+1:])) { // to max_tokens
+			headers++
+			for cut := max(h-1, 0); cut <= min(h+4, len(b)-1); cut++ {
+				for how, parse := range map[string]func([]byte) (Request, error){
+					"ParseRequest": ParseRequest,
+					"ReadRequest":  func(b []byte) (Request, error) { return ReadRequest(bytes.NewReader(b)) },
+				} {
+					var e *Error
+					if _, err := parse(b[:cut]); !errors.As(err, &e) || !errors.Is(err, ErrTruncated) || e.Offset != int64(cut) {
+						t.Fatalf("%d bytes cut at %d, %s: %v, want ErrTruncated at %d", n, cut, how, err, cut)
+					}
+				}
+			}
+		}
+		if headers != wantParts {
+			t.Fatalf("%d bytes: cut around %d part headers, want %d", n, headers, wantParts)
+		}
 	}
 }
 
@@ -115,6 +134,7 @@ func TestRequestEncodeErrors(t *testing.T) {
 	}{
 		{"long model", Request{Model: strings.Repeat("m", 256)}, ErrTooLarge, 4},
 		{"too many parts", Request{Messages: make([]Message, maxParts+1)}, ErrTooLarge, 5},
+		{"too many parts after a model", Request{Model: "mm", Messages: make([]Message, maxParts+1)}, ErrTooLarge, 7},
 		{"too many long parts", Request{Messages: manyLong}, ErrTooLarge, 5},
 		{"bad role", Request{Model: "m", Messages: []Message{{Content: "a"}, {Role: 3}}}, ErrMalformed, 11},
 		{"bad content", Request{Messages: []Message{{Content: "\xff"}}}, ErrMalformed, 9},
@@ -171,8 +191,21 @@ func TestRequestNonCanonical(t *testing.T) {
 
 func TestRequestLimits(t *testing.T) {
 	b := mustRequest(specRequest)
-	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ParseRequest(b); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("over the size limit: %v", err)
+	var e *Error
+	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ParseRequest(b); !errors.As(err, &e) || !errors.Is(err, ErrTooLarge) || e.Offset != int64(len(b)-1) {
+		t.Fatalf("over the size limit: %v, want ErrTooLarge at the limit", err)
+	}
+	// A request of exactly the limit is within it.
+	if _, err := (Limits{MaxRequestSize: len(b)}).ParseRequest(b); err != nil {
+		t.Fatalf("ParseRequest at the size limit: %v", err)
+	}
+	if _, err := (Limits{MaxRequestSize: len(b)}).ReadRequest(bytes.NewReader(b)); err != nil {
+		t.Fatalf("ReadRequest at the size limit: %v", err)
+	}
+	// The longest model name fits.
+	long := Request{Model: strings.Repeat("m", maxModel), Messages: []Message{{RoleUser, "x"}}}
+	if got, err := ParseRequest(mustRequest(long)); err != nil || got.Model != long.Model {
+		t.Fatalf("model of %d bytes: %v", maxModel, err)
 	}
 	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ReadRequest(bytes.NewReader(b)); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("ReadRequest over the size limit: %v", err)
