@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"pgregory.net/rapid"
 )
 
 func TestReaderStickyError(t *testing.T) {
@@ -288,4 +290,34 @@ func TestAccessorsEveryType(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAccessorsAnyPayload: the accessors never panic, whatever the frame
+// holds; they fail with ErrWrongType or read it. Tokens reads the whole IDs
+// a ragged payload holds, as many as TokenCount says.
+func TestAccessorsAnyPayload(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := Frame{
+			Type:    Type(rapid.SampledFrom([]uint8{0, 1, 2, 3, 4, 5, 6, 7, 0x80, 0x81, 0x82, 0x90}).Draw(t, "type")),
+			Payload: rapid.SliceOfN(rapid.Byte(), 0, 20).Draw(t, "payload"),
+		}
+		ids, err := f.Tokens(nil)
+		if (err == nil) != (f.Type == TypeToken || f.Type == TypeToken32) || len(ids) != f.TokenCount() {
+			t.Fatalf("Tokens of %v % X: %v, %v; TokenCount %d", f.Type, f.Payload, ids, err, f.TokenCount())
+		}
+		for _, err := range []error{
+			func() error { _, err := f.Usage(); return err }(),
+			func() error { _, err := f.CacheUsage(); return err }(),
+			func() error { _, _, err := f.ErrorMessage(); return err }(),
+			func() error { _, _, err := f.Done(); return err }(),
+			func() error { _, _, err := f.Text(); return err }(),
+			func() error { _, _, _, err := f.Delta(); return err }(),
+			func() error { _, _, err := f.Block(); return err }(),
+			func() error { _, err := f.Event(); return err }(),
+		} {
+			if err != nil && !errors.Is(err, ErrWrongType) {
+				t.Fatalf("%v % X: %v, want ErrWrongType or nothing", f.Type, f.Payload, err)
+			}
+		}
+	})
 }

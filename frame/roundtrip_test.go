@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"testing/iotest"
 
@@ -439,6 +440,32 @@ func TestSplitBoundaries(t *testing.T) {
 			}
 			if frames != want || !bytes.Equal(joined, data(n)) {
 				t.Errorf("%s of %d bytes: %d frames joining to %d bytes, want %d frames", c.name, n, frames, len(joined), want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		typ Type
+		per int
+		id  uint32
+	}{{TypeToken, maxToken16PerFrame, 0xFFFF}, {TypeToken32, maxToken32PerFrame, 0x10000}} {
+		for _, n := range []int{1, c.per - 1, c.per, c.per + 1, 2 * c.per, 2*c.per + 1} {
+			ids := slices.Repeat([]uint32{c.id}, n)
+			b := AppendToken(nil, ids...)
+			if len(b) != SizeToken(ids...) {
+				t.Errorf("%d %v IDs: %d bytes, SizeToken says %d", n, c.typ, len(b), SizeToken(ids...))
+			}
+			var got []uint32
+			frames := 0
+			for ; len(b) > 0; frames++ {
+				f, k, err := Parse(b)
+				if err != nil || f.Type != c.typ {
+					t.Fatalf("%d %v IDs: frame %d: %v, %v", n, c.typ, frames, f.Type, err)
+				}
+				got, _ = f.Tokens(got)
+				b = b[k:]
+			}
+			if want := (n + c.per - 1) / c.per; frames != want || !slices.Equal(got, ids) {
+				t.Errorf("%d %v IDs: %d frames, %d IDs back; want %d frames", n, c.typ, frames, len(got), want)
 			}
 		}
 	}
