@@ -566,3 +566,56 @@ func TestAppendPadTo(t *testing.T) {
 		t.Errorf("CheckPadBlock(%d): %v", MaxPadBlock, err)
 	}
 }
+
+// TestWriterErrorOffsets: a value a Writer refuses is an *Error at the
+// stream offset where its frame would have gone (plus the fault's place in
+// the frame), counting Magic, the frames written before it and their
+// padding, in every mode.
+func TestWriterErrorOffsets(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(w *Writer) error
+		kind  error
+		at    int64 // from the frame's start
+	}{
+		{"usage ratio", func(w *Writer) error { return w.WriteUsage(Usage{CacheHitRatio: PPM + 1}) }, ErrMalformed, 11},
+		{"stop sequence with no reason", func(w *Writer) error { return w.WriteDone(StopUnspecified, "x") }, ErrMalformed, 0},
+		{"long citation", func(w *Writer) error { return w.WriteDelta(0, DeltaCitation, make([]byte, maxDeltaPerFrame+1)) }, ErrTooLarge, 0},
+		{"delta kind", func(w *Writer) error { return w.WriteDelta(0, 5, nil) }, ErrMalformed, 5},
+		{"block op", func(w *Writer) error { return w.WriteBlock(0, 3) }, ErrMalformed, 5},
+		{"event name", func(w *Writer) error { return w.WriteEvent(EventJSON, make([]byte, 256), nil) }, ErrTooLarge, 0},
+		{"event encoding", func(w *Writer) error { return w.WriteEvent(2, nil, nil) }, ErrMalformed, 3},
+		{"event encoding with More", func(w *Writer) error { return w.WriteEvent(0x81, nil, nil) }, ErrMalformed, 0},
+		{"frame too long", func(w *Writer) error { return w.WriteFrame(Frame{TypePad, make([]byte, MaxPayload+1)}) }, ErrTooLarge, 0},
+		{"frame of unknown type", func(w *Writer) error { return w.WriteFrame(Frame{0x10, nil}) }, ErrUnknownType, 0},
+		{"frame too short", func(w *Writer) error { return w.WriteFrame(Frame{TypeText, []byte{0}}) }, ErrMalformed, 1},
+		{"frame's payload", func(w *Writer) error { return w.WriteFrame(Frame{TypeDone, []byte{0}}) }, ErrMalformed, 3},
+	} {
+		for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}, {WithPadding(7)}} {
+			var log writeLog
+			w := NewWriter(&log, opts...)
+			wrote := int64(len(Magic)) // the offset of the next frame
+			for range 2 {
+				if err := c.write(w); err != nil {
+					var e *Error
+					if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Offset != wrote+c.at {
+						t.Errorf("%s, %d options, after %d bytes: %v, want %v at %d", c.name, len(opts), wrote, err, c.kind, wrote+c.at)
+					}
+				} else {
+					t.Errorf("%s, %d options: no error", c.name, len(opts))
+				}
+				// A frame written, the offset moves past it and its padding.
+				if err := w.WriteToken(1, 2, 3); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				wrote = 0
+				for _, b := range log.writes {
+					wrote += int64(len(b))
+				}
+			}
+		}
+	}
+}
