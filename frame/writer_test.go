@@ -72,12 +72,29 @@ type flushCounter struct {
 
 func (f *flushCounter) Flush() { f.flushes++ }
 
+// TestWriterFlushesUnderlying: Flush writes what the Writer holds (Magic
+// alone, or frames waiting for a coalescing interval) and then flushes the
+// underlying writer, once a call, in every mode.
 func TestWriterFlushesUnderlying(t *testing.T) {
-	var fc flushCounter
-	w := NewWriter(&fc)
-	_ = w.WriteToken(1)
-	if err := w.Flush(); err != nil || fc.flushes != 1 {
-		t.Fatalf("Flush: %v, %d underlying flushes; want 1", err, fc.flushes)
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+		for _, tokens := range [][]uint32{nil, {1}, {1, 2}} {
+			var fc flushCounter
+			w := NewWriter(&fc, opts...)
+			want := AppendMagic(nil)
+			for _, id := range tokens {
+				_ = w.WriteToken(id) // with coalescing, the second waits
+				want = AppendToken(want, id)
+			}
+			if err := w.Flush(); err != nil || fc.flushes != 1 {
+				t.Errorf("%d options, %d tokens: Flush: %v, %d underlying flushes; want 1", len(opts), len(tokens), err, fc.flushes)
+			}
+			if !bytes.Equal(fc.Bytes(), want) {
+				t.Errorf("%d options, %d tokens: % X written, want % X", len(opts), len(tokens), fc.Bytes(), want)
+			}
+			if err := w.Flush(); err != nil || fc.flushes != 2 {
+				t.Errorf("%d options, %d tokens: second Flush: %v, %d underlying flushes; want 2", len(opts), len(tokens), err, fc.flushes)
+			}
+		}
 	}
 }
 
