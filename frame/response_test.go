@@ -144,6 +144,45 @@ func TestJoinStopsAtOtherKey(t *testing.T) {
 	}
 }
 
+// TestJoinBroken: after a full DONE or ERROR frame, the value continues in
+// a frame of the same type and key (SPEC.md §4); input that ends there is
+// ErrTruncated at its end, and any other frame ErrMalformed at that frame.
+func TestJoinBroken(t *testing.T) {
+	fullDone := func() []byte {
+		return Frame{TypeDone, append([]byte{byte(StopSequence)}, strings.Repeat("s", maxStopSequencePerFrame)...)}.Append(AppendMagic(nil))
+	}
+	fullError := func() []byte {
+		return Frame{TypeError, append([]byte{0x02, 0x11}, strings.Repeat("m", maxMessagePerFrame)...)}.Append(AppendMagic(nil))
+	}
+	// The continuation starts at 4 + 65,538 = 65,542.
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"done, then nothing", fullDone(), "frame: offset 65542: unexpected EOF: input ends where a DONE value continues"},
+		{"error, then nothing", fullError(), "frame: offset 65542: unexpected EOF: input ends where a ERROR value continues"},
+		{"done, then a cut frame", append(fullDone(), 3, 0), "frame: offset 65544: DONE frame: unexpected EOF: stream ends inside a frame"},
+		{"done, then text", AppendText(fullDone(), 0, nil), "frame: offset 65542: TEXT frame: malformed: frame where the value of a full DONE frame continues"},
+		{"done, then pad", AppendPad(fullDone(), 1), "frame: offset 65542: PAD frame: malformed: frame where the value of a full DONE frame continues"},
+		{"done, then another reason", AppendDone(fullDone(), StopEndTurn, "x"), "frame: offset 65542: DONE frame: malformed: frame where the value of a full DONE frame continues"},
+		{"done, then an empty done", AppendDone(fullDone(), StopUnspecified, ""), "frame: offset 65542: DONE frame: malformed: frame where the value of a full DONE frame continues"},
+		{"error, then another code", AppendError(fullError(), CodeAPI, "x"), "frame: offset 65542: ERROR frame: malformed: frame where the value of a full ERROR frame continues"},
+		{"error, then a done", AppendDone(fullError(), StopEndTurn, ""), "frame: offset 65542: DONE frame: malformed: frame where the value of a full ERROR frame continues"},
+	} {
+		for name, wrap := range readers {
+			fs, err := readAll(NewReader(wrap(bytes.NewReader(c.in))))
+			var e *Error
+			if len(fs) != 0 || !errors.As(err, &e) || err.Error() != c.want {
+				t.Errorf("%s, %s reader: %d frames, %v; want %q", c.name, name, len(fs), err, c.want)
+			}
+		}
+		if got, err := pushAll(NewPushReader(), c.in, 4096); len(got) != 0 || fmt.Sprint(err) != c.want {
+			t.Errorf("%s, push reader: %d frames, %v; want %q", c.name, len(got), err, c.want)
+		}
+	}
+}
+
 // TestPushReader: bytes pushed in any pieces read as the same frames, with
 // the same errors at the same offsets, as the same bytes from an io.Reader.
 func TestPushReader(t *testing.T) {
