@@ -77,6 +77,9 @@ func TestRequestLongContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if size, err := SizeRequest(req); size != len(b) || err != nil {
+			t.Fatalf("%d bytes: appended %d bytes, SizeRequest says %d, %v", n, len(b), size, err)
+		}
 		got, err := ParseRequest(b)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
