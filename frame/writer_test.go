@@ -191,37 +191,62 @@ func (b *blockingWriter) Write(p []byte) (int, error) {
 	return b.writeLog.Write(p)
 }
 
-// TestWriterBatching: frames that arrive while a Write is blocked go out
-// together in the next Write, and a frame that finds the Writer idle is
-// written at once.
+// TestWriterBatching: a Writer made WithBatching, or WithCoalescing with
+// any d, gathers the frames that arrive, from any goroutine, while its
+// Write is blocked, without a Write of their own, and hands them over
+// together in the next; a frame that finds the Writer idle is written at
+// once.
 func TestWriterBatching(t *testing.T) {
-	bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
-	w := NewWriter(bw, WithBatching())
+	for name, opt := range map[string]WriterOption{
+		"WithBatching":        WithBatching(),
+		"WithCoalescing(1h)":  WithCoalescing(time.Hour),
+		"WithCoalescing(0)":   WithCoalescing(0),
+		"WithCoalescing(-1s)": WithCoalescing(-time.Second),
+	} {
+		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		w := NewWriter(bw, opt)
+		done := make(chan error)
+		go func() { done <- w.WriteToken(1) }()
+		<-bw.entered // the first Write is in flight, and blocked
 
-	done := make(chan error)
-	go func() { done <- w.WriteToken(1) }()
-	<-bw.entered // the first Write is in flight, and blocked
-
-	for id := uint32(2); id <= 4; id++ {
-		if err := w.WriteToken(id); err != nil { // returns without waiting
-			t.Fatal(err)
+		others := make(chan error)
+		go func() {
+			for id := uint32(2); id <= 4; id++ {
+				if err := w.WriteToken(id); err != nil {
+					others <- err
+					return
+				}
+			}
+			others <- nil
+		}()
+		select {
+		case err := <-others: // the calls returned without waiting
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		case <-bw.entered:
+			t.Fatalf("%s: a second Write began while the first was blocked", name)
 		}
-	}
-	bw.release <- struct{}{} // first Write returns; its caller drains the rest
-	<-bw.entered
-	bw.release <- struct{}{}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	want := [][]byte{
-		AppendToken(AppendMagic(nil), 1),
-		AppendToken(AppendToken(AppendToken(nil, 2), 3), 4),
-	}
-	if d := cmp.Diff(want, bw.writes); d != "" {
-		t.Fatalf("writes (-want +got):\n%s", d)
+		go func() {
+			for range bw.entered {
+				bw.release <- struct{}{}
+			}
+		}()
+		bw.release <- struct{}{} // the first Write returns
+		if err := <-done; err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		close(bw.entered)
+		want := [][]byte{
+			AppendToken(AppendMagic(nil), 1),
+			AppendToken(AppendToken(AppendToken(nil, 2), 3), 4),
+		}
+		if d := cmp.Diff(want, bw.writes); d != "" {
+			t.Errorf("%s: writes (-want +got):\n%s", name, d)
+		}
 	}
 }
 
