@@ -46,7 +46,7 @@ func TestWriterOneWritePerCall(t *testing.T) {
 		AppendText(nil, 3, []byte("hi")),
 		AppendDone(nil, StopEndTurn, ""),
 	}
-	if d := cmp.Diff(want, log.writes); d != "" {
+	if d := cmp.Diff(want, log.writes, cmp.Comparer(bytes.Equal)); d != "" {
 		t.Fatalf("writes (-want +got):\n%s", d)
 	}
 }
@@ -391,7 +391,24 @@ var writeCalls = []writeCall{
 	{"WriteDelta", func(w *Writer) error { return w.WriteDelta(1, DeltaThinking, []byte("t")) }, AppendDelta(nil, 1, DeltaThinking, []byte("t"))},
 	{"WriteBlock", func(w *Writer) error { return w.WriteBlock(1, BlockStartText) }, AppendBlock(nil, 1, BlockStartText)},
 	{"WriteEvent", func(w *Writer) error { return w.WriteEvent(EventJSON, []byte("e"), []byte("{}")) }, AppendEvent(nil, EventJSON, []byte("e"), []byte("{}"))},
+	// Values longer than a frame, in one Write all the same.
+	{"long WriteToken", func(w *Writer) error { return w.WriteToken(longIDs...) }, AppendToken(nil, longIDs...)},
+	{"long WriteText", func(w *Writer) error { return w.WriteText(1, longText) }, AppendText(nil, 1, longText)},
+	{"long WriteDelta", func(w *Writer) error { return w.WriteDelta(1, DeltaThinking, longText[:maxDeltaPerFrame+1]) },
+		AppendDelta(nil, 1, DeltaThinking, longText[:maxDeltaPerFrame+1])},
+	{"long WriteEvent", func(w *Writer) error { return w.WriteEvent(EventDeflate, longText[:MaxEventName], longText) },
+		AppendEvent(nil, EventDeflate, longText[:MaxEventName], longText)},
+	{"long WriteError", func(w *Writer) error { return w.WriteError(CodeAPI, string(longText)) }, AppendError(nil, CodeAPI, string(longText))},
+	{"long WriteDone", func(w *Writer) error { return w.WriteDone(StopSequence, string(longText)) }, AppendDone(nil, StopSequence, string(longText))},
+	{"long WritePad", func(w *Writer) error { return w.WritePad(len(longText)) }, AppendPad(nil, len(longText))},
+	{"WriteFrame of 65,535 bytes", func(w *Writer) error { return w.WriteFrame(Frame{TypeText, longText[:MaxPayload]}) },
+		Frame{TypeText, longText[:MaxPayload]}.Append(nil)},
 }
+
+var (
+	longText = bytes.Repeat([]byte("long"), 40_000)       // 160,000 bytes: three frames
+	longIDs  = slices.Repeat([]uint32{1, 0xFFFF}, 20_000) // two TOKEN frames
+)
 
 // TestWriterStickyEveryCall: once the underlying writer has failed, every
 // Write… method and Flush returns its error and writes nothing, whether the
@@ -450,7 +467,7 @@ func TestWriterEachCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := [][]byte{append(AppendMagic(nil), c.want...), c.want}
-			if d := cmp.Diff(want, log.writes); d != "" {
+			if d := cmp.Diff(want, log.writes, cmp.Comparer(bytes.Equal)); d != "" {
 				t.Errorf("%d options, %s: writes (-want +got):\n%s", len(opts), c.name, d)
 			}
 		}
