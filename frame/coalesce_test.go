@@ -204,3 +204,161 @@ func TestCoalescingRealTime(t *testing.T) {
 		t.Fatalf("%d writes in %v, want at most %d", writes, elapsed, bound)
 	}
 }
+
+// clockedWrite is one Write a coalescing Writer made, and when.
+type clockedWrite struct {
+	At    time.Duration
+	Bytes []byte
+}
+
+// clockedLog records each Write with the fake clock's time when it
+// begins. If entered is not nil, each Write sends on it and then blocks
+// until release is received from.
+type clockedLog struct {
+	clock            *fakeClock
+	entered, release chan struct{}
+	mu               sync.Mutex
+	writes           []clockedWrite
+}
+
+func (l *clockedLog) Write(p []byte) (int, error) {
+	at := l.clock.Now().Sub(time.Unix(0, 0))
+	if l.entered != nil {
+		l.entered <- struct{}{}
+		<-l.release
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes = append(l.writes, clockedWrite{at, append([]byte{}, p...)})
+	return len(p), nil
+}
+
+// TestCoalescingSteps: when a coalescing Writer hands frames over, call by
+// call: a frame d or more after the last write goes at once, sooner ones
+// wait for one timer to the end of the interval, and DONE, ERROR, Flush and
+// more than maxBatch waiting bytes go at once.
+func TestCoalescingSteps(t *testing.T) {
+	const d = 10 * time.Millisecond
+	text := func(w *Writer) error { return w.WriteText(0, []byte("t")) }
+	tf := AppendText(nil, 0, []byte("t"))
+	fill := maxBatch // text whose frames are maxBatch bytes
+	for SizeText(fill) > maxBatch {
+		fill--
+	}
+	atBatch := func(w *Writer) error { return w.WriteText(0, make([]byte, fill)) }
+	pastBatch := func(w *Writer) error { return w.WriteText(0, make([]byte, fill+1)) }
+	cat := func(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
+	type step struct {
+		at   time.Duration
+		call func(*Writer) error
+	}
+	for _, c := range []struct {
+		name  string
+		d     time.Duration
+		steps []step
+		want  []clockedWrite
+	}{
+		{"on time", d, []step{{0, text}, {d, text}, {3 * d, text}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {d, tf}, {3 * d, tf}}},
+		{"early waits", d, []step{{0, text}, {1, text}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {d, tf}}},
+		{"one timer", d, []step{{0, text}, {1, text}, {2, text}, {d - 1, text}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {d, cat(tf, tf, tf)}}},
+		{"late start", d, []step{{5 * d, text}, {5*d + 1, text}},
+			[]clockedWrite{{5 * d, cat([]byte(Magic), tf)}, {6 * d, tf}}},
+		{"error ends", d, []step{{0, text}, {1, text}, {2, func(w *Writer) error { return w.WriteError(CodeAPI, "x") }}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {2, cat(tf, AppendError(nil, CodeAPI, "x"))}}},
+		{"done ends", d, []step{{0, text}, {1, text}, {2, func(w *Writer) error { return w.WriteDone(StopEndTurn, "") }}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {2, cat(tf, AppendDone(nil, StopEndTurn, ""))}}},
+		{"flush", d, []step{{0, text}, {1, text}, {2, (*Writer).Flush}, {d + 1, text}, {d + 2, text}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {2, tf}, {d + 2, tf}, {2*d + 2, tf}}},
+		{"at maxBatch", d, []step{{0, text}, {1, atBatch}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {d, AppendText(nil, 0, make([]byte, fill))}}},
+		{"past maxBatch", d, []step{{0, text}, {1, pastBatch}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {1, AppendText(nil, 0, make([]byte, fill+1))}}},
+		{"d of zero", 0, []step{{0, text}, {1, text}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {1, tf}}},
+		{"negative d", -d, []step{{0, text}, {1, text}},
+			[]clockedWrite{{0, cat([]byte(Magic), tf)}, {1, tf}}},
+	} {
+		c0 := time.Unix(0, 0)
+		clock := &fakeClock{now: c0}
+		log := &clockedLog{clock: clock}
+		w := NewWriter(log, WithCoalescing(c.d))
+		w.clock = clock
+		for _, s := range c.steps {
+			clock.advance(c0.Add(s.at))
+			if err := s.call(w); err != nil {
+				t.Fatalf("%s: at %v: %v", c.name, s.at, err)
+			}
+		}
+		clock.advance(c0.Add(time.Hour))
+		if d := cmp.Diff(c.want, log.writes, cmp.Comparer(bytes.Equal)); d != "" {
+			t.Errorf("%s: writes (-want +got):\n%s", c.name, d)
+		}
+	}
+}
+
+// TestCoalescingDuringWrite: frames that come while a coalescing Writer's
+// Write is blocked wait, when it returns, for the end of the interval that
+// Write began; unless one ends the response or Flush asks for them.
+func TestCoalescingDuringWrite(t *testing.T) {
+	const d = 10 * time.Millisecond
+	tf := AppendText(nil, 0, []byte("t"))
+	for _, c := range []struct {
+		name string
+		// during is called at 1 ms, while the first Write is blocked; what
+		// it returns is waited for after that Write returns.
+		during func(w *Writer) <-chan error
+		want   []clockedWrite
+	}{
+		{"text", func(w *Writer) <-chan error {
+			w.WriteText(0, []byte("t"))
+			return nil
+		}, []clockedWrite{{0, append([]byte(Magic), tf...)}, {d, tf}}},
+		{"done", func(w *Writer) <-chan error {
+			w.WriteText(0, []byte("t"))
+			w.WriteDone(StopEndTurn, "")
+			return nil
+		}, []clockedWrite{{0, append([]byte(Magic), tf...)}, {time.Millisecond, append(tf, AppendDone(nil, StopEndTurn, "")...)}}},
+		{"flush", func(w *Writer) <-chan error {
+			w.WriteText(0, []byte("t"))
+			flushed := make(chan error, 1)
+			go func() { flushed <- w.Flush() }()
+			return flushed
+		}, []clockedWrite{{0, append([]byte(Magic), tf...)}, {time.Millisecond, tf}}},
+	} {
+		c0 := time.Unix(0, 0)
+		clock := &fakeClock{now: c0}
+		log := &clockedLog{clock: clock, entered: make(chan struct{}), release: make(chan struct{})}
+		w := NewWriter(log, WithCoalescing(d))
+		w.clock = clock
+		first := make(chan error)
+		go func() { first <- w.WriteText(0, []byte("t")) }()
+		<-log.entered // the first Write, blocked
+		clock.advance(c0.Add(time.Millisecond))
+		after := c.during(w)
+		go func() {
+			for range log.entered {
+				log.release <- struct{}{}
+			}
+		}()
+		log.release <- struct{}{}
+		if err := <-first; err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if after != nil {
+			if err := <-after; err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+		clock.advance(c0.Add(time.Hour))
+		if err := w.Flush(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		close(log.entered)
+		if d := cmp.Diff(c.want, log.writes); d != "" {
+			t.Errorf("%s: writes (-want +got):\n%s", c.name, d)
+		}
+	}
+}

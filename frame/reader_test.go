@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"pgregory.net/rapid"
 )
 
 func TestReaderStickyError(t *testing.T) {
@@ -136,11 +139,30 @@ func TestWrongTypeAccessors(t *testing.T) {
 	}
 }
 
+// TestErrorMessage: an error says its offset, from 0, when it is about
+// input, and the frame type when there is one.
 func TestErrorMessage(t *testing.T) {
-	_, err := NewReader(strings.NewReader("ANTH\x01\x00\x0B")).Next()
-	want := "frame: offset 5: USAGE frame: malformed: payload length 11, want 12"
-	if err == nil || err.Error() != want {
-		t.Fatalf("error %q, want %q", err, want)
+	for in, want := range map[string]string{
+		"ANTH\x01\x00\x0B": "frame: offset 5: USAGE frame: malformed: payload length 11, want 12",
+		"":                 `frame: offset 0: unexpected EOF: empty stream, want "ANTH"`,
+		"X":                `frame: offset 0: bad magic: stream must start with "ANTH" (41 4E 54 48)`,
+		"ANTH\x08":         "frame: offset 5: TYPE(0x08) frame: unexpected EOF: stream ends inside a frame",
+	} {
+		_, err := NewReader(strings.NewReader(in)).Next()
+		if err == nil || err.Error() != want {
+			t.Errorf("% X: error %q, want %q", in, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"\x00":             "frame: offset 1: unexpected EOF: frame header needs 3 bytes, have 1",
+		"\x00\x00\x04\x00": "frame: offset 4: TOKEN frame: unexpected EOF: payload of 4 bytes, have 1",
+	} {
+		if _, _, err := Parse([]byte(in)); err == nil || err.Error() != want {
+			t.Errorf("Parse(% X): error %q, want %q", in, err, want)
+		}
+	}
+	if got, want := CheckPadBlock(-1).Error(), "frame: too large: padding block of -1 bytes, want 0 to 65535"; got != want {
+		t.Errorf("error %q, want %q", got, want)
 	}
 }
 
@@ -150,6 +172,8 @@ func TestNames(t *testing.T) {
 		{Type(0x42).String(), "TYPE(0x42)"},
 		{StopToolUse.String(), "ToolUse"},
 		{StopReason(99).String(), "StopReason(99)"},
+		{StopModelContextWindowExceeded.String(), "ModelContextWindowExceeded"},
+		{StopReason(8).String(), "StopReason(8)"},
 		{CodeOverloaded.String(), "529"},
 		{DeltaCitation.String(), "Citation"},
 		{DeltaKind(0).String(), "DeltaKind(0)"},
@@ -180,4 +204,120 @@ func TestCacheHitRatio(t *testing.T) {
 			t.Errorf("CacheHitRatio(%d, %d) = %d, want %d", c.cached, c.input, got, c.want)
 		}
 	}
+}
+
+// TestAccessorsEveryType calls every accessor on the smallest frame of every
+// type Parse returns: it reads its own type (TOKEN and TOKEN32 for Tokens)
+// and fails with ErrWrongType, saying the frame's type and no offset, on
+// every other. A frame built by hand with a payload its type does not allow
+// fails the same way rather than panicking.
+func TestAccessorsEveryType(t *testing.T) {
+	accessors := map[string]struct {
+		types []Type
+		call  func(Frame) error
+	}{
+		"Tokens":       {[]Type{TypeToken, TypeToken32}, func(f Frame) error { _, err := f.Tokens(nil); return err }},
+		"Usage":        {[]Type{TypeUsage}, func(f Frame) error { _, err := f.Usage(); return err }},
+		"CacheUsage":   {[]Type{TypeCacheUsage}, func(f Frame) error { _, err := f.CacheUsage(); return err }},
+		"ErrorMessage": {[]Type{TypeError}, func(f Frame) error { _, _, err := f.ErrorMessage(); return err }},
+		"Done":         {[]Type{TypeDone}, func(f Frame) error { _, _, err := f.Done(); return err }},
+		"Text":         {[]Type{TypeText}, func(f Frame) error { _, _, err := f.Text(); return err }},
+		"Delta":        {[]Type{TypeDelta}, func(f Frame) error { _, _, _, err := f.Delta(); return err }},
+		"Block":        {[]Type{TypeBlock}, func(f Frame) error { _, _, err := f.Block(); return err }},
+		"Event":        {[]Type{TypeEvent}, func(f Frame) error { _, err := f.Event(); return err }},
+	}
+	// The smallest valid frame of each type, and an unknown ignorable one.
+	smallest := [][]byte{
+		AppendToken(nil, 1),
+		AppendToken(nil, 1<<16),
+		AppendUsage(nil, Usage{}),
+		AppendCacheUsage(nil, CacheUsage{}),
+		AppendError(nil, 0, ""),
+		AppendDone(nil, StopUnspecified, ""),
+		AppendText(nil, 0, nil),
+		AppendDelta(nil, 0, DeltaInputJSON, nil),
+		AppendBlock(nil, 0, BlockStop),
+		AppendEvent(nil, EventJSON, nil, nil),
+		AppendPad(nil, 1),
+		{0x90, 0, 0},
+	}
+	for _, b := range smallest {
+		f, n, err := Parse(b)
+		if err != nil || n != len(b) {
+			t.Fatalf("Parse(% X): %d, %v", b, n, err)
+		}
+		for name, a := range accessors {
+			err := a.call(f)
+			if slices.Contains(a.types, f.Type) {
+				if err != nil {
+					t.Errorf("%s on a %v frame of %d bytes: %v", name, f.Type, len(f.Payload), err)
+				}
+				continue
+			}
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrWrongType) || e.Offset != -1 || e.Type != f.Type || !e.hasType {
+				t.Errorf("%s on a %v frame: %#v, want ErrWrongType for %v at no offset", name, f.Type, err, f.Type)
+			}
+		}
+		if n, want := f.TokenCount(), map[Type]int{TypeToken: 1, TypeToken32: 1}[f.Type]; n != want {
+			t.Errorf("TokenCount of a %v frame: %d, want %d", f.Type, n, want)
+		}
+	}
+	for _, c := range []struct {
+		f  Frame
+		ok bool
+	}{
+		{Frame{TypeUsage, make([]byte, 11)}, false},
+		{Frame{TypeUsage, make([]byte, 13)}, false},
+		{Frame{TypeCacheUsage, make([]byte, 7)}, false},
+		{Frame{TypeCacheUsage, make([]byte, 9)}, false},
+		{Frame{TypeError, []byte{0}}, false},
+		{Frame{TypeText, []byte{0}}, false},
+		{Frame{TypeDelta, []byte{0, 0}}, false},
+		{Frame{TypeBlock, []byte{0, 0}}, false},
+		{Frame{TypeBlock, []byte{0, 0, 0, 0}}, false},
+		{Frame{TypeEvent, []byte{0}}, false},
+		{Frame{TypeEvent, []byte{0, 1}}, false},      // a name past the payload
+		{Frame{TypeEvent, []byte{0, 1, 'a'}}, true},  // a name to the end, no data
+		{Frame{TypeEvent, []byte{0, 2, 'a'}}, false}, // a name past the payload
+	} {
+		for name, a := range accessors {
+			if !slices.Contains(a.types, c.f.Type) {
+				continue
+			}
+			if err := a.call(c.f); c.ok != (err == nil) || !c.ok && !errors.Is(err, ErrWrongType) {
+				t.Errorf("%s on a hand-built %v frame % X: %v, want ok %v", name, c.f.Type, c.f.Payload, err, c.ok)
+			}
+		}
+	}
+}
+
+// TestAccessorsAnyPayload: the accessors never panic, whatever the frame
+// holds; they fail with ErrWrongType or read it. Tokens reads the whole IDs
+// a ragged payload holds, as many as TokenCount says.
+func TestAccessorsAnyPayload(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := Frame{
+			Type:    Type(rapid.SampledFrom([]uint8{0, 1, 2, 3, 4, 5, 6, 7, 0x80, 0x81, 0x82, 0x90}).Draw(t, "type")),
+			Payload: rapid.SliceOfN(rapid.Byte(), 0, 20).Draw(t, "payload"),
+		}
+		ids, err := f.Tokens(nil)
+		if (err == nil) != (f.Type == TypeToken || f.Type == TypeToken32) || len(ids) != f.TokenCount() {
+			t.Fatalf("Tokens of %v % X: %v, %v; TokenCount %d", f.Type, f.Payload, ids, err, f.TokenCount())
+		}
+		for _, err := range []error{
+			func() error { _, err := f.Usage(); return err }(),
+			func() error { _, err := f.CacheUsage(); return err }(),
+			func() error { _, _, err := f.ErrorMessage(); return err }(),
+			func() error { _, _, err := f.Done(); return err }(),
+			func() error { _, _, err := f.Text(); return err }(),
+			func() error { _, _, _, err := f.Delta(); return err }(),
+			func() error { _, _, err := f.Block(); return err }(),
+			func() error { _, err := f.Event(); return err }(),
+		} {
+			if err != nil && !errors.Is(err, ErrWrongType) {
+				t.Fatalf("%v % X: %v, want ErrWrongType or nothing", f.Type, f.Payload, err)
+			}
+		}
+	})
 }

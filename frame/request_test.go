@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -30,6 +31,13 @@ func genRequest() *rapid.Generator[Request] {
 			MaxTokens: rapid.OneOf(rapid.Uint32Range(0, 70_000), rapid.Uint32()).Draw(t, "max_tokens"),
 		}
 	})
+}
+
+// requestParsers are the two ways to parse a request: from a slice and
+// from an io.Reader. They give the same errors at the same offsets.
+var requestParsers = map[string]func([]byte) (Request, error){
+	"ParseRequest": ParseRequest,
+	"ReadRequest":  func(b []byte) (Request, error) { return ReadRequest(bytes.NewReader(b)) },
 }
 
 func TestRequestRoundTrip(t *testing.T) {
@@ -69,6 +77,9 @@ func TestRequestLongContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if size, err := SizeRequest(req); size != len(b) || err != nil {
+			t.Fatalf("%d bytes: appended %d bytes, SizeRequest says %d, %v", n, len(b), size, err)
+		}
 		got, err := ParseRequest(b)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
@@ -79,6 +90,22 @@ func TestRequestLongContent(t *testing.T) {
 		wantParts := max(1, (n+partMax-1)/partMax) + 1
 		if parts := int(b[6]); parts != wantParts {
 			t.Fatalf("%d bytes: %d parts, want %d", n, parts, wantParts)
+		}
+		// Cut around each part's header, the request is truncated there.
+		headers := 0
+		for h := 7; h < len(b)-2; h += 3 + int(binary.BigEndian.Uint16(b[h+1:])) { // to max_tokens
+			headers++
+			for cut := max(h-1, 0); cut <= min(h+4, len(b)-1); cut++ {
+				for how, parse := range requestParsers {
+					var e *Error
+					if _, err := parse(b[:cut]); !errors.As(err, &e) || !errors.Is(err, ErrTruncated) || e.Offset != int64(cut) {
+						t.Fatalf("%d bytes cut at %d, %s: %v, want ErrTruncated at %d", n, cut, how, err, cut)
+					}
+				}
+			}
+		}
+		if headers != wantParts {
+			t.Fatalf("%d bytes: cut around %d part headers, want %d", n, headers, wantParts)
 		}
 	}
 }
@@ -114,10 +141,13 @@ func TestRequestEncodeErrors(t *testing.T) {
 	}{
 		{"long model", Request{Model: strings.Repeat("m", 256)}, ErrTooLarge, 4},
 		{"too many parts", Request{Messages: make([]Message, maxParts+1)}, ErrTooLarge, 5},
+		{"too many parts after a model", Request{Model: "mm", Messages: make([]Message, maxParts+1)}, ErrTooLarge, 7},
 		{"too many long parts", Request{Messages: manyLong}, ErrTooLarge, 5},
 		{"bad role", Request{Model: "m", Messages: []Message{{Content: "a"}, {Role: 3}}}, ErrMalformed, 11},
 		{"bad content", Request{Messages: []Message{{Content: "\xff"}}}, ErrMalformed, 9},
 		{"bad model", Request{Model: "\xc3"}, ErrMalformed, 5},
+		{"bad role after the count escape", Request{Messages: append(make([]Message, 254), Message{Role: 3})}, ErrMalformed, 8 + 254*3},
+		{"bad content after two parts", Request{Messages: []Message{{Content: twoParts}, {Content: "\xff"}}}, ErrMalformed, 6 + 2*3 + partMax + 1 + 3},
 	} {
 		b := []byte("keep")
 		out, err := AppendRequest(b, c.req)
@@ -145,16 +175,23 @@ func TestRequestNonCanonical(t *testing.T) {
 		}
 		return append(b, tail...)
 	}
-	cases := map[string][]byte{
-		"short continued part": build(part(0x80, "abc"), part(0, "d")),
-		"empty last part":      build(part(0x80, full), part(0, "")),
-		"continued last part":  build(part(0x80, full)),
-		"role changes":         build(part(0x80, full), part(1, "x")),
-		"split utf-8 invalid":  build(part(0x80, full[:partMax-1]+"\xe4"), part(0, "\xbd")),
+	second := int64(len(head) + 1 + 3 + partMax) // where a part after a full one starts
+	cases := map[string]struct {
+		b      []byte
+		offset int64
+	}{
+		"short continued part": {build(part(0x80, "abc"), part(0, "d")), 7},
+		"empty last part":      {build(part(0x80, full), part(0, "")), second + 1},
+		"continued last part":  {build(part(0x80, full)), 6},
+		"role changes":         {build(part(0x80, full), part(1, "x")), second},
+		"split utf-8 invalid":  {build(part(0x80, full[:partMax-1]+"\xe4"), part(0, "\xbd")), second + 3},
 	}
-	for name, b := range cases {
-		if _, err := ParseRequest(b); !errors.Is(err, ErrMalformed) {
-			t.Errorf("%s: %v, want ErrMalformed", name, err)
+	for name, c := range cases {
+		for how, parse := range requestParsers {
+			var e *Error
+			if _, err := parse(c.b); !errors.As(err, &e) || !errors.Is(err, ErrMalformed) || e.Offset != c.offset {
+				t.Errorf("%s, %s: %v, want ErrMalformed at %d", name, how, err, c.offset)
+			}
 		}
 	}
 	// A character split between parts is fine: UTF-8 is checked on the
@@ -168,8 +205,21 @@ func TestRequestNonCanonical(t *testing.T) {
 
 func TestRequestLimits(t *testing.T) {
 	b := mustRequest(specRequest)
-	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ParseRequest(b); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("over the size limit: %v", err)
+	var e *Error
+	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ParseRequest(b); !errors.As(err, &e) || !errors.Is(err, ErrTooLarge) || e.Offset != int64(len(b)-1) {
+		t.Fatalf("over the size limit: %v, want ErrTooLarge at the limit", err)
+	}
+	// A request of exactly the limit is within it.
+	if _, err := (Limits{MaxRequestSize: len(b)}).ParseRequest(b); err != nil {
+		t.Fatalf("ParseRequest at the size limit: %v", err)
+	}
+	if _, err := (Limits{MaxRequestSize: len(b)}).ReadRequest(bytes.NewReader(b)); err != nil {
+		t.Fatalf("ReadRequest at the size limit: %v", err)
+	}
+	// The longest model name fits.
+	long := Request{Model: strings.Repeat("m", maxModel), Messages: []Message{{RoleUser, "x"}}}
+	if got, err := ParseRequest(mustRequest(long)); err != nil || got.Model != long.Model {
+		t.Fatalf("model of %d bytes: %v", maxModel, err)
 	}
 	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ReadRequest(bytes.NewReader(b)); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("ReadRequest over the size limit: %v", err)
@@ -199,8 +249,10 @@ func heapAllocs(f func()) uint64 {
 }
 
 // TestRequestMemory: reading a request allocates at most 2 bytes per input
-// byte, continued parts included, plus a fixed 64 KiB; a count that claims
-// 65,535 parts in an 8-byte request costs no more than that fixed amount.
+// byte, continued parts included, plus a fixed 64 KiB, and parsing one from
+// a slice, which sees a continued message's length ahead, 1; a count that
+// claims 65,535 parts in an 8-byte request costs no more than that fixed
+// amount.
 func TestRequestMemory(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("allocation counts need a normal run")
@@ -213,19 +265,21 @@ func TestRequestMemory(t *testing.T) {
 	small := Request{Model: "claude", Messages: []Message{{Content: "Hi"}}, MaxTokens: 1024}
 	for name, req := range map[string]Request{"one continued message": long, "500 messages": many, "small": small} {
 		b := mustRequest(req)
-		for how, read := range map[string]func() (Request, error){
-			"ReadRequest":  func() (Request, error) { return ReadRequest(bytes.NewReader(b)) },
-			"ParseRequest": func() (Request, error) { return ParseRequest(b) },
-		} {
+		for how, parse := range requestParsers {
+			limit, says := 2*uint64(len(b))+64<<10, "2 per byte"
+			if how == "ParseRequest" {
+				// 1 per byte, and what the allocator's size classes round up.
+				limit, says = uint64(len(b))+uint64(len(b))/16+64<<10, "1 per byte"
+			}
 			var got Request
 			var err error
-			n := heapAllocs(func() { got, err = read() })
+			n := heapAllocs(func() { got, err = parse(b) })
 			if err != nil || len(got.Messages) != len(req.Messages) {
 				t.Fatalf("%s, %s: %v", name, how, err)
 			}
 			t.Logf("%s, %s: %d bytes: %.3f allocated per input byte", name, how, len(b), float64(n)/float64(len(b)))
-			if n > 2*uint64(len(b))+64<<10 {
-				t.Errorf("%s, %s: %d bytes allocated for a %d-byte request, want at most 2 per byte + 64 KiB", name, how, n, len(b))
+			if n > limit {
+				t.Errorf("%s, %s: %d bytes allocated for a %d-byte request, want at most %s + 64 KiB", name, how, n, len(b), says)
 			}
 		}
 	}
@@ -261,5 +315,111 @@ func TestReadRequestReaders(t *testing.T) {
 		if _, err := ReadRequest(countReader(n)); err == nil {
 			t.Fatalf("count %d: no error", n)
 		}
+	}
+}
+
+// TestRequestEscapes: the part count and max_tokens escapes of SPEC.md §5.2
+// start exactly at 255 parts and 65,535 tokens, in AppendRequest,
+// SizeRequest and ParseRequest alike, up to 65,535 parts and
+// Limits.MaxMessages exactly.
+func TestRequestEscapes(t *testing.T) {
+	for _, c := range []struct {
+		parts     int
+		maxTokens uint32
+	}{
+		{0, 0}, {254, 65_534}, {255, 65_535}, {256, 65_536}, {maxParts, math.MaxUint32},
+	} {
+		req := Request{Messages: make([]Message, c.parts), MaxTokens: c.maxTokens}
+		b, err := AppendRequest(nil, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := SizeRequest(req); n != len(b) || err != nil {
+			t.Errorf("%d parts, max_tokens %d: %d bytes, SizeRequest %d, %v", c.parts, c.maxTokens, len(b), n, err)
+		}
+		count := []byte{byte(c.parts)}
+		if c.parts >= 255 {
+			count = []byte{0xFF, byte(c.parts >> 8), byte(c.parts)}
+		}
+		tokens := []byte{byte(c.maxTokens >> 8), byte(c.maxTokens)}
+		if c.maxTokens >= 65_535 {
+			tokens = binary.BigEndian.AppendUint32([]byte{0xFF, 0xFF}, c.maxTokens)
+		}
+		if !bytes.HasPrefix(b[5:], count) || !bytes.HasSuffix(b, tokens) {
+			t.Errorf("%d parts, max_tokens %d: % X...% X, want count % X and max_tokens % X",
+				c.parts, c.maxTokens, b[:min(len(b), 8)], b[max(0, len(b)-6):], count, tokens)
+		}
+		countEnd := int64(len(Magic) + 1 + len(count) - 1) // the count's last byte
+		for _, limit := range []int{c.parts, c.parts - 1} {
+			if limit <= 0 {
+				continue
+			}
+			got, err := (Limits{MaxMessages: limit}).ParseRequest(b)
+			var e *Error
+			switch {
+			case limit == c.parts && (err != nil || len(got.Messages) != c.parts || got.MaxTokens != c.maxTokens):
+				t.Errorf("%d parts under a limit of %d: %d parts, max_tokens %d, %v", c.parts, limit, len(got.Messages), got.MaxTokens, err)
+			case limit < c.parts && (!errors.As(err, &e) || !errors.Is(err, ErrTooLarge) || e.Offset != countEnd):
+				t.Errorf("%d parts over a limit of %d: %v, want ErrTooLarge at %d", c.parts, limit, err, countEnd)
+			}
+		}
+	}
+}
+
+// TestRequestParseErrors: requests SPEC.md §5.3 rejects, with the kind and
+// offset ParseRequest and ReadRequest both give.
+func TestRequestParseErrors(t *testing.T) {
+	wide := mustRequest(Request{Model: "m", MaxTokens: 70_000}) // … 00 FF FF 00 01 11 70
+	for _, c := range []struct {
+		name   string
+		b      []byte
+		kind   error
+		offset int64
+	}{
+		{"cut in escaped max_tokens", wide[:len(wide)-1], ErrTruncated, int64(len(wide) - 1)},
+		{"cut after max_tokens escape", wide[:len(wide)-4], ErrTruncated, int64(len(wide) - 4)},
+		{"cut in max_tokens", wide[:len(wide)-5], ErrTruncated, int64(len(wide) - 5)},
+		{"escaped max_tokens 65534", []byte("ANTH\x00\x00\xFF\xFF\x00\x00\xFF\xFE"), ErrMalformed, 6},
+		{"escaped max_tokens 65535", []byte("ANTH\x00\x00\xFF\xFF\x00\x00\xFF\xFF"), nil, 0},
+		{"escaped count 254", []byte("ANTH\x00\xFF\x00\xFE"), ErrMalformed, 6},
+		{"cut in escaped count", []byte("ANTH\x00\xFF\x01"), ErrTruncated, 7},
+		{"cut in model", []byte("ANTH\x03ab"), ErrTruncated, 7},
+		{"cut in magic", []byte("ANT"), ErrTruncated, 3},
+		{"bad magic", []byte("ANTX\x00\x00\x00\x00"), ErrBadMagic, 3},
+		{"short bad magic", []byte("AX"), ErrBadMagic, 1},
+		{"role 3 continued", []byte("ANTH\x00\x01\x83\x00\x00\x00\x00"), ErrMalformed, 6},
+		{"bytes after", append(mustRequest(specRequest), 0), ErrMalformed, int64(len(mustRequest(specRequest)))},
+	} {
+		for how, parse := range requestParsers {
+			_, err := parse(c.b)
+			var e *Error
+			if c.kind == nil && err != nil ||
+				c.kind != nil && (!errors.As(err, &e) || !errors.Is(err, c.kind) || e.Offset != c.offset) {
+				t.Errorf("%s, %s: %v, want %v at %d", c.name, how, err, c.kind, c.offset)
+			}
+		}
+	}
+}
+
+// TestReadRequestErrorOnce: an error the reader returns once, then going
+// on (iotest.TimeoutReader, a deadline that passes), is ReadRequest's
+// error wherever in the request it comes, as it is the Reader's.
+func TestReadRequestErrorOnce(t *testing.T) {
+	b := mustRequest(specRequestWide)
+	for cut := range len(b) + 1 {
+		failed := false
+		r := io.MultiReader(bytes.NewReader(b[:cut]), readerFunc(func([]byte) (int, error) {
+			if !failed {
+				failed = true
+				return 0, iotest.ErrTimeout
+			}
+			return 0, io.EOF // on to the rest
+		}), bytes.NewReader(b[cut:]))
+		if _, err := ReadRequest(r); !errors.Is(err, iotest.ErrTimeout) {
+			t.Errorf("error after %d bytes: %v, want %v", cut, err, iotest.ErrTimeout)
+		}
+	}
+	if _, err := ReadRequest(iotest.TimeoutReader(iotest.OneByteReader(bytes.NewReader(b)))); !errors.Is(err, iotest.ErrTimeout) {
+		t.Errorf("iotest.TimeoutReader: %v, want %v", err, iotest.ErrTimeout)
 	}
 }

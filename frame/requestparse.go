@@ -97,32 +97,24 @@ type readerSource struct {
 	r     *bufio.Reader
 	off   int
 	limit int
-	buf   []byte // room for the short fields a take reads across the buffer's edge
 }
 
 func (s *readerSource) take(n int) ([]byte, error) {
 	if n > s.limit-s.off {
 		return nil, errAt(int64(s.limit), ErrTooLarge, "request over "+strconv.Itoa(s.limit)+" bytes")
 	}
-	if b, err := s.r.Peek(n); err == nil {
-		s.r.Discard(n)
-		s.off += n
-		return b, nil
+	// n is at most the bufio.Reader's size, so Peek gives fewer than n bytes
+	// only at the end of the input or at an error of r's. bufio returns that
+	// error once: it is the request's, not a reason to peek again, as a
+	// reader that goes on after an error (a deadline that passes) would
+	// have it lost.
+	b, err := s.r.Peek(n)
+	s.r.Discard(len(b))
+	s.off += len(b)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
 	}
-	s.buf = s.buf[:0]
-	for len(s.buf) < n {
-		b, err := s.r.Peek(min(n-len(s.buf), max(s.r.Buffered(), 1)))
-		s.buf = append(s.buf, b...)
-		s.r.Discard(len(b))
-		s.off += len(b)
-		if err != nil && len(s.buf) < n {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return s.buf, err
-		}
-	}
-	return s.buf, nil
+	return b, err
 }
 
 func (s *readerSource) offset() int { return s.off }

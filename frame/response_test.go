@@ -3,6 +3,7 @@ package frame
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -143,6 +144,45 @@ func TestJoinStopsAtOtherKey(t *testing.T) {
 	}
 }
 
+// TestJoinBroken: after a full DONE or ERROR frame, the value continues in
+// a frame of the same type and key (SPEC.md §4); input that ends there is
+// ErrTruncated at its end, and any other frame ErrMalformed at that frame.
+func TestJoinBroken(t *testing.T) {
+	fullDone := func() []byte {
+		return Frame{TypeDone, append([]byte{byte(StopSequence)}, strings.Repeat("s", maxStopSequencePerFrame)...)}.Append(AppendMagic(nil))
+	}
+	fullError := func() []byte {
+		return Frame{TypeError, append([]byte{0x02, 0x11}, strings.Repeat("m", maxMessagePerFrame)...)}.Append(AppendMagic(nil))
+	}
+	// The continuation starts at 4 + 65,538 = 65,542.
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"done, then nothing", fullDone(), "frame: offset 65542: unexpected EOF: input ends where a DONE value continues"},
+		{"error, then nothing", fullError(), "frame: offset 65542: unexpected EOF: input ends where a ERROR value continues"},
+		{"done, then a cut frame", append(fullDone(), 3, 0), "frame: offset 65544: DONE frame: unexpected EOF: stream ends inside a frame"},
+		{"done, then text", AppendText(fullDone(), 0, nil), "frame: offset 65542: TEXT frame: malformed: frame where the value of a full DONE frame continues"},
+		{"done, then pad", AppendPad(fullDone(), 1), "frame: offset 65542: PAD frame: malformed: frame where the value of a full DONE frame continues"},
+		{"done, then another reason", AppendDone(fullDone(), StopEndTurn, "x"), "frame: offset 65542: DONE frame: malformed: frame where the value of a full DONE frame continues"},
+		{"done, then an empty done", AppendDone(fullDone(), StopUnspecified, ""), "frame: offset 65542: DONE frame: malformed: frame where the value of a full DONE frame continues"},
+		{"error, then another code", AppendError(fullError(), CodeAPI, "x"), "frame: offset 65542: ERROR frame: malformed: frame where the value of a full ERROR frame continues"},
+		{"error, then a done", AppendDone(fullError(), StopEndTurn, ""), "frame: offset 65542: DONE frame: malformed: frame where the value of a full ERROR frame continues"},
+	} {
+		for name, wrap := range readers {
+			fs, err := readAll(NewReader(wrap(bytes.NewReader(c.in))))
+			var e *Error
+			if len(fs) != 0 || !errors.As(err, &e) || err.Error() != c.want {
+				t.Errorf("%s, %s reader: %d frames, %v; want %q", c.name, name, len(fs), err, c.want)
+			}
+		}
+		if got, err := pushAll(NewPushReader(), c.in, 4096); len(got) != 0 || fmt.Sprint(err) != c.want {
+			t.Errorf("%s, push reader: %d frames, %v; want %q", c.name, len(got), err, c.want)
+		}
+	}
+}
+
 // TestPushReader: bytes pushed in any pieces read as the same frames, with
 // the same errors at the same offsets, as the same bytes from an io.Reader.
 func TestPushReader(t *testing.T) {
@@ -236,17 +276,40 @@ func TestReaderSlowProgress(t *testing.T) {
 // TestReaderBadCounts: a reader that breaks the io.Reader contract is an
 // error, not a panic.
 func TestReaderBadCounts(t *testing.T) {
-	for _, n := range []int{-1, 1 << 20} {
-		r := NewReader(countReader(n))
-		if _, err := r.Next(); !errors.Is(err, io.ErrShortBuffer) {
-			t.Errorf("count %d: %v, want io.ErrShortBuffer", n, err)
+	for name, rd := range map[string]io.Reader{
+		"-1":         countReader(-1),
+		"1 << 20":    countReader(1 << 20),
+		"len(p) + 1": io.MultiReader(strings.NewReader("AN"), readerFunc(func(p []byte) (int, error) { return len(p) + 1, nil })),
+	} {
+		r := NewReader(rd)
+		var e *Error
+		if _, err := r.Next(); !errors.As(err, &e) || !errors.Is(err, io.ErrShortBuffer) || e.Offset != 0 {
+			t.Errorf("count %s: %v, want io.ErrShortBuffer at 0", name, err)
 		}
+	}
+	// A count of len(p) is a full read, not an error.
+	resp := AppendDone(AppendText(AppendMagic(nil), 0, make([]byte, 3*initialBufSize)), StopEndTurn, "")
+	full := 0
+	src := bytes.NewReader(resp)
+	fs, err := readAll(NewReader(readerFunc(func(p []byte) (int, error) {
+		n, err := src.Read(p)
+		if n == len(p) {
+			full++
+		}
+		return n, err
+	})))
+	if err != nil || len(fs) != 2 || full == 0 {
+		t.Fatalf("%d frames, %v, %d full reads", len(fs), err, full)
 	}
 }
 
 type countReader int
 
 func (c countReader) Read([]byte) (int, error) { return int(c), nil }
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // TestMagicCheckedEarly: a wrong first byte is reported at once, before the
 // rest of the magic arrives, from both kinds of Reader.
@@ -260,5 +323,83 @@ func TestMagicCheckedEarly(t *testing.T) {
 	var e *Error
 	if _, err := p.Next(); !errors.As(err, &e) || !errors.Is(err, ErrBadMagic) || e.Offset != 1 {
 		t.Fatalf("push: %v, want ErrBadMagic at 1", err)
+	}
+}
+
+// TestPushReaderBuffer: a push Reader keeps only the bytes it has not
+// parsed, so its buffer stays small however long the stream it is fed.
+func TestPushReaderBuffer(t *testing.T) {
+	stream := AppendMagic(nil)
+	for i := range 100_000 {
+		stream = AppendToken(stream, uint32(i))
+	}
+	stream = AppendDone(stream, StopEndTurn, "")
+	r := NewPushReader()
+	frames := 0
+	for rest := stream; len(rest) > 0; {
+		k := min(len(rest), 1000)
+		r.Write(rest[:k])
+		rest = rest[k:]
+		for {
+			_, err := r.Next()
+			if err == ErrNeedMore {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames++
+		}
+	}
+	if frames != 100_001 || cap(r.buf) > 4*initialBufSize {
+		t.Fatalf("%d frames, buffer of %d bytes", frames, cap(r.buf))
+	}
+}
+
+// pushAll feeds in to a push Reader in pieces of k bytes, calling Next
+// after each, then CloseWrite, and returns the frames and the error that
+// ends them (nil for io.EOF).
+func pushAll(r *Reader, in []byte, k int) ([]Frame, error) {
+	var fs []Frame
+	for rest := in; ; {
+		if len(rest) == 0 {
+			r.CloseWrite()
+		} else {
+			n := min(k, len(rest))
+			r.Write(rest[:n])
+			rest = rest[n:]
+		}
+		for {
+			f, err := r.Next()
+			if err == ErrNeedMore {
+				break
+			}
+			if err == io.EOF {
+				return fs, nil
+			}
+			if err != nil {
+				return fs, err
+			}
+			fs = append(fs, Frame{f.Type, append([]byte{}, f.Payload...)})
+		}
+	}
+}
+
+// TestPushReaderEveryCut: every prefix of a response, pushed whole or a
+// byte at a time, reads as the same frames and the same error as from an
+// io.Reader, with and without WithRawFrames.
+func TestPushReaderEveryCut(t *testing.T) {
+	resp := sampleResponse()
+	for _, opts := range [][]ReaderOption{nil, {WithRawFrames()}} {
+		for cut := range len(resp) + 1 {
+			want, wantErr := readAll(NewReader(bytes.NewReader(resp[:cut]), opts...))
+			for _, k := range []int{1, 3, len(resp)} {
+				got, err := pushAll(NewPushReader(opts...), resp[:cut], k)
+				if !cmp.Equal(want, got, cmp.Comparer(bytes.Equal)) || fmt.Sprint(wantErr) != fmt.Sprint(err) {
+					t.Errorf("%d options, cut at %d, pieces of %d: %d frames, %v; pull read %d frames, %v",
+						len(opts), cut, k, len(got), err, len(want), wantErr)
+				}
+			}
+		}
 	}
 }

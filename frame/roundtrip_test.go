@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"testing/iotest"
 
@@ -368,4 +369,104 @@ func TestSplitLongValues(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSplitBoundaries holds each value that continues in further frames
+// (SPEC.md §4) to its frame count, its Size function and its joined bytes
+// at the lengths around one and two full frames.
+func TestSplitBoundaries(t *testing.T) {
+	name := bytes.Repeat([]byte("n"), MaxEventName)
+	data := func(n int) []byte { return bytes.Repeat([]byte("d"), n) }
+	eventData := func(f Frame) []byte { e, _ := f.Event(); return e.Data }
+	for _, c := range []struct {
+		name   string
+		typ    Type
+		per    int  // value bytes a full frame holds
+		after  bool // a full frame is always followed by one more (DONE, ERROR)
+		append func(n int) []byte
+		size   func(n int) int
+		join   func(Frame) []byte
+	}{
+		{"text", TypeText, maxTextPerFrame, false,
+			func(n int) []byte { return AppendText(nil, 7, data(n)) }, SizeText,
+			func(f Frame) []byte { _, b, _ := f.Text(); return b }},
+		{"delta", TypeDelta, maxDeltaPerFrame, false,
+			func(n int) []byte { return AppendDelta(nil, 7, DeltaThinking, data(n)) }, SizeDelta,
+			func(f Frame) []byte { _, _, b, _ := f.Delta(); return b }},
+		{"event", TypeEvent, MaxPayload - 2, false,
+			func(n int) []byte { return AppendEvent(nil, EventDeflate, nil, data(n)) },
+			func(n int) int { return SizeEvent(0, n) }, eventData},
+		{"event, long name", TypeEvent, MaxPayload - 2 - MaxEventName, false,
+			func(n int) []byte { return AppendEvent(nil, EventJSON, name, data(n)) },
+			func(n int) int { return SizeEvent(MaxEventName, n) }, eventData},
+		{"error", TypeError, maxMessagePerFrame, true,
+			func(n int) []byte { return AppendError(nil, CodeAPI, string(data(n))) }, SizeError,
+			func(f Frame) []byte { _, b, _ := f.ErrorMessage(); return b }},
+		{"done", TypeDone, maxStopSequencePerFrame, true,
+			func(n int) []byte { return AppendDone(nil, StopSequence, string(data(n))) },
+			func(n int) int { return SizeDone(StopSequence, n) },
+			func(f Frame) []byte { _, b, _ := f.Done(); return b }},
+		{"pad", TypePad, MaxPayload, false,
+			func(n int) []byte { return AppendPad(nil, n) }, SizePad,
+			func(f Frame) []byte { return bytes.ReplaceAll(f.Payload, []byte{0}, []byte("d")) }},
+	} {
+		for _, n := range []int{0, 1, c.per - 1, c.per, c.per + 1, 2 * c.per, 2*c.per + 1} {
+			b := c.append(n)
+			if len(b) != c.size(n) {
+				t.Errorf("%s of %d bytes: %d bytes, Size says %d", c.name, n, len(b), c.size(n))
+			}
+			want := (n + c.per - 1) / c.per // frames
+			switch {
+			case c.after:
+				want = n/c.per + 1
+			case n == 0 && c.typ != TypePad:
+				want = 1 // an empty value is a frame; no padding is none
+			}
+			var joined []byte
+			frames := 0
+			for ; len(b) > 0; frames++ {
+				f, k, err := Parse(b)
+				if err != nil || f.Type != c.typ {
+					t.Fatalf("%s of %d bytes: frame %d: %v, %v", c.name, n, frames, f.Type, err)
+				}
+				if e, err := f.Event(); err == nil {
+					// Every frame carries the name; all but the last say More.
+					if e.More != (k < len(b)) || !bytes.Equal(e.Name, name[:MaxPayload-2-c.per]) {
+						t.Fatalf("%s of %d bytes: frame %d: More %v, name of %d bytes", c.name, n, frames, e.More, len(e.Name))
+					}
+				}
+				joined = append(joined, c.join(f)...)
+				b = b[k:]
+			}
+			if frames != want || !bytes.Equal(joined, data(n)) {
+				t.Errorf("%s of %d bytes: %d frames joining to %d bytes, want %d frames", c.name, n, frames, len(joined), want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		typ Type
+		per int
+		id  uint32
+	}{{TypeToken, maxToken16PerFrame, 0xFFFF}, {TypeToken32, maxToken32PerFrame, 0x10000}} {
+		for _, n := range []int{1, c.per - 1, c.per, c.per + 1, 2 * c.per, 2*c.per + 1} {
+			ids := slices.Repeat([]uint32{c.id}, n)
+			b := AppendToken(nil, ids...)
+			if len(b) != SizeToken(ids...) {
+				t.Errorf("%d %v IDs: %d bytes, SizeToken says %d", n, c.typ, len(b), SizeToken(ids...))
+			}
+			var got []uint32
+			frames := 0
+			for ; len(b) > 0; frames++ {
+				f, k, err := Parse(b)
+				if err != nil || f.Type != c.typ {
+					t.Fatalf("%d %v IDs: frame %d: %v, %v", n, c.typ, frames, f.Type, err)
+				}
+				got, _ = f.Tokens(got)
+				b = b[k:]
+			}
+			if want := (n + c.per - 1) / c.per; frames != want || !slices.Equal(got, ids) {
+				t.Errorf("%d %v IDs: %d frames, %d IDs back; want %d frames", n, c.typ, frames, len(got), want)
+			}
+		}
+	}
 }

@@ -74,13 +74,10 @@ func WithBatching() WriterOption { return func(w *Writer) { w.batch = true } }
 // end a response (DONE, ERROR) and Flush go at once. It implies
 // WithBatching, and the waiting frames are written by a timer's goroutine,
 // so call Flush before the underlying writer goes away. d of zero or less
-// leaves frames going at once.
+// leaves frames going at once, as WithBatching alone does; the Writer is
+// safe for concurrent use all the same.
 func WithCoalescing(d time.Duration) WriterOption {
-	return func(w *Writer) {
-		if d > 0 {
-			w.batch, w.delay = true, d
-		}
-	}
+	return func(w *Writer) { w.batch, w.delay = true, max(d, 0) }
 }
 
 // WithPadding makes each Write… call follow its frames with a PAD frame so

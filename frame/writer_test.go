@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -44,7 +46,7 @@ func TestWriterOneWritePerCall(t *testing.T) {
 		AppendText(nil, 3, []byte("hi")),
 		AppendDone(nil, StopEndTurn, ""),
 	}
-	if d := cmp.Diff(want, log.writes); d != "" {
+	if d := cmp.Diff(want, log.writes, cmp.Comparer(bytes.Equal)); d != "" {
 		t.Fatalf("writes (-want +got):\n%s", d)
 	}
 }
@@ -70,12 +72,29 @@ type flushCounter struct {
 
 func (f *flushCounter) Flush() { f.flushes++ }
 
+// TestWriterFlushesUnderlying: Flush writes what the Writer holds (Magic
+// alone, or frames waiting for a coalescing interval) and then flushes the
+// underlying writer, once a call, in every mode.
 func TestWriterFlushesUnderlying(t *testing.T) {
-	var fc flushCounter
-	w := NewWriter(&fc)
-	_ = w.WriteToken(1)
-	if err := w.Flush(); err != nil || fc.flushes != 1 {
-		t.Fatalf("Flush: %v, %d underlying flushes; want 1", err, fc.flushes)
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+		for _, tokens := range [][]uint32{nil, {1}, {1, 2}} {
+			var fc flushCounter
+			w := NewWriter(&fc, opts...)
+			want := AppendMagic(nil)
+			for _, id := range tokens {
+				_ = w.WriteToken(id) // with coalescing, the second waits
+				want = AppendToken(want, id)
+			}
+			if err := w.Flush(); err != nil || fc.flushes != 1 {
+				t.Errorf("%d options, %d tokens: Flush: %v, %d underlying flushes; want 1", len(opts), len(tokens), err, fc.flushes)
+			}
+			if !bytes.Equal(fc.Bytes(), want) {
+				t.Errorf("%d options, %d tokens: % X written, want % X", len(opts), len(tokens), fc.Bytes(), want)
+			}
+			if err := w.Flush(); err != nil || fc.flushes != 2 {
+				t.Errorf("%d options, %d tokens: second Flush: %v, %d underlying flushes; want 2", len(opts), len(tokens), err, fc.flushes)
+			}
+		}
 	}
 }
 
@@ -172,37 +191,62 @@ func (b *blockingWriter) Write(p []byte) (int, error) {
 	return b.writeLog.Write(p)
 }
 
-// TestWriterBatching: frames that arrive while a Write is blocked go out
-// together in the next Write, and a frame that finds the Writer idle is
-// written at once.
+// TestWriterBatching: a Writer made WithBatching, or WithCoalescing with
+// any d, gathers the frames that arrive, from any goroutine, while its
+// Write is blocked, without a Write of their own, and hands them over
+// together in the next; a frame that finds the Writer idle is written at
+// once.
 func TestWriterBatching(t *testing.T) {
-	bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
-	w := NewWriter(bw, WithBatching())
+	for name, opt := range map[string]WriterOption{
+		"WithBatching":        WithBatching(),
+		"WithCoalescing(1h)":  WithCoalescing(time.Hour),
+		"WithCoalescing(0)":   WithCoalescing(0),
+		"WithCoalescing(-1s)": WithCoalescing(-time.Second),
+	} {
+		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		w := NewWriter(bw, opt)
+		done := make(chan error)
+		go func() { done <- w.WriteToken(1) }()
+		<-bw.entered // the first Write is in flight, and blocked
 
-	done := make(chan error)
-	go func() { done <- w.WriteToken(1) }()
-	<-bw.entered // the first Write is in flight, and blocked
-
-	for id := uint32(2); id <= 4; id++ {
-		if err := w.WriteToken(id); err != nil { // returns without waiting
-			t.Fatal(err)
+		others := make(chan error)
+		go func() {
+			for id := uint32(2); id <= 4; id++ {
+				if err := w.WriteToken(id); err != nil {
+					others <- err
+					return
+				}
+			}
+			others <- nil
+		}()
+		select {
+		case err := <-others: // the calls returned without waiting
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		case <-bw.entered:
+			t.Fatalf("%s: a second Write began while the first was blocked", name)
 		}
-	}
-	bw.release <- struct{}{} // first Write returns; its caller drains the rest
-	<-bw.entered
-	bw.release <- struct{}{}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	want := [][]byte{
-		AppendToken(AppendMagic(nil), 1),
-		AppendToken(AppendToken(AppendToken(nil, 2), 3), 4),
-	}
-	if d := cmp.Diff(want, bw.writes); d != "" {
-		t.Fatalf("writes (-want +got):\n%s", d)
+		go func() {
+			for range bw.entered {
+				bw.release <- struct{}{}
+			}
+		}()
+		bw.release <- struct{}{} // the first Write returns
+		if err := <-done; err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		close(bw.entered)
+		want := [][]byte{
+			AppendToken(AppendMagic(nil), 1),
+			AppendToken(AppendToken(AppendToken(nil, 2), 3), 4),
+		}
+		if d := cmp.Diff(want, bw.writes); d != "" {
+			t.Errorf("%s: writes (-want +got):\n%s", name, d)
+		}
 	}
 }
 
@@ -323,5 +367,314 @@ func TestWriterNameAndKindLimits(t *testing.T) {
 	}
 	if fs, err := readAll(NewReader(bytes.NewReader(out.Bytes()), WithRawFrames())); err != nil || len(fs) != 3 {
 		t.Fatalf("%d frames, %v", len(fs), err)
+	}
+}
+
+// writeCall is a call of a Writer method, with the frames it writes on a
+// healthy Writer.
+type writeCall struct {
+	name  string
+	write func(w *Writer) error
+	want  []byte
+}
+
+// writeCalls is one call of each Write… method.
+var writeCalls = []writeCall{
+	{"WriteToken", func(w *Writer) error { return w.WriteToken(1, 2) }, AppendToken(nil, 1, 2)},
+	{"WriteText", func(w *Writer) error { return w.WriteText(3, []byte("hi")) }, AppendText(nil, 3, []byte("hi"))},
+	{"WriteUsage", func(w *Writer) error { return w.WriteUsage(Usage{1, 2, 3}) }, AppendUsage(nil, Usage{1, 2, 3})},
+	{"WriteCacheUsage", func(w *Writer) error { return w.WriteCacheUsage(CacheUsage{4, 5}) }, AppendCacheUsage(nil, CacheUsage{4, 5})},
+	{"WriteError", func(w *Writer) error { return w.WriteError(CodeAPI, "x") }, AppendError(nil, CodeAPI, "x")},
+	{"WriteDone", func(w *Writer) error { return w.WriteDone(StopEndTurn, "") }, AppendDone(nil, StopEndTurn, "")},
+	{"WritePad", func(w *Writer) error { return w.WritePad(2) }, AppendPad(nil, 2)},
+	{"WriteFrame", func(w *Writer) error { return w.WriteFrame(Frame{0x90, []byte{7}}) }, Frame{0x90, []byte{7}}.Append(nil)},
+	{"WriteDelta", func(w *Writer) error { return w.WriteDelta(1, DeltaThinking, []byte("t")) }, AppendDelta(nil, 1, DeltaThinking, []byte("t"))},
+	{"WriteBlock", func(w *Writer) error { return w.WriteBlock(1, BlockStartText) }, AppendBlock(nil, 1, BlockStartText)},
+	{"WriteEvent", func(w *Writer) error { return w.WriteEvent(EventJSON, []byte("e"), []byte("{}")) }, AppendEvent(nil, EventJSON, []byte("e"), []byte("{}"))},
+	// Values longer than a frame, in one Write all the same.
+	{"long WriteToken", func(w *Writer) error { return w.WriteToken(longIDs...) }, AppendToken(nil, longIDs...)},
+	{"long WriteText", func(w *Writer) error { return w.WriteText(1, longText) }, AppendText(nil, 1, longText)},
+	{"long WriteDelta", func(w *Writer) error { return w.WriteDelta(1, DeltaThinking, longText[:maxDeltaPerFrame+1]) },
+		AppendDelta(nil, 1, DeltaThinking, longText[:maxDeltaPerFrame+1])},
+	{"long WriteEvent", func(w *Writer) error { return w.WriteEvent(EventDeflate, longText[:MaxEventName], longText) },
+		AppendEvent(nil, EventDeflate, longText[:MaxEventName], longText)},
+	{"long WriteError", func(w *Writer) error { return w.WriteError(CodeAPI, string(longText)) }, AppendError(nil, CodeAPI, string(longText))},
+	{"long WriteDone", func(w *Writer) error { return w.WriteDone(StopSequence, string(longText)) }, AppendDone(nil, StopSequence, string(longText))},
+	{"long WritePad", func(w *Writer) error { return w.WritePad(len(longText)) }, AppendPad(nil, len(longText))},
+	{"WriteFrame of 65,535 bytes", func(w *Writer) error { return w.WriteFrame(Frame{TypeText, longText[:MaxPayload]}) },
+		Frame{TypeText, longText[:MaxPayload]}.Append(nil)},
+}
+
+var (
+	longText = bytes.Repeat([]byte("long"), 40_000)       // 160,000 bytes: three frames
+	longIDs  = slices.Repeat([]uint32{1, 0xFFFF}, 20_000) // two TOKEN frames
+)
+
+// TestWriterStickyEveryCall: once the underlying writer has failed, every
+// Write… method and Flush returns its error and writes nothing, whether the
+// Writer batches or not, and whether the call would write a frame or not.
+func TestWriterStickyEveryCall(t *testing.T) {
+	boom := errors.New("boom")
+	calls := append(writeCalls[:len(writeCalls):len(writeCalls)],
+		writeCall{"WriteToken()", func(w *Writer) error { return w.WriteToken() }, nil},
+		writeCall{"WritePad(0)", func(w *Writer) error { return w.WritePad(0) }, nil},
+		writeCall{"Flush", (*Writer).Flush, nil},
+	)
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+		for _, c := range calls {
+			log := writeLog{err: boom}
+			w := NewWriter(&log, opts...)
+			if err := w.WriteToken(1); err != boom {
+				t.Fatalf("%d options: first write: %v, want %v", len(opts), err, boom)
+			}
+			log.err = nil
+			for range 2 {
+				if err := c.write(w); err != boom {
+					t.Errorf("%d options, %s after a failed write: %v, want the sticky %v", len(opts), c.name, err, boom)
+				}
+			}
+			if len(log.writes) != 0 {
+				t.Errorf("%d options, %s after a failed write: wrote % X", len(opts), c.name, log.writes)
+			}
+		}
+	}
+}
+
+// TestWriterEachCall: each Write… method hands its frames to the underlying
+// writer in one Write, Magic riding with the first, whether the Writer
+// batches or not; calls with nothing to write write nothing.
+func TestWriterEachCall(t *testing.T) {
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}, {WithPadding(0)}} {
+		for _, c := range writeCalls {
+			var log writeLog
+			w := NewWriter(&log, opts...)
+			for _, nothing := range []func() error{func() error { return w.WriteToken() }, func() error { return w.WritePad(0) }, func() error { return w.WritePad(-1) }} {
+				if err := nothing(); err != nil {
+					t.Fatalf("%d options: a call with nothing to write: %v", len(opts), err)
+				}
+			}
+			if len(log.writes) != 0 {
+				t.Fatalf("%d options: calls with nothing to write wrote % X", len(opts), log.writes)
+			}
+			if err := c.write(w); err != nil {
+				t.Fatalf("%d options, %s: %v", len(opts), c.name, err)
+			}
+			if err := c.write(w); err != nil {
+				t.Fatalf("%d options, %s again: %v", len(opts), c.name, err)
+			}
+			// Coalescing holds the second call's frames for the interval.
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			want := [][]byte{append(AppendMagic(nil), c.want...), c.want}
+			if d := cmp.Diff(want, log.writes, cmp.Comparer(bytes.Equal)); d != "" {
+				t.Errorf("%d options, %s: writes (-want +got):\n%s", len(opts), c.name, d)
+			}
+		}
+	}
+}
+
+// TestWriterBackPressure: while a batching Writer's Write is blocked, calls
+// return at once until the frames waiting for it pass maxBatch bytes; the
+// call that passes it waits for the Write, and all go out in order.
+func TestWriterBackPressure(t *testing.T) {
+	// Text of fill bytes makes frames of maxBatch bytes exactly; one byte
+	// more passes it.
+	fill := maxBatch
+	for SizeText(fill) > maxBatch {
+		fill--
+	}
+	if SizeText(fill) != maxBatch {
+		t.Fatalf("no text fills %d bytes", maxBatch)
+	}
+	for _, extra := range []int{0, 1} {
+		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		w := NewWriter(bw, WithBatching())
+		first := make(chan error)
+		go func() { first <- w.WriteToken(1) }()
+		<-bw.entered // the first Write is in flight, and blocked
+
+		text := bytes.Repeat([]byte("a"), fill+extra)
+		second := make(chan error)
+		go func() { second <- w.WriteText(0, text) }()
+		if extra == 0 {
+			// At the limit the call returns without waiting.
+			select {
+			case err := <-second:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%d bytes waiting: the call waits for the blocked Write", maxBatch)
+			}
+		} else {
+			select {
+			case err := <-second:
+				t.Fatalf("%d bytes waiting: the call returned (%v) while the Write was blocked", SizeText(fill+extra), err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		bw.release <- struct{}{} // the first Write returns; its caller writes the text
+		<-bw.entered
+		bw.release <- struct{}{}
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		if extra > 0 {
+			if err := <-second; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		want := [][]byte{AppendToken(AppendMagic(nil), 1), AppendText(nil, 0, text)}
+		if !slices.EqualFunc(want, bw.writes, bytes.Equal) {
+			t.Fatalf("%d bytes waiting: %d writes, want the token, then the text", SizeText(fill+extra), len(bw.writes))
+		}
+	}
+}
+
+// flushErrWriter's Flush fails.
+type flushErrWriter struct {
+	bytes.Buffer
+	err     error
+	flushes int
+}
+
+func (f *flushErrWriter) Flush() error { f.flushes++; return f.err }
+
+// TestWriterFlushErrors: a Write that fails in Flush, or the underlying
+// writer's own Flush failing, is Flush's error and sticky, whether the
+// Writer batches or not.
+func TestWriterFlushErrors(t *testing.T) {
+	boom := errors.New("boom")
+	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+		// Magic is all there is to write; the Write fails.
+		log := writeLog{err: boom}
+		w := NewWriter(&log, opts...)
+		if err := w.WritePad(0); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := w.Flush(); err != boom {
+				t.Errorf("%d options: Flush: %v, want %v", len(opts), err, boom)
+			}
+		}
+		log.err = nil
+		if err := w.WriteText(0, nil); err != boom || len(log.writes) != 0 {
+			t.Errorf("%d options: after a failed Flush: %v, %d writes", len(opts), err, len(log.writes))
+		}
+
+		// The frames are written; the underlying Flush fails.
+		fw := &flushErrWriter{err: boom}
+		w = NewWriter(fw, opts...)
+		if err := w.WriteToken(1); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := w.Flush(); err != boom {
+				t.Errorf("%d options: Flush: %v, want the underlying Flush's %v", len(opts), err, boom)
+			}
+		}
+		fw.err = nil
+		if err := w.WriteToken(2); err != boom || fw.flushes != 1 {
+			t.Errorf("%d options: after a failed Flush: %v, %d underlying flushes", len(opts), err, fw.flushes)
+		}
+		if want := AppendToken(AppendMagic(nil), 1); !bytes.Equal(fw.Bytes(), want) {
+			t.Errorf("%d options: wrote % X, want % X", len(opts), fw.Bytes(), want)
+		}
+	}
+}
+
+// TestAppendPadTo: the PAD frame AppendPadTo adds is the shortest that makes
+// the frames a multiple of the block, a PAD frame being 3 bytes at least;
+// a block of 0 or 1, or outside what CheckPadBlock accepts, adds nothing.
+func TestAppendPadTo(t *testing.T) {
+	for _, block := range []int{2, 3, 4, 5, 16, 1000, MaxPadBlock} {
+		for _, n := range []int{0, 1, 2, 3, 4, 5, block - 3, block - 2, block - 1, block, block + 1, 2*block - 3, 2*block + 1} {
+			if n < 0 {
+				continue
+			}
+			b := AppendPadTo(append([]byte("prefix"), make([]byte, n)...), len("prefix"), block)
+			got := len(b) - len("prefix")
+			want := n
+			for want%block != 0 || want > n && want-n < HeaderSize {
+				want++
+			}
+			if got != want {
+				t.Errorf("block %d, %d bytes: padded to %d, want %d", block, n, got, want)
+			}
+			if got > n {
+				f, k, err := Parse(b[len("prefix")+n:])
+				if err != nil || f.Type != TypePad || k != got-n {
+					t.Errorf("block %d, %d bytes: padding % X", block, n, b[len("prefix")+n:])
+				}
+			}
+		}
+	}
+	for _, block := range []int{-1, 0, 1, MaxPadBlock + 1} {
+		if b := AppendPadTo([]byte("x"), 0, block); string(b) != "x" {
+			t.Errorf("block %d: padded to % X", block, b)
+		}
+		if err := CheckPadBlock(block); (err == nil) != (block >= 0 && block <= MaxPadBlock) {
+			t.Errorf("CheckPadBlock(%d): %v", block, err)
+		}
+	}
+	if err := CheckPadBlock(MaxPadBlock); err != nil {
+		t.Errorf("CheckPadBlock(%d): %v", MaxPadBlock, err)
+	}
+}
+
+// TestWriterErrorOffsets: a value a Writer refuses is an *Error at the
+// stream offset where its frame would have gone (plus the fault's place in
+// the frame), counting Magic, the frames written before it and their
+// padding, in every mode.
+func TestWriterErrorOffsets(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(w *Writer) error
+		kind  error
+		at    int64 // from the frame's start
+	}{
+		{"usage ratio", func(w *Writer) error { return w.WriteUsage(Usage{CacheHitRatio: PPM + 1}) }, ErrMalformed, 11},
+		{"stop sequence with no reason", func(w *Writer) error { return w.WriteDone(StopUnspecified, "x") }, ErrMalformed, 0},
+		{"long citation", func(w *Writer) error { return w.WriteDelta(0, DeltaCitation, make([]byte, maxDeltaPerFrame+1)) }, ErrTooLarge, 0},
+		{"delta kind", func(w *Writer) error { return w.WriteDelta(0, 5, nil) }, ErrMalformed, 5},
+		{"block op", func(w *Writer) error { return w.WriteBlock(0, 3) }, ErrMalformed, 5},
+		{"event name", func(w *Writer) error { return w.WriteEvent(EventJSON, make([]byte, 256), nil) }, ErrTooLarge, 0},
+		{"event encoding", func(w *Writer) error { return w.WriteEvent(2, nil, nil) }, ErrMalformed, 3},
+		{"event encoding with More", func(w *Writer) error { return w.WriteEvent(0x81, nil, nil) }, ErrMalformed, 0},
+		{"frame too long", func(w *Writer) error { return w.WriteFrame(Frame{TypePad, make([]byte, MaxPayload+1)}) }, ErrTooLarge, 0},
+		{"frame of unknown type", func(w *Writer) error { return w.WriteFrame(Frame{0x10, nil}) }, ErrUnknownType, 0},
+		{"frame too short", func(w *Writer) error { return w.WriteFrame(Frame{TypeText, []byte{0}}) }, ErrMalformed, 1},
+		{"frame's payload", func(w *Writer) error { return w.WriteFrame(Frame{TypeDone, []byte{0}}) }, ErrMalformed, 3},
+	} {
+		for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}, {WithPadding(7)}} {
+			var log writeLog
+			w := NewWriter(&log, opts...)
+			wrote := int64(len(Magic)) // the offset of the next frame
+			for range 2 {
+				if err := c.write(w); err != nil {
+					var e *Error
+					if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Offset != wrote+c.at {
+						t.Errorf("%s, %d options, after %d bytes: %v, want %v at %d", c.name, len(opts), wrote, err, c.kind, wrote+c.at)
+					}
+				} else {
+					t.Errorf("%s, %d options: no error", c.name, len(opts))
+				}
+				// A frame written, the offset moves past it and its padding.
+				if err := w.WriteToken(1, 2, 3); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				wrote = 0
+				for _, b := range log.writes {
+					wrote += int64(len(b))
+				}
+			}
+		}
 	}
 }
