@@ -267,6 +267,7 @@ func TestApplyFromReaders(t *testing.T) {
 // under any limit, a call allocates within the package doc's budget and
 // never past its limit.
 func TestBudget(t *testing.T) {
+	encs := encoders{}
 	rapid.Check(t, func(t *rapid.T) {
 		g := genGeometry().Draw(t, "geometry")
 		gen := newSeqGen(g, rapid.Uint64().Draw(t, "seed"))
@@ -278,7 +279,7 @@ func TestBudget(t *testing.T) {
 		}
 		next := gen.snapshot(rapid.IntRange(0, 60*size).Draw(t, "next"), hashed)
 		mode := rapid.SampledFrom([]Mode{Fast, Max}).Draw(t, "mode")
-		delta, _ := NewEncoder(Options{Mode: mode}).Encode(nil, base, next)
+		delta, _ := encs.get(Options{Mode: mode}).Encode(nil, base, next)
 		switch rapid.IntRange(0, 2).Draw(t, "damage") {
 		case 1:
 			delta = delta[:rapid.IntRange(0, len(delta)).Draw(t, "cut")]
