@@ -187,6 +187,9 @@ func TestSteadyState(t *testing.T) {
 			}); n != 0 && !(raceEnabled && mode == Max) {
 				t.Errorf("mode %d, base %v: %.1f allocations a call", mode, b != nil, n)
 			}
+			if s := d.Stats(); s.Allocated != 0 {
+				t.Errorf("mode %d, base %v: a call that allocates nothing reports %d bytes", mode, b != nil, s.Allocated)
+			}
 		}
 	}
 }

@@ -204,6 +204,34 @@ func TestLimits(t *testing.T) {
 		if s := short.Stats(); s.Allocated+s.Scratch > need-1 {
 			t.Fatalf("%d tokens: allocated %d under a limit of %d", c.next.Tokens, s.Allocated, need-1)
 		}
+
+		// A Decoder's scratch counts against its limit: a second call needs
+		// what the Decoder kept from the first and what it allocates. A
+		// call that fails keeps the scratch it found.
+		warm := func(max int64) *Decoder {
+			d := NewDecoder(Limits{MaxBytes: math.MaxInt64})
+			if _, err := d.Apply(c.base, delta); err != nil {
+				t.Fatal(err)
+			}
+			d.Limits.MaxBytes = max
+			return d
+		}
+		d = warm(math.MaxInt64)
+		kept := d.Stats().Scratch
+		if _, err := d.Apply(c.base, delta); err != nil {
+			t.Fatal(err)
+		}
+		need = kept + d.Stats().Allocated
+		if _, err := warm(need).Apply(c.base, delta); err != nil {
+			t.Fatalf("%d tokens again at MaxBytes %d: %v", c.next.Tokens, need, err)
+		}
+		short = warm(need - 1)
+		if _, err := short.Apply(c.base, delta); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("%d tokens again, one byte under: %v", c.next.Tokens, err)
+		}
+		if s := short.Stats(); s.Scratch != kept {
+			t.Fatalf("%d tokens: the Decoder kept %d bytes of scratch, and %d after a call that failed", c.next.Tokens, kept, s.Scratch)
+		}
 	}
 }
 
