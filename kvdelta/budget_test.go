@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/layer0/anth/tiling"
@@ -301,4 +302,60 @@ func TestBudget(t *testing.T) {
 			t.Fatalf("allocated %d bytes: budget %d, limit %d (%+v): %v", s.Allocated, bound, max, s, err)
 		}
 	})
+}
+
+// TestStats: what a call reports, on deltas small enough to count by hand.
+// Justified is as Stats defines it: the bytes read, those RLE, huff0 and
+// zstd chunks decode to, the base tiles (16 bytes each) and hashes KEEP and
+// ROWS name, and 32 for each record, END included. Allocated and Scratch
+// are the buffers a call makes: see each case.
+func TestStats(t *testing.T) {
+	var vector []byte
+	for _, v := range readSpecVectors(t) {
+		if v.kind == "valid" {
+			vector = v.bytes
+		}
+	}
+	base, next := hashed(vectorSnapshot(3)), hashed(vectorSnapshot(6))
+	withHashes, err := NewEncoder(Options{}).Encode(nil, base, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s11 := fp8Token(11, 7)
+	zstdChunk := chunkEnd(chunkDelta(s11, methodZstd).uv(10).raw(zstdRLE(7, 11, nil)...), s11).b
+	for _, c := range []struct {
+		name  string
+		base  *Snapshot
+		delta []byte
+		late  bool
+		want  Stats
+	}{
+		// KEEP, ROWS, NEW (§10.6): 76 bytes read, 12 of RLE chunks, 2
+		// base tiles, 4 records. The snapshot's 48 bytes are allocated
+		// at once; ROWS's 4 planes of 2 bytes and its 8 bytes of rows;
+		// NEW's CRC32C, and its 4 planes of 4 bytes in place of ROWS's.
+		{"§10.6", vectorSnapshot(3), vector, false, Stats{Read: 76, Justified: 76 + 12 + 2*16 + 4*32, Allocated: 48 + 8 + 8 + 4 + 16, Scratch: 28}},
+		// The same, its buffer made last: the tiles apart (16 bytes for
+		// ROWS's and NEW's each), the list of the parts (8 of 24 bytes),
+		// kept as scratch.
+		{"§10.6, late", vectorSnapshot(3), vector, true, Stats{Read: 76, Justified: 248, Allocated: 84 + 2*16 + 8*24, Scratch: 28 + 8*24}},
+		// With hashes: KEEP names a base hash; ROWS's hash is read with
+		// its head, NEW's into the Decoder's hashes (32 bytes); the
+		// snapshot's 3 hashes (96 bytes) are allocated at once.
+		{"hashed", base, withHashes, false, Stats{Read: 140, Justified: 140 + 12 + 2*16 + 32 + 4*32, Allocated: 48 + 96 + 8 + 8 + 4 + 32 + 16, Scratch: 60}},
+		// Late, hashes apart too: 32 bytes for each of ROWS's and NEW's,
+		// and a list of parts of their own.
+		{"hashed, late", base, withHashes, true, Stats{Read: 140, Justified: 344, Allocated: 212 + 2*16 + 2*32 + 2*8*24, Scratch: 60 + 2*8*24}},
+		// A zstd chunk: 10 bytes read into the Decoder's buffer, 11
+		// decoded, and the zstd decoder.
+		{"zstd", nil, zstdChunk, false, Stats{Read: int64(len(zstdChunk)), Justified: int64(len(zstdChunk)) + 11 + 2*32, Allocated: 22 + 2*11 + 4 + 10 + zstdCost, Scratch: 2*11 + 4 + 10 + zstdCost}},
+	} {
+		d := &Decoder{late: c.late}
+		if _, err := d.Apply(c.base, c.delta); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if d := cmp.Diff(c.want, d.Stats()); d != "" {
+			t.Errorf("%s: Stats (-want +got):\n%s", c.name, d)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package kvdelta
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"testing"
 
@@ -250,11 +251,45 @@ func TestEncodeErrors(t *testing.T) {
 		"hash count":   {nil, {Geometry: g, Tokens: 6, Data: good.Data, Hashes: make([]tiling.Hash, 2)}},
 		"geometries":   {newSeqGen(g2, 1).snapshot(4, false), good},
 		"negative":     {nil, {Geometry: g, Tokens: -1}},
+		"bad base":     {{Geometry: g, Tokens: 6, Data: good.Data[:8]}, good},
 	} {
-		if _, err := NewEncoder(Options{}).Encode(nil, c[0], c[1]); !errors.Is(err, ErrSnapshot) {
-			t.Errorf("%s: %v, want ErrSnapshot", name, err)
+		prefix := []byte("before")
+		if out, err := NewEncoder(Options{}).Encode(prefix, c[0], c[1]); !errors.Is(err, ErrSnapshot) || string(out) != "before" {
+			t.Errorf("%s: %v, %q; want ErrSnapshot and dst as it was", name, err, out)
+		}
+		if err := NewEncoder(Options{}).EncodeTo(io.Discard, c[0], c[1]); !errors.Is(err, ErrSnapshot) {
+			t.Errorf("%s, EncodeTo: %v, want ErrSnapshot", name, err)
 		}
 	}
+	// EncodeTo writes the header, each record, END and the trailer, and
+	// returns the first error of the writer's.
+	base, next := newSeqGen(g, 1).snapshot(3, true), good
+	for n := 0; ; n++ {
+		w := &failingWriter{n: n}
+		err := NewEncoder(Options{}).EncodeTo(w, base, next)
+		if err == nil {
+			if n != 5 {
+				t.Fatalf("EncodeTo succeeded in %d writes, want 5: header, ROWS, NEW, END and trailer", n)
+			}
+			break
+		}
+		if !errors.Is(err, errWriter) || w.writes != n {
+			t.Fatalf("writer failing at write %d: %v after %d writes", n, err, w.writes)
+		}
+	}
+}
+
+var errWriter = errors.New("broken pipe")
+
+// failingWriter fails its writes from the nth on.
+type failingWriter struct{ n, writes int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.writes == w.n {
+		return 0, errWriter
+	}
+	w.writes++
+	return len(p), nil
 }
 
 // TestAppendStep: a 4,096-token cache that grew by one token costs one

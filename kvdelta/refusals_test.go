@@ -258,27 +258,31 @@ func refusals() []refusal {
 	return append(cs, chunkRefusals()...)
 }
 
-// chunkRefusals are the cases of §10.4's chunks, in fp8 tiles (one plane
-// for K, one for V) of one token of n elements, so that a chunk is a
-// plane: method byte, then K's bytes; V's plane is raw.
+// fp8Token returns a snapshot of one token in fp8 tiles of one token: K
+// n bytes of k, V the bytes 0 to n-1. Its planes are K's bytes and V's.
+func fp8Token(n int, k byte) *Snapshot {
+	g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: n, DType: tiling.FP8E4M3}
+	s := &Snapshot{Geometry: g, Tokens: 1, Data: make([]byte, 2*n)}
+	for i := range n {
+		s.Data[i], s.Data[n+i] = k, byte(i)
+	}
+	return s
+}
+
+// chunkDelta starts a delta of s, an fp8Token, as one NEW record with K's
+// plane as given: method, then body.
+func chunkDelta(s *Snapshot, method byte, body ...byte) *crafted {
+	return craft(s.Geometry, (fastChunkLog-chunkLogBase)<<4, 1, nil).raw(recNew).uv(1).crc(s.Data).raw(method).raw(body...)
+}
+
+// chunkEnd writes the rest of a chunkDelta: V's plane raw, END, the trailer.
+func chunkEnd(c *crafted, s *Snapshot) *crafted {
+	return c.raw(methodRaw).raw(s.Data[s.Geometry.HeadDim:]...).end()
+}
+
+// chunkRefusals are the cases of §10.4's chunks, in fp8Tokens.
 func chunkRefusals() []refusal {
-	snap := func(n int, k byte) *Snapshot {
-		g := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: n, DType: tiling.FP8E4M3}
-		s := &Snapshot{Geometry: g, Tokens: 1, Data: make([]byte, 2*n)}
-		for i := range n {
-			s.Data[i], s.Data[n+i] = k, byte(i)
-		}
-		return s
-	}
-	// delta is a NEW record of s with K's plane as given: method, then body.
-	delta := func(s *Snapshot, method byte, body ...byte) *crafted {
-		return craft(s.Geometry, (fastChunkLog-chunkLogBase)<<4, 1, nil).raw(recNew).uv(1).crc(s.Data).raw(method).raw(body...)
-	}
-	// finish writes V's plane, END and the trailer.
-	finish := func(c *crafted, s *Snapshot) *crafted {
-		n := s.Geometry.HeadDim
-		return c.raw(methodRaw).raw(s.Data[n:]...).end()
-	}
+	snap, delta, finish := fp8Token, chunkDelta, chunkEnd
 	ok := func(name string, s *Snapshot, c *crafted) refusal {
 		return refusal{name: name, delta: finish(c, s).b, want: s}
 	}

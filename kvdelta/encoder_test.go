@@ -1,0 +1,79 @@
+package kvdelta
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/layer0/anth/tiling"
+)
+
+// TestPlan: the records an Encoder plans (SPEC.md §10.3): KEEP for what the
+// base has, found by hash when both snapshots have them, else by bytes;
+// ROWS for a partial tile that only gained rows, XOR for one that changed
+// otherwise; NEW for the rest, in runs of at most 16 MiB (or one tile);
+// neighbours of one kind merged into one record.
+func TestPlan(t *testing.T) {
+	// SPEC.md §10.6's snapshots: 2-token tiles of 16 bytes.
+	v := vectorSnapshot
+	keep := func(at, base, count int) record { return record{kind: recKeep, at: at, base: base, count: count} }
+	fresh := func(at, count int) record { return record{kind: recNew, at: at, count: count} }
+	rows := func(at, from, to int) record {
+		return record{kind: recRows, at: at, base: at, count: 1, from: from, to: to}
+	}
+	xor := func(at int) record { return record{kind: recXor, at: at, base: at, count: 1} }
+	// changed returns s with token p's first byte in K changed.
+	changed := func(s *Snapshot, p int) *Snapshot {
+		c := *s
+		c.Data = append([]byte(nil), s.Data...)
+		c.Data[s.Geometry.Offset(0, 0, 0, p>>1, p&1, 0)] ^= 1
+		return &c
+	}
+	// withHashes returns s with the hashes given.
+	withHashes := func(s *Snapshot, hs ...byte) *Snapshot {
+		c := *s
+		c.Hashes = make([]tiling.Hash, len(hs))
+		for i, h := range hs {
+			c.Hashes[i][0] = h
+		}
+		return &c
+	}
+	// big is a snapshot of n tiles of tb bytes, its data left out: the
+	// plan of a snapshot without a base reads none of it.
+	big := func(tb, n int) *Snapshot {
+		g := tiling.Geometry{Layers: 1, KVHeads: tb / 1024, HeadDim: 512, DType: tiling.FP8E4M3}
+		return &Snapshot{Geometry: g, Tokens: n}
+	}
+	for _, c := range []struct {
+		name       string
+		base, next *Snapshot
+		want       []record
+	}{
+		{"no base", nil, v(6), []record{fresh(0, 3)}},
+		{"grew", v(3), v(6), []record{keep(0, 0, 1), rows(1, 1, 2), fresh(2, 1)}},
+		{"grew, hashed", hashed(v(3)), hashed(v(6)), []record{keep(0, 0, 1), rows(1, 1, 2), fresh(2, 1)}},
+		{"grew by a row", v(5), v(6), []record{keep(0, 0, 2), rows(2, 1, 2)}},
+		{"the same", v(6), v(6), []record{keep(0, 0, 3)}},
+		{"the same, partial", v(5), v(5), []record{keep(0, 0, 3)}},
+		{"the same, partial, hashed", hashed(v(5)), hashed(v(5)), []record{keep(0, 0, 3)}},
+		{"cut to a full tile", v(5), v(4), []record{keep(0, 0, 2)}},
+		{"cut to a partial tile", v(6), v(5), []record{keep(0, 0, 2), fresh(2, 1)}},
+		{"cut to a partial tile, hashed", hashed(v(6)), hashed(v(5)), []record{keep(0, 0, 2), fresh(2, 1)}},
+		{"a partial tile's old row changed", v(5), changed(v(6), 4), []record{keep(0, 0, 2), xor(2)}},
+		{"a partial tile's old row changed, no row added", v(5), changed(v(5), 4), []record{keep(0, 0, 2), xor(2)}},
+		{"a tile rewritten", v(6), changed(v(6), 2), []record{keep(0, 0, 1), fresh(1, 1), keep(2, 2, 1)}},
+		{"tiles rewritten, by hash", withHashes(v(6), 1, 2, 3), withHashes(v(6), 1, 4, 5), []record{keep(0, 0, 1), fresh(1, 2)}},
+		{"a prefix from elsewhere", withHashes(v(6), 1, 2, 3), withHashes(v(6), 9, 1, 2), []record{fresh(0, 1), keep(1, 0, 2)}},
+		{"the first of equal hashes", withHashes(v(6), 5, 5, 6), withHashes(v(6), 7, 8, 5), []record{fresh(0, 2), keep(2, 0, 1)}},
+		{"4 MiB tiles", nil, big(4<<20, 9), []record{fresh(0, 4), fresh(4, 4), fresh(8, 1)}},
+		{"16 MiB tiles", nil, big(16<<20, 2), []record{fresh(0, 1), fresh(1, 1)}},
+		{"17 MiB tiles", nil, big(17<<20, 2), []record{fresh(0, 1), fresh(1, 1)}},
+		{"1 KiB tiles", nil, big(1<<10, 1<<14+1), []record{fresh(0, 1<<14), fresh(1<<14, 1)}},
+		{"4 MiB tiles kept", withHashes(big(4<<20, 9), 1, 2, 3, 4, 5, 6, 7, 8, 9), withHashes(big(4<<20, 9), 1, 2, 3, 4, 5, 6, 7, 8, 9), []record{keep(0, 0, 9)}},
+	} {
+		hashed := c.next.Hashes != nil && (c.base == nil || c.base.Hashes != nil)
+		if d := cmp.Diff(c.want, plan(c.base, c.next, hashed), cmp.AllowUnexported(record{})); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, d)
+		}
+	}
+}
