@@ -1,6 +1,7 @@
 package kvdelta
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -74,6 +75,48 @@ func TestPlan(t *testing.T) {
 		hashed := c.next.Hashes != nil && (c.base == nil || c.base.Hashes != nil)
 		if d := cmp.Diff(c.want, plan(c.base, c.next, hashed), cmp.AllowUnexported(record{})); d != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, d)
+		}
+	}
+}
+
+// TestChunkBounds: planes of every size about a chunk's (SPEC.md §10.4) and
+// of every kind of content round-trip in both modes: a constant (RLE), a
+// byte then zeros (which zstd codes in exactly 18 bytes at 18: then it must
+// go raw), skewed bytes (huff0 or zstd), and random bytes (raw).
+func TestChunkBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	contents := map[string]func(i int) byte{
+		"constant": func(int) byte { return 7 },
+		"spike": func(i int) byte {
+			if i == 0 {
+				return 0x5A
+			}
+			return 0
+		},
+		"skewed": func(int) byte { return byte(rng.IntN(4)) },
+		"random": func(int) byte { return byte(rng.Uint32()) },
+	}
+	const chunk = 1 << fastChunkLog
+	encs := encoders{}
+	for _, mode := range []Mode{Fast, Max} {
+		sizes := []int{1, 2, 17, 18, 19, 100}
+		if mode == Fast {
+			sizes = append(sizes, chunk-1, chunk, chunk+1, 2*chunk)
+		}
+		for name, f := range contents {
+			for _, n := range sizes {
+				s := fp8Token(n, 0)
+				for i := range s.Data {
+					s.Data[i] = f(i % n)
+				}
+				delta, err := encs.get(Options{Mode: mode}).Encode(nil, nil, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := Apply(nil, delta); err != nil || !Equal(got, s) {
+					t.Errorf("mode %d, %s planes of %d bytes: %v", mode, name, n, err)
+				}
+			}
 		}
 	}
 }
