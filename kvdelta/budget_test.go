@@ -323,6 +323,31 @@ func TestStats(t *testing.T) {
 	}
 	s11 := fp8Token(11, 7)
 	zstdChunk := chunkEnd(chunkDelta(s11, methodZstd).uv(10).raw(zstdRLE(7, 11, nil)...), s11).b
+	// Planes of 1.5 KiB in 1 KiB chunks, raw.
+	s1536 := fp8Token(1536, 7)
+	pieces := craft(s1536.Geometry, 0, 1, nil).raw(recNew).uv(1).crc(s1536.Data).planes(s1536.Data, 1536).end().b
+	// A snapshot of 8 KiB: the most the buffer is made ahead of.
+	s4096 := fp8Token(4096, 7)
+	ahead := craft(s4096.Geometry, 6<<4, 1, nil).raw(recNew).uv(1).crc(s4096.Data).planes(s4096.Data, 4096).end().b
+	// 300 tiles of 16 bytes, and their hashes: 9,600 bytes of them.
+	many := hashed(vectorSnapshot(600))
+	c := craft(many.Geometry, 6<<4|flagHashes, 600, nil).raw(recNew).uv(300)
+	for i := range 300 {
+		c.crc(many.Tile(i)).raw(many.Hashes[i][:]...)
+	}
+	hashes := c.planes(many.Data, 8).end().b
+	// Every other tile of 10 changed: KEEP, NEW, KEEP, ... 10 records.
+	base10, next10 := vectorSnapshot(20), vectorSnapshot(20)
+	c = craft(base10.Geometry, 6<<4, 20, base10)
+	for i := range 10 {
+		if i%2 == 0 {
+			c.raw(recKeep).uv(uint64(i), 1)
+			continue
+		}
+		next10.Data[16*i] ^= 1
+		c.raw(recNew).uv(1).crc(next10.Tile(i)).planes(next10.Tile(i), 8)
+	}
+	parts := c.end().b
 	for _, c := range []struct {
 		name  string
 		base  *Snapshot
@@ -349,6 +374,17 @@ func TestStats(t *testing.T) {
 		// A zstd chunk: 10 bytes read into the Decoder's buffer, 11
 		// decoded, and the zstd decoder.
 		{"zstd", nil, zstdChunk, false, Stats{Read: int64(len(zstdChunk)), Justified: int64(len(zstdChunk)) + 11 + 2*32, Allocated: 22 + 2*11 + 4 + 10 + zstdCost, Scratch: 2*11 + 4 + 10 + zstdCost}},
+		// Each plane in a piece of 1 KiB and one of 512 bytes.
+		{"1 KiB chunks", nil, pieces, false, Stats{Read: 3101, Justified: 3101 + 2*32, Allocated: 3072 + 4 + 2*(1024+512), Scratch: 4 + 2*(1024+512)}},
+		// The snapshot's buffer is made at once, not after the tile.
+		{"8 KiB", nil, ahead, false, Stats{Read: 8219, Justified: 8219 + 2*32, Allocated: 8192 + 4 + 8192, Scratch: 4 + 8192}},
+		// The data's buffer at once; the hashes' after NEW's (9,600 bytes
+		// for the record's, as read, 9,600 apart, 9,600 in the buffer, and
+		// a list of one part): 1,200 bytes of CRC32Cs, 4 planes of 1,200.
+		{"300 hashes", nil, hashes, false, Stats{Read: 15626, Justified: 15626 + 2*32, Allocated: 4800 + 1200 + 3*9600 + 8*24 + 4*1200, Scratch: 1200 + 9600 + 8*24 + 4*1200}},
+		// Ten parts, late: a list of 8 and then of 16; 5 tiles of 16
+		// bytes apart; the CRC32C and planes of one NEW record, reused.
+		{"10 parts, late", base10, parts, true, Stats{Read: 180, Justified: 180 + 5*16 + 11*32, Allocated: 8*24 + 16*24 + 5*16 + 4 + 4*4 + 160, Scratch: 16*24 + 4 + 4*4}},
 	} {
 		d := &Decoder{late: c.late}
 		if _, err := d.Apply(c.base, c.delta); err != nil {

@@ -238,6 +238,18 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("%d tokens: the Decoder kept %d bytes of scratch, and %d after a call that failed", c.next.Tokens, kept, s.Scratch)
 		}
 	}
+
+	// The error says what the call would have had: a NEW record of 3
+	// tiles of 16 bytes needs their planes (48 bytes) and CRC32Cs (12)
+	// beside the snapshot's 48.
+	next := vectorSnapshot(6)
+	delta := craft(next.Geometry, 0, 6, nil).raw(recNew).uv(3).mark().
+		crc(next.Tile(0)).crc(next.Tile(1)).crc(next.Tile(2)).planes(next.Data, 8).end()
+	_, err := NewDecoder(Limits{MaxBytes: 48 + 60 - 1}).Apply(nil, delta.b)
+	var e *Error
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset != delta.at || e.Detail != "108 bytes, past the limit of 107" {
+		t.Errorf("NEW of 48 bytes in 107: %v", err)
+	}
 }
 
 func TestEncodeErrors(t *testing.T) {
