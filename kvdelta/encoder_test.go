@@ -2,6 +2,7 @@ package kvdelta
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -118,5 +119,39 @@ func TestChunkBounds(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEncoderScratch: an Encoder keeps its scratch between calls, so that a
+// second Encode of a 100 KiB snapshot allocates nothing for its data, only
+// a few hundred bytes of plan; Concurrency 1 is the calling goroutine alone,
+// as 0 is; and an Encoder keeps a coder for each worker, and no more.
+func TestEncoderScratch(t *testing.T) {
+	g := tiling.Geometry{Layers: 2, KVHeads: 2, HeadDim: 64, DType: tiling.BF16, TileShift: 4}
+	gen := newSeqGen(g, 6)
+	next := gen.snapshot(201, true)
+	var allocs [2]float64
+	for _, conc := range []int{0, 1, 2, 3} {
+		e := NewEncoder(Options{Concurrency: conc})
+		dst, err := e.Encode(nil, nil, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		dst, _ = e.Encode(dst[:0], nil, next)
+		runtime.ReadMemStats(&m1)
+		if n := m1.TotalAlloc - m0.TotalAlloc; conc <= 1 && n > 4<<10 {
+			t.Errorf("Concurrency %d: a second Encode of %d bytes allocated %d bytes", conc, len(next.Data), n)
+		}
+		if conc <= 1 {
+			allocs[conc] = testing.AllocsPerRun(5, func() { dst, _ = e.Encode(dst[:0], nil, next) })
+		}
+		if want := max(1, conc); len(e.coders) != want {
+			t.Errorf("Concurrency %d: %d coders, want %d", conc, len(e.coders), want)
+		}
+	}
+	if allocs[0] != allocs[1] {
+		t.Errorf("Concurrency 0: %.1f allocations a call; 1: %.1f", allocs[0], allocs[1])
 	}
 }
