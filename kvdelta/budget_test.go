@@ -67,6 +67,8 @@ func TestHeadersAllocateNothing(t *testing.T) {
 	// allows (2^40 tiles of 2 bytes), then nothing.
 	huge := unhex(t, "41 4E 4B 56 01 00 01 80 08 80 08 01 0A 00 80 08")
 	most := unhex(t, "41 4E 4B 56 01 00 01 01 01 04 00 00 80 80 80 80 80 20")
+	// 2^40 tiles of 8 MiB: 2^63 bytes, past what an int64 holds.
+	wraps := unhex(t, "41 4E 4B 56 01 00 01 01 80 80 40 03 00 00 80 80 80 80 80 20")
 	for _, c := range []struct {
 		name  string
 		delta []byte
@@ -77,6 +79,8 @@ func TestHeadersAllocateNothing(t *testing.T) {
 		{"4 GiB tile, no limit", huge, math.MaxInt64, ErrTruncated},
 		{"2^40 tiles, no limit", most, math.MaxInt64, ErrTruncated},
 		{"2^40 tiles, default limits", most, 0, ErrTooLarge},
+		{"2^63 bytes, default limits", wraps, 0, ErrTooLarge},
+		{"2^63 bytes, no limit", wraps, math.MaxInt64, ErrTooLarge},
 	} {
 		d := NewDecoder(Limits{MaxBytes: c.max})
 		var err error
@@ -229,6 +233,35 @@ func (r *failingReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// byteReader is an io.ByteReader, which ApplyFrom reads directly: ReadByte
+// serves b, and so does Read, every other call (it returns nothing in
+// between) or, if stuck, never.
+type byteReader struct {
+	b            []byte
+	stuck, empty bool
+}
+
+func (r *byteReader) ReadByte() (byte, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c, nil
+}
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if r.empty = !r.empty; r.empty || r.stuck || len(p) == 0 {
+		return 0, nil
+	}
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
 // TestApplyFromReaders: a reader that never makes progress fails the call
 // promptly with io.ErrNoProgress; a slow one that does is never failed; a
 // reader's own error is matchable, with the offset it struck at.
@@ -264,6 +297,14 @@ func TestApplyFromReaders(t *testing.T) {
 	within("bytes.Reader", func() { s, err = NewDecoder(Limits{}).ApplyFrom(nil, bytes.NewReader(delta)) })
 	if err != nil || !Equal(s, next) {
 		t.Errorf("a bytes.Reader: %v", err)
+	}
+	within("slow ByteReader", func() { s, err = NewDecoder(Limits{}).ApplyFrom(nil, &byteReader{b: delta}) })
+	if err != nil || !Equal(s, next) {
+		t.Errorf("a slow ByteReader: %v", err)
+	}
+	within("stuck ByteReader", func() { _, err = NewDecoder(Limits{}).ApplyFrom(nil, &byteReader{b: delta, stuck: true}) })
+	if !errors.Is(err, io.ErrNoProgress) || !errors.As(err, &e) || e.Offset != 0 {
+		t.Errorf("a ByteReader of empty reads: %v", err)
 	}
 }
 
@@ -392,6 +433,43 @@ func TestStats(t *testing.T) {
 		}
 		if d := cmp.Diff(c.want, d.Stats()); d != "" {
 			t.Errorf("%s: Stats (-want +got):\n%s", c.name, d)
+		}
+	}
+}
+
+// TestRefusedBeforeAllocating: a record that cannot be decoded within the
+// limit is refused at its head, before anything is allocated for it
+// (SPEC.md §10.5): its planes, CRC32Cs and hashes, its decoded tiles, and
+// the snapshot's buffers it would complete.
+func TestRefusedBeforeAllocating(t *testing.T) {
+	// 300 tiles and hashes: the data's buffer (4,800 bytes) is made at
+	// once; NEW needs its planes (4,800), CRC32Cs (1,200), hashes (9,600),
+	// its hashes apart and then in a buffer (9,600 each), and a list of
+	// parts (8 of 24 bytes).
+	many := hashed(vectorSnapshot(600))
+	c := craft(many.Geometry, 6<<4|flagHashes, 600, nil).raw(recNew).uv(300).mark()
+	for i := range 300 {
+		c.crc(many.Tile(i)).raw(many.Hashes[i][:]...)
+	}
+	hashes := c.planes(many.Data, 8).end()
+	// A tile of 10,000 bytes: NEW needs its planes, its CRC32C, the tile
+	// apart, a list of parts and the snapshot's buffer.
+	s := fp8Token(5000, 7)
+	tile := craft(s.Geometry, 6<<4, 1, nil).raw(recNew).uv(1).mark().crc(s.Data).planes(s.Data, 5000).end()
+	for _, c := range []struct {
+		name      string
+		delta     *crafted
+		max       int64
+		allocated int64
+	}{
+		{"300 hashes", hashes, 4800 + 4800 + 1200 + 3*9600 + 8*24 - 1, 4800},
+		{"a tile of 10,000 bytes", tile, 3*10000 + 4 + 8*24 - 1, 0},
+	} {
+		d := NewDecoder(Limits{MaxBytes: c.max})
+		_, err := d.Apply(nil, c.delta.b)
+		var e *Error
+		if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset != c.delta.at || d.Stats().Allocated != c.allocated {
+			t.Errorf("%s: %v, %d bytes allocated; want ErrTooLarge at offset %d, %d bytes", c.name, err, d.Stats().Allocated, c.delta.at, c.allocated)
 		}
 	}
 }

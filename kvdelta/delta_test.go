@@ -192,6 +192,8 @@ func TestLimits(t *testing.T) {
 		{nil, gen.snapshot(64, false), Fast},
 		{nil, gen.snapshot(5000, false), Max},
 		{base, gen.snapshot(3000, false), Fast},
+		{gen.snapshot(61, true), gen.snapshot(3000, true), Fast},
+		{gen.snapshot(61, true), gen.snapshot(700, true), Max},
 	} {
 		delta, _ := NewEncoder(Options{Mode: c.mode}).Encode(nil, c.base, c.next)
 		d := NewDecoder(Limits{MaxBytes: math.MaxInt64})

@@ -145,6 +145,7 @@ func refusals() []refusal {
 	const fast = (fastChunkLog - chunkLogBase) << 4
 	hnd := gv
 	hnd.Order = tiling.HND
+	big := tiling.Geometry{Layers: 1, KVHeads: 1, HeadDim: maxDim, DType: tiling.FP8E4M3, TileShift: 4} // 32 MiB tiles
 	ok := func(name string, base *Snapshot, c *crafted, want *Snapshot) refusal {
 		return refusal{name: name, base: base, delta: c.b, want: want}
 	}
@@ -223,6 +224,10 @@ func refusals() []refusal {
 			raw(recKeep).uv(0, 1).raw(recKeep).uv(1, 2).mark(), ErrMalformed, "kept tile 2 "),
 		bad("NEW of 0 tiles", base, v().raw(recNew).uv(0).mark(), ErrMalformed, "tile count 0"),
 		bad("NEW of 3 tiles of 2", base, v().raw(recKeep).uv(0, 1).raw(recNew).uv(3).mark(), ErrMalformed, "tile count 3"),
+		bad("NEW of 16 MiB and a tile", nil, craft(gv, fast, 2<<20+2, nil).raw(recNew).uv(1<<20+1).mark(), ErrMalformed, "run of 1048577 tiles"),
+		bad("NEW of 16 MiB", nil, craft(gv, fast, 2<<20+2, nil).raw(recNew).uv(1<<20).cut(), ErrTruncated, ""),
+		bad("NEW of 2 tiles of 32 MiB", nil, craft(big, fast, 32, nil).raw(recNew).uv(2).mark(), ErrMalformed, "run of 2 tiles"),
+		bad("NEW of a tile of 32 MiB", nil, craft(big, fast, 32, nil).raw(recNew).uv(1).cut(), ErrTruncated, ""),
 		bad("NEW tile 2's CRC32C", base, v().raw(recKeep).uv(0, 1).raw(recNew).uv(2).crc(t1).crc(t1).planes(next.Data[16:48], 8).mark(), ErrChecksum, "tile 2 CRC32C"),
 		bad("NEW cut in its planes", base, func() *crafted {
 			c := v().raw(recKeep).uv(0, 1).raw(recNew).uv(2).crc(t1).crc(t2).planes(next.Data[16:48], 8)
