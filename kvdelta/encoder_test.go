@@ -1,6 +1,7 @@
 package kvdelta
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -153,5 +154,57 @@ func TestEncoderScratch(t *testing.T) {
 	}
 	if allocs[0] != allocs[1] {
 		t.Errorf("Concurrency 0: %.1f allocations a call; 1: %.1f", allocs[0], allocs[1])
+	}
+}
+
+// TestPlaneMethods: which planes an Encoder codes (SPEC.md §10.4): in Fast
+// mode the exponents' (planes 0 and 2 of bf16), and every plane of an XOR
+// record; in Max mode every plane. On snapshots of one byte repeated, a
+// coded plane is an RLE chunk and any other is raw, so the whole delta is
+// known.
+func TestPlaneMethods(t *testing.T) {
+	g := vectorSnapshot(0).Geometry // 2-token tiles of 16 bytes, bf16
+	filled := func(tokens int, b byte) *Snapshot {
+		s := &Snapshot{Geometry: g, Tokens: tokens, Data: make([]byte, g.Layout().Tiles(tokens)*g.TileBytes())}
+		for i := range s.Data {
+			s.Data[i] = b
+		}
+		return s
+	}
+	const fast, max = (fastChunkLog - chunkLogBase) << 4, (maxChunkLog - chunkLogBase) << 4
+	rle := func(b byte) []byte { return []byte{methodRLE, b} }
+	raw := func(n int, b byte) []byte { return append([]byte{methodRaw}, bytes.Repeat([]byte{b}, n)...) }
+	// grown is a 3-token snapshot of 0x11 whose last token became 0x22.
+	grown := filled(4, 0x11)
+	copy(grown.Data[16+4:24], []byte{0x22, 0x22, 0x22, 0x22})
+	copy(grown.Data[16+12:32], []byte{0x22, 0x22, 0x22, 0x22})
+	changed := filled(3, 0x11)
+	for i := 16; i < 32; i++ {
+		changed.Data[i] = 0x22
+	}
+	for _, c := range []struct {
+		name       string
+		mode       Mode
+		base, next *Snapshot
+		want       *crafted
+	}{
+		{"NEW, Fast", Fast, nil, filled(4, 0x11), craft(g, fast, 4, nil).raw(recNew).uv(2).crc(filled(4, 0x11).Tile(0)).crc(filled(4, 0x11).Tile(1)).
+			raw(rle(0x11)...).raw(raw(8, 0x11)...).raw(rle(0x11)...).raw(raw(8, 0x11)...)},
+		{"NEW, Max", Max, nil, filled(4, 0x11), craft(g, max, 4, nil).raw(recNew).uv(2).crc(filled(4, 0x11).Tile(0)).crc(filled(4, 0x11).Tile(1)).
+			raw(rle(0x11)...).raw(rle(0x11)...).raw(rle(0x11)...).raw(rle(0x11)...)},
+		{"ROWS, Fast", Fast, filled(3, 0x11), grown, craft(g, fast, 4, filled(3, 0x11)).raw(recKeep).uv(0, 1).raw(recRows).uv(1, 1, 2).crc(grown.Tile(1)).
+			raw(rle(0x22)...).raw(raw(2, 0x22)...).raw(rle(0x22)...).raw(raw(2, 0x22)...)},
+		{"ROWS, Max", Max, filled(3, 0x11), grown, craft(g, max, 4, filled(3, 0x11)).raw(recKeep).uv(0, 1).raw(recRows).uv(1, 1, 2).crc(grown.Tile(1)).
+			raw(rle(0x22)...).raw(rle(0x22)...).raw(rle(0x22)...).raw(rle(0x22)...)},
+		{"XOR, Fast", Fast, filled(3, 0x11), changed, craft(g, fast, 3, filled(3, 0x11)).raw(recKeep).uv(0, 1).raw(recXor).uv(1, 1).crc(changed.Tile(1)).
+			raw(rle(0x33)...).raw(rle(0x33)...).raw(rle(0x33)...).raw(rle(0x33)...)},
+	} {
+		got, err := NewEncoder(Options{Mode: c.mode}).Encode(nil, c.base, c.next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(c.want.end().b, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, d)
+		}
 	}
 }
