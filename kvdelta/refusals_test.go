@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/huff0"
+
 	"github.com/layer0/anth/tiling"
 )
 
@@ -296,7 +298,29 @@ func chunkRefusals() []refusal {
 	}
 	s10, s11, s20, s30 := snap(10, 7), snap(11, 7), snap(20, 7), snap(30, 7)
 	wrong := []byte{1, 2, 3, 4}
+	// A huff0 block whose table reads and whose streams do not: the
+	// error is huff0's own.
+	s200 := snap(200, 0)
+	for i := range 200 {
+		s200.Data[i] = byte(i * i % 7)
+	}
+	var sc huff0.Scratch
+	block, _, err := huff0.Compress4X(s200.Data[:200], &sc)
+	if err != nil {
+		panic(err)
+	}
+	block = append([]byte(nil), block...)
+	block[len(block)-1] ^= 0x81
+	var huffErr error
+	if table, rest, err := huff0.ReadTable(block, &sc); err == nil {
+		table.MaxDecodedSize = 200
+		_, huffErr = table.Decoder().Decompress4X(make([]byte, 0, 200), rest)
+	}
+	if huffErr == nil {
+		panic("the corrupt huff0 block decodes")
+	}
 	return []refusal{
+		bad("huff0 chunk of a corrupt stream", finish(delta(s200, methodHuff).uv(uint64(len(block))).mark().raw(block...), s200), ErrMalformed, huffErr.Error()),
 		ok("RLE chunk", s10, delta(s10, methodRLE, 7)),
 		ok("zstd chunk one byte short of its size", s11, delta(s11, methodZstd).uv(10).raw(zstdRLE(7, 11, nil)...)),
 		bad("zstd chunk as long as its size", delta(s10, methodZstd).uv(10).mark(), ErrMalformed, "chunk length 10"),
