@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/layer0/anth/tiling"
@@ -66,6 +67,8 @@ func TestHeadersAllocateNothing(t *testing.T) {
 	// allows (2^40 tiles of 2 bytes), then nothing.
 	huge := unhex(t, "41 4E 4B 56 01 00 01 80 08 80 08 01 0A 00 80 08")
 	most := unhex(t, "41 4E 4B 56 01 00 01 01 01 04 00 00 80 80 80 80 80 20")
+	// 2^40 tiles of 8 MiB: 2^63 bytes, past what an int64 holds.
+	wraps := unhex(t, "41 4E 4B 56 01 00 01 01 80 80 40 03 00 00 80 80 80 80 80 20")
 	for _, c := range []struct {
 		name  string
 		delta []byte
@@ -76,6 +79,8 @@ func TestHeadersAllocateNothing(t *testing.T) {
 		{"4 GiB tile, no limit", huge, math.MaxInt64, ErrTruncated},
 		{"2^40 tiles, no limit", most, math.MaxInt64, ErrTruncated},
 		{"2^40 tiles, default limits", most, 0, ErrTooLarge},
+		{"2^63 bytes, default limits", wraps, 0, ErrTooLarge},
+		{"2^63 bytes, no limit", wraps, math.MaxInt64, ErrTooLarge},
 	} {
 		d := NewDecoder(Limits{MaxBytes: c.max})
 		var err error
@@ -187,6 +192,9 @@ func TestSteadyState(t *testing.T) {
 			}); n != 0 && !(raceEnabled && mode == Max) {
 				t.Errorf("mode %d, base %v: %.1f allocations a call", mode, b != nil, n)
 			}
+			if s := d.Stats(); s.Allocated != 0 {
+				t.Errorf("mode %d, base %v: a call that allocates nothing reports %d bytes", mode, b != nil, s.Allocated)
+			}
 		}
 	}
 }
@@ -219,6 +227,35 @@ type failingReader struct{ b []byte }
 func (r *failingReader) Read(p []byte) (int, error) {
 	if len(r.b) == 0 {
 		return 0, errReader
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// byteReader is an io.ByteReader, which ApplyFrom reads directly: ReadByte
+// serves b, and so does Read, every other call (it returns nothing in
+// between) or, if stuck, never.
+type byteReader struct {
+	b            []byte
+	stuck, empty bool
+}
+
+func (r *byteReader) ReadByte() (byte, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c, nil
+}
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if r.empty = !r.empty; r.empty || r.stuck || len(p) == 0 {
+		return 0, nil
+	}
+	if len(r.b) == 0 {
+		return 0, io.EOF
 	}
 	n := copy(p, r.b)
 	r.b = r.b[n:]
@@ -261,12 +298,21 @@ func TestApplyFromReaders(t *testing.T) {
 	if err != nil || !Equal(s, next) {
 		t.Errorf("a bytes.Reader: %v", err)
 	}
+	within("slow ByteReader", func() { s, err = NewDecoder(Limits{}).ApplyFrom(nil, &byteReader{b: delta}) })
+	if err != nil || !Equal(s, next) {
+		t.Errorf("a slow ByteReader: %v", err)
+	}
+	within("stuck ByteReader", func() { _, err = NewDecoder(Limits{}).ApplyFrom(nil, &byteReader{b: delta, stuck: true}) })
+	if !errors.Is(err, io.ErrNoProgress) || !errors.As(err, &e) || e.Offset != 0 {
+		t.Errorf("a ByteReader of empty reads: %v", err)
+	}
 }
 
 // TestBudget: on real deltas, whole, cut short or with a byte changed,
 // under any limit, a call allocates within the package doc's budget and
 // never past its limit.
 func TestBudget(t *testing.T) {
+	encs := encoders{}
 	rapid.Check(t, func(t *rapid.T) {
 		g := genGeometry().Draw(t, "geometry")
 		gen := newSeqGen(g, rapid.Uint64().Draw(t, "seed"))
@@ -278,7 +324,7 @@ func TestBudget(t *testing.T) {
 		}
 		next := gen.snapshot(rapid.IntRange(0, 60*size).Draw(t, "next"), hashed)
 		mode := rapid.SampledFrom([]Mode{Fast, Max}).Draw(t, "mode")
-		delta, _ := NewEncoder(Options{Mode: mode}).Encode(nil, base, next)
+		delta, _ := encs.get(Options{Mode: mode}).Encode(nil, base, next)
 		switch rapid.IntRange(0, 2).Draw(t, "damage") {
 		case 1:
 			delta = delta[:rapid.IntRange(0, len(delta)).Draw(t, "cut")]
@@ -297,4 +343,133 @@ func TestBudget(t *testing.T) {
 			t.Fatalf("allocated %d bytes: budget %d, limit %d (%+v): %v", s.Allocated, bound, max, s, err)
 		}
 	})
+}
+
+// TestStats: what a call reports, on deltas small enough to count by hand.
+// Justified is as Stats defines it: the bytes read, those RLE, huff0 and
+// zstd chunks decode to, the base tiles (16 bytes each) and hashes KEEP and
+// ROWS name, and 32 for each record, END included. Allocated and Scratch
+// are the buffers a call makes: see each case.
+func TestStats(t *testing.T) {
+	var vector []byte
+	for _, v := range readSpecVectors(t) {
+		if v.kind == "valid" {
+			vector = v.bytes
+		}
+	}
+	base, next := hashed(vectorSnapshot(3)), hashed(vectorSnapshot(6))
+	withHashes, err := NewEncoder(Options{}).Encode(nil, base, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s11 := fp8Token(11, 7)
+	zstdChunk := chunkEnd(chunkDelta(s11, methodZstd).uv(10).raw(zstdRLE(7, 11, nil)...), s11).b
+	// Planes of 1.5 KiB in 1 KiB chunks, raw.
+	s1536 := fp8Token(1536, 7)
+	pieces := craft(s1536.Geometry, 0, 1, nil).raw(recNew).uv(1).crc(s1536.Data).planes(s1536.Data, 1536).end().b
+	// A snapshot of 8 KiB: the most the buffer is made ahead of.
+	s4096 := fp8Token(4096, 7)
+	ahead := craft(s4096.Geometry, 6<<4, 1, nil).raw(recNew).uv(1).crc(s4096.Data).planes(s4096.Data, 4096).end().b
+	// 300 tiles of 16 bytes, and their hashes: 9,600 bytes of them.
+	many := hashed(vectorSnapshot(600))
+	c := craft(many.Geometry, 6<<4|flagHashes, 600, nil).raw(recNew).uv(300)
+	for i := range 300 {
+		c.crc(many.Tile(i)).raw(many.Hashes[i][:]...)
+	}
+	hashes := c.planes(many.Data, 8).end().b
+	// Every other tile of 10 changed: KEEP, NEW, KEEP, ... 10 records.
+	base10, next10 := vectorSnapshot(20), vectorSnapshot(20)
+	c = craft(base10.Geometry, 6<<4, 20, base10)
+	for i := range 10 {
+		if i%2 == 0 {
+			c.raw(recKeep).uv(uint64(i), 1)
+			continue
+		}
+		next10.Data[16*i] ^= 1
+		c.raw(recNew).uv(1).crc(next10.Tile(i)).planes(next10.Tile(i), 8)
+	}
+	parts := c.end().b
+	for _, c := range []struct {
+		name  string
+		base  *Snapshot
+		delta []byte
+		late  bool
+		want  Stats
+	}{
+		// KEEP, ROWS, NEW (§10.6): 76 bytes read, 12 of RLE chunks, 2
+		// base tiles, 4 records. The snapshot's 48 bytes are allocated
+		// at once; ROWS's 4 planes of 2 bytes and its 8 bytes of rows;
+		// NEW's CRC32C, and its 4 planes of 4 bytes in place of ROWS's.
+		{"§10.6", vectorSnapshot(3), vector, false, Stats{Read: 76, Justified: 76 + 12 + 2*16 + 4*32, Allocated: 48 + 8 + 8 + 4 + 16, Scratch: 28}},
+		// The same, its buffer made last: the tiles apart (16 bytes for
+		// ROWS's and NEW's each), the list of the parts (8 of 24 bytes),
+		// kept as scratch.
+		{"§10.6, late", vectorSnapshot(3), vector, true, Stats{Read: 76, Justified: 248, Allocated: 84 + 2*16 + 8*24, Scratch: 28 + 8*24}},
+		// With hashes: KEEP names a base hash; ROWS's hash is read with
+		// its head, NEW's into the Decoder's hashes (32 bytes); the
+		// snapshot's 3 hashes (96 bytes) are allocated at once.
+		{"hashed", base, withHashes, false, Stats{Read: 140, Justified: 140 + 12 + 2*16 + 32 + 4*32, Allocated: 48 + 96 + 8 + 8 + 4 + 32 + 16, Scratch: 60}},
+		// Late, hashes apart too: 32 bytes for each of ROWS's and NEW's,
+		// and a list of parts of their own.
+		{"hashed, late", base, withHashes, true, Stats{Read: 140, Justified: 344, Allocated: 212 + 2*16 + 2*32 + 2*8*24, Scratch: 60 + 2*8*24}},
+		// A zstd chunk: 10 bytes read into the Decoder's buffer, 11
+		// decoded, and the zstd decoder.
+		{"zstd", nil, zstdChunk, false, Stats{Read: int64(len(zstdChunk)), Justified: int64(len(zstdChunk)) + 11 + 2*32, Allocated: 22 + 2*11 + 4 + 10 + zstdCost, Scratch: 2*11 + 4 + 10 + zstdCost}},
+		// Each plane in a piece of 1 KiB and one of 512 bytes.
+		{"1 KiB chunks", nil, pieces, false, Stats{Read: 3101, Justified: 3101 + 2*32, Allocated: 3072 + 4 + 2*(1024+512), Scratch: 4 + 2*(1024+512)}},
+		// The snapshot's buffer is made at once, not after the tile.
+		{"8 KiB", nil, ahead, false, Stats{Read: 8219, Justified: 8219 + 2*32, Allocated: 8192 + 4 + 8192, Scratch: 4 + 8192}},
+		// The data's buffer at once; the hashes' after NEW's (9,600 bytes
+		// for the record's, as read, 9,600 apart, 9,600 in the buffer, and
+		// a list of one part): 1,200 bytes of CRC32Cs, 4 planes of 1,200.
+		{"300 hashes", nil, hashes, false, Stats{Read: 15626, Justified: 15626 + 2*32, Allocated: 4800 + 1200 + 3*9600 + 8*24 + 4*1200, Scratch: 1200 + 9600 + 8*24 + 4*1200}},
+		// Ten parts, late: a list of 8 and then of 16; 5 tiles of 16
+		// bytes apart; the CRC32C and planes of one NEW record, reused.
+		{"10 parts, late", base10, parts, true, Stats{Read: 180, Justified: 180 + 5*16 + 11*32, Allocated: 8*24 + 16*24 + 5*16 + 4 + 4*4 + 160, Scratch: 16*24 + 4 + 4*4}},
+	} {
+		d := &Decoder{late: c.late}
+		if _, err := d.Apply(c.base, c.delta); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if d := cmp.Diff(c.want, d.Stats()); d != "" {
+			t.Errorf("%s: Stats (-want +got):\n%s", c.name, d)
+		}
+	}
+}
+
+// TestRefusedBeforeAllocating: a record that cannot be decoded within the
+// limit is refused at its head, before anything is allocated for it
+// (SPEC.md §10.5): its planes, CRC32Cs and hashes, its decoded tiles, and
+// the snapshot's buffers it would complete.
+func TestRefusedBeforeAllocating(t *testing.T) {
+	// 300 tiles and hashes: the data's buffer (4,800 bytes) is made at
+	// once; NEW needs its planes (4,800), CRC32Cs (1,200), hashes (9,600),
+	// its hashes apart and then in a buffer (9,600 each), and a list of
+	// parts (8 of 24 bytes).
+	many := hashed(vectorSnapshot(600))
+	c := craft(many.Geometry, 6<<4|flagHashes, 600, nil).raw(recNew).uv(300).mark()
+	for i := range 300 {
+		c.crc(many.Tile(i)).raw(many.Hashes[i][:]...)
+	}
+	hashes := c.planes(many.Data, 8).end()
+	// A tile of 10,000 bytes: NEW needs its planes, its CRC32C, the tile
+	// apart, a list of parts and the snapshot's buffer.
+	s := fp8Token(5000, 7)
+	tile := craft(s.Geometry, 6<<4, 1, nil).raw(recNew).uv(1).mark().crc(s.Data).planes(s.Data, 5000).end()
+	for _, c := range []struct {
+		name      string
+		delta     *crafted
+		max       int64
+		allocated int64
+	}{
+		{"300 hashes", hashes, 4800 + 4800 + 1200 + 3*9600 + 8*24 - 1, 4800},
+		{"a tile of 10,000 bytes", tile, 3*10000 + 4 + 8*24 - 1, 0},
+	} {
+		d := NewDecoder(Limits{MaxBytes: c.max})
+		_, err := d.Apply(nil, c.delta.b)
+		var e *Error
+		if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset != c.delta.at || d.Stats().Allocated != c.allocated {
+			t.Errorf("%s: %v, %d bytes allocated; want ErrTooLarge at offset %d, %d bytes", c.name, err, d.Stats().Allocated, c.delta.at, c.allocated)
+		}
+	}
 }

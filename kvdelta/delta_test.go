@@ -3,12 +3,27 @@ package kvdelta
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"testing"
 
 	"github.com/layer0/anth/tiling"
 	"pgregory.net/rapid"
 )
+
+// encoders keeps an Encoder for each Options a test uses, reused from case
+// to case: a Max-mode Encoder's zstd tables cost more to set up than most
+// cases cost to run.
+type encoders map[Options]*Encoder
+
+func (es encoders) get(o Options) *Encoder {
+	e := es[o]
+	if e == nil {
+		e = NewEncoder(o)
+		es[o] = e
+	}
+	return e
+}
 
 func genGeometry() *rapid.Generator[tiling.Geometry] {
 	return rapid.Custom(func(t *rapid.T) tiling.Geometry {
@@ -28,6 +43,7 @@ func genGeometry() *rapid.Generator[tiling.Geometry] {
 // prefixes, truncation and rewrites; encoding is deterministic; the
 // streaming forms agree with the slice forms.
 func TestRoundTrip(t *testing.T) {
+	encs, again := encoders{}, encoders{}
 	rapid.Check(t, func(t *rapid.T) {
 		g := genGeometry().Draw(t, "geometry")
 		hashed := rapid.Bool().Draw(t, "hashed")
@@ -60,13 +76,13 @@ func TestRoundTrip(t *testing.T) {
 				}
 			}
 		}
-		enc := NewEncoder(Options{Mode: mode, Concurrency: rapid.IntRange(0, 3).Draw(t, "workers")})
+		enc := encs.get(Options{Mode: mode, Concurrency: rapid.IntRange(0, 3).Draw(t, "workers")})
 		delta, err := enc.Encode(nil, base, next)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, _ := NewEncoder(Options{Mode: mode}).Encode(nil, base, next)
-		if !bytes.Equal(delta, again) {
+		// Another Encoder, with another history of calls behind it.
+		if d, _ := again.get(Options{Mode: mode}).Encode(nil, base, next); !bytes.Equal(delta, d) {
 			t.Fatal("encoding is not deterministic")
 		}
 		var streamed bytes.Buffer
@@ -111,15 +127,19 @@ func TestCorruption(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// One Decoder for every flip: each call starts from the scratch
+			// the failures before it left, as a receiver's would.
+			d := NewDecoder(Limits{})
+			bad := append([]byte(nil), delta...)
 			for bit := range len(delta) * 8 {
-				bad := append([]byte(nil), delta...)
 				bad[bit/8] ^= 1 << (bit % 8)
-				if s, err := Apply(base, bad); err == nil || s != nil {
+				if s, err := d.Apply(base, bad); err == nil || s != nil {
 					t.Fatalf("hashed=%v mode=%d: flip of bit %d went unnoticed", hashed, mode, bit)
 				}
+				bad[bit/8] ^= 1 << (bit % 8)
 			}
 			for n := range len(delta) {
-				if _, err := Apply(base, delta[:n]); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrMalformed) {
+				if _, err := d.Apply(base, delta[:n]); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrMalformed) {
 					t.Fatalf("cut at %d: %v", n, err)
 				}
 			}
@@ -172,6 +192,8 @@ func TestLimits(t *testing.T) {
 		{nil, gen.snapshot(64, false), Fast},
 		{nil, gen.snapshot(5000, false), Max},
 		{base, gen.snapshot(3000, false), Fast},
+		{gen.snapshot(61, true), gen.snapshot(3000, true), Fast},
+		{gen.snapshot(61, true), gen.snapshot(700, true), Max},
 	} {
 		delta, _ := NewEncoder(Options{Mode: c.mode}).Encode(nil, c.base, c.next)
 		d := NewDecoder(Limits{MaxBytes: math.MaxInt64})
@@ -189,6 +211,46 @@ func TestLimits(t *testing.T) {
 		if s := short.Stats(); s.Allocated+s.Scratch > need-1 {
 			t.Fatalf("%d tokens: allocated %d under a limit of %d", c.next.Tokens, s.Allocated, need-1)
 		}
+
+		// A Decoder's scratch counts against its limit: a second call needs
+		// what the Decoder kept from the first and what it allocates. A
+		// call that fails keeps the scratch it found.
+		warm := func(max int64) *Decoder {
+			d := NewDecoder(Limits{MaxBytes: math.MaxInt64})
+			if _, err := d.Apply(c.base, delta); err != nil {
+				t.Fatal(err)
+			}
+			d.Limits.MaxBytes = max
+			return d
+		}
+		d = warm(math.MaxInt64)
+		kept := d.Stats().Scratch
+		if _, err := d.Apply(c.base, delta); err != nil {
+			t.Fatal(err)
+		}
+		need = kept + d.Stats().Allocated
+		if _, err := warm(need).Apply(c.base, delta); err != nil {
+			t.Fatalf("%d tokens again at MaxBytes %d: %v", c.next.Tokens, need, err)
+		}
+		short = warm(need - 1)
+		if _, err := short.Apply(c.base, delta); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("%d tokens again, one byte under: %v", c.next.Tokens, err)
+		}
+		if s := short.Stats(); s.Scratch != kept {
+			t.Fatalf("%d tokens: the Decoder kept %d bytes of scratch, and %d after a call that failed", c.next.Tokens, kept, s.Scratch)
+		}
+	}
+
+	// The error says what the call would have had: a NEW record of 3
+	// tiles of 16 bytes needs their planes (48 bytes) and CRC32Cs (12)
+	// beside the snapshot's 48.
+	next := vectorSnapshot(6)
+	delta := craft(next.Geometry, 0, 6, nil).raw(recNew).uv(3).mark().
+		crc(next.Tile(0)).crc(next.Tile(1)).crc(next.Tile(2)).planes(next.Data, 8).end()
+	_, err := NewDecoder(Limits{MaxBytes: 48 + 60 - 1}).Apply(nil, delta.b)
+	var e *Error
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset != delta.at || e.Detail != "108 bytes, past the limit of 107" {
+		t.Errorf("NEW of 48 bytes in 107: %v", err)
 	}
 }
 
@@ -203,11 +265,45 @@ func TestEncodeErrors(t *testing.T) {
 		"hash count":   {nil, {Geometry: g, Tokens: 6, Data: good.Data, Hashes: make([]tiling.Hash, 2)}},
 		"geometries":   {newSeqGen(g2, 1).snapshot(4, false), good},
 		"negative":     {nil, {Geometry: g, Tokens: -1}},
+		"bad base":     {{Geometry: g, Tokens: 6, Data: good.Data[:8]}, good},
 	} {
-		if _, err := NewEncoder(Options{}).Encode(nil, c[0], c[1]); !errors.Is(err, ErrSnapshot) {
-			t.Errorf("%s: %v, want ErrSnapshot", name, err)
+		prefix := []byte("before")
+		if out, err := NewEncoder(Options{}).Encode(prefix, c[0], c[1]); !errors.Is(err, ErrSnapshot) || string(out) != "before" {
+			t.Errorf("%s: %v, %q; want ErrSnapshot and dst as it was", name, err, out)
+		}
+		if err := NewEncoder(Options{}).EncodeTo(io.Discard, c[0], c[1]); !errors.Is(err, ErrSnapshot) {
+			t.Errorf("%s, EncodeTo: %v, want ErrSnapshot", name, err)
 		}
 	}
+	// EncodeTo writes the header, each record, END and the trailer, and
+	// returns the first error of the writer's.
+	base, next := newSeqGen(g, 1).snapshot(3, true), good
+	for n := 0; ; n++ {
+		w := &failingWriter{n: n}
+		err := NewEncoder(Options{}).EncodeTo(w, base, next)
+		if err == nil {
+			if n != 5 {
+				t.Fatalf("EncodeTo succeeded in %d writes, want 5: header, ROWS, NEW, END and trailer", n)
+			}
+			break
+		}
+		if !errors.Is(err, errWriter) || w.writes != n {
+			t.Fatalf("writer failing at write %d: %v after %d writes", n, err, w.writes)
+		}
+	}
+}
+
+var errWriter = errors.New("broken pipe")
+
+// failingWriter fails its writes from the nth on.
+type failingWriter struct{ n, writes int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.writes == w.n {
+		return 0, errWriter
+	}
+	w.writes++
+	return len(p), nil
 }
 
 // TestAppendStep: a 4,096-token cache that grew by one token costs one

@@ -133,7 +133,7 @@ func (a *assembly[T]) add(b *budget, in *input, p []T) error {
 		}
 	} else {
 		if len(a.parts) == cap(a.parts) {
-			c := max(8, 2*cap(a.parts))
+			c := a.grown()
 			if err := b.take(in, c*int(unsafe.Sizeof(p))); err != nil {
 				return err
 			}
@@ -143,6 +143,23 @@ func (a *assembly[T]) add(b *budget, in *input, p []T) error {
 	}
 	a.done += len(p)
 	return nil
+}
+
+// grown returns the room for parts that a full list of them grows to.
+func (a *assembly[T]) grown() int { return max(8, 2*cap(a.parts)) }
+
+// cost returns the bytes that k more elements take until the buffer is
+// made: themselves, apart, and the list of parts grown for them if it is
+// full, and the buffer.
+func (a *assembly[T]) cost(k int) int64 {
+	if a.buf != nil {
+		return 0
+	}
+	n := int64(a.n+k) * int64(a.size())
+	if k > 0 && len(a.parts) == cap(a.parts) {
+		n += int64(a.grown()) * int64(unsafe.Sizeof([]T(nil)))
+	}
+	return n
 }
 
 // settle makes the buffer once no more than ahead bytes of it are to come,

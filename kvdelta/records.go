@@ -210,7 +210,7 @@ func (st *state) tileRun(count, from int) error {
 		return in.fail(ErrMalformed, "run of "+strconv.Itoa(count)+" tiles of "+strconv.Itoa(tb)+" bytes")
 	}
 	hashed := max(0, min(st.at+count, st.full)-st.at)
-	if err := st.need(count*tb, count*crcSize+hashed*hashSize, count*tb); err != nil {
+	if err := st.need(count*tb, count*crcSize, hashed*hashSize, count*tb, hashed); err != nil {
 		return err
 	}
 	d.crcs.reset(headPiece, count*crcSize)
@@ -280,21 +280,17 @@ func (st *state) addHashes(n int) error {
 }
 
 // need refuses (§10.5) a record that cannot be decoded within the limit before
-// anything is allocated for it: planes bytes of planes (less the planes
-// kept from before), head bytes of CRC32Cs and hashes, tile bytes of
-// decoded tiles until the snapshot's buffer exists, and that buffer.
-func (st *state) need(planes, head, tile int) error {
-	more := int64(planes + head)
-	for i := range st.d.planes {
-		more -= int64(st.d.planes[i].bytes())
+// anything is allocated for it: planes bytes of planes, crcs bytes of CRC32Cs
+// and hashes bytes of hashes (each less what the Decoder keeps for them from
+// before), and what the snapshot's data and hashes take for the record's
+// tiles bytes and tileHashes hashes.
+func (st *state) need(planes, crcs, hashes, tiles, tileHashes int) error {
+	d := st.d
+	for i := range d.planes {
+		planes -= d.planes[i].bytes()
 	}
-	more = max(more, int64(head))
-	if st.data.buf == nil {
-		more += int64(tile) + int64(st.data.n)
-	}
-	if st.hashes.buf == nil {
-		more += int64(st.hashes.n) * hashSize
-	}
+	more := int64(max(0, planes) + max(0, crcs-d.crcs.bytes()) + max(0, hashes-d.hashes.bytes()))
+	more += st.data.cost(tiles) + st.hashes.cost(tileHashes)
 	return st.b.need(st.in, more)
 }
 
@@ -308,7 +304,11 @@ func (st *state) rows() error {
 	}
 	n := r.end - r.first
 	dense := n * g.TokenBytes() * g.Layers * 2
-	if err := st.need(dense, 0, tb); err != nil {
+	hashed := 0
+	if r.hashed {
+		hashed = 1
+	}
+	if err := st.need(dense, 0, 0, tb, hashed); err != nil {
 		return err
 	}
 	if err := st.readPlanes(dense); err != nil {
