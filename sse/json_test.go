@@ -69,6 +69,14 @@ func TestSameJSON(t *testing.T) {
 		{`{"a":12345678901234567890}`, `{"a":12345678901234567891}`, false},
 		{`{"a":1}`, `{"a":1}x`, false},
 		{`[1,2]`, `[2,1]`, false},
+		// A key of a that b spells with an escape, as many members each.
+		{`{"a":[]}`, `{"\u0061":[]}`, true},
+		{`{"a":1,"b":2}`, `{"\u0062":2,"a":1}`, true},
+		{`{"a":1}`, `{"\u0062":1}`, false},
+		{`{"a":1}`, `{"b":1}`, false},
+		{`{"a":1,"b":1}`, `{"a":1,"b":1,"\u0061":1}`, true},
+		{`{"a":1,"b":1}`, `{"a":1,"b":1,"\u0061":2}`, false},
+		{`{"a":1}`, `{"a":1,"b":1}`, false},
 	} {
 		if got := sameJSON([]byte(c.a), []byte(c.b)); got != c.same {
 			t.Errorf("sameJSON(%s, %s) = %v", c.a, c.b, got)
