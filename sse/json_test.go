@@ -233,3 +233,32 @@ func TestEqualJSONAgrees(t *testing.T) {
 		t.Fatalf("equalJSON was sure of only %d of the pairs", sure)
 	}
 }
+
+// TestCompactNearJSON: appendCompact and encoding/json.Compact agree on
+// JSON with every kind of token and on the near-JSON one edit makes of it.
+func TestCompactNearJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src := jsonDoc(t)
+		var want bytes.Buffer
+		werr := json.Compact(&want, src)
+		got, ok := appendCompact(nil, src)
+		if ok != (werr == nil) || ok && !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%q: appendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
+		}
+	})
+	// Every byte after \u, and the tokens cut at their ends.
+	for c := range 256 {
+		for _, src := range []string{`"\u00` + string(rune(c)) + `0"`, `"\u` + string(rune(c)) + `000"`} {
+			if _, ok := appendCompact(nil, []byte(src)); ok != json.Valid([]byte(src)) {
+				t.Errorf("%q: appendCompact says %v", src, ok)
+			}
+		}
+	}
+	for _, src := range []string{"true", "[tru", "[true", "fals", "[nul", `"\`, `"\u123`, `"\u1234`, `["\u123`, "1e", "1e+", "[1.", "-", "[-", "0", "55", "[12]", "-x", "\"\x01\"", "\"\x1f\"", "\" \"", "1.5e", "[0", "01"} {
+		var want bytes.Buffer
+		werr := json.Compact(&want, []byte(src))
+		if got, ok := appendCompact(nil, []byte(src)); ok != (werr == nil) || ok && string(got) != want.String() {
+			t.Errorf("%q: appendCompact %q, %v; encoding/json %v", src, got, ok, werr)
+		}
+	}
+}
