@@ -56,6 +56,8 @@ func TestAcceptsDeflate(t *testing.T) {
 		"anth-deflate;q=x":           false,
 		"anth-deflate-2":             false,
 		"gzip;q=1, anth-deflate;q=1": true,
+		"anth-deflate;q=1.000":       true,
+		"anth-deflate;q=1.5":         false,
 	} {
 		r := httptest.NewRequest("POST", "/v1/messages", nil)
 		if header != "" {
