@@ -412,6 +412,9 @@ func TestRequestErrorsAt(t *testing.T) {
 		`{"a":1e}`:          7,
 		`{"a":0,"b":00}`:    12,
 		`{"a":null,"b":nul`: 14,
+		`{"a":"\ud800"}`:    6,
+		`{"a":"\udfff"}`:    6,
+		`{"a":"x\uDC00"}`:   7,
 	} {
 		_, err := AppendRequestANTH(nil, []byte(body))
 		var e *Error
