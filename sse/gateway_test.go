@@ -327,3 +327,38 @@ func TestGatewayLogStatus(t *testing.T) {
 		t.Errorf("a text/plain request: %d", resp.StatusCode)
 	}
 }
+
+// failingTransport cannot reach the upstream.
+type failingTransport struct{}
+
+func (failingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("connection refused")
+}
+
+// TestGatewayErrors: the gateway's own errors are the API's JSON errors,
+// of the type their status stands for: a request it will not read, one
+// too large, an upstream it cannot reach.
+func TestGatewayErrors(t *testing.T) {
+	u, _ := url.Parse("http://upstream.test")
+	gw := httptest.NewServer(NewGateway(GatewayOptions{Upstream: u, Transport: failingTransport{}, Limits: RequestLimits{MaxRequestSize: 64}}))
+	defer gw.Close()
+	for _, c := range []struct {
+		ct, body string
+		status   int
+		typ      string
+	}{
+		{"text/plain", "{}", 400, "invalid_request_error"},
+		{"application/json", `{"model":"` + strings.Repeat("m", 64) + `"}`, 413, "request_too_large"},
+		{"application/json", `{"model":"m","stream":true}`, 502, "api_error"},
+	} {
+		resp, err := gw.Client().Post(gw.URL+"/v1/messages", c.ct, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		se := statusError(resp)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || se.Type != c.typ || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: %d %q, want %d %q", c.ct, c.body, resp.StatusCode, se.Type, c.status, c.typ)
+		}
+	}
+}

@@ -318,8 +318,9 @@ func TestProxyClientLeaves(t *testing.T) {
 			if took > 100*time.Millisecond {
 				t.Errorf("%s: Proxy took %v to stop, want at most 100 ms", accept, took)
 			}
-			if !errors.Is(proxyErr, context.Canceled) {
-				t.Errorf("%s: Proxy returned %v, want context.Canceled", accept, proxyErr)
+			var e *Error
+			if !errors.Is(proxyErr, context.Canceled) || !errors.As(proxyErr, &e) || e.Offset != -1 {
+				t.Errorf("%s: Proxy returned %v, want context.Canceled with no offset", accept, proxyErr)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: Proxy did not stop after the client left", accept)
@@ -367,8 +368,12 @@ func scanEvents(t tb, sse []byte) [][2]string {
 }
 
 // TestEventLinesCannotRename: whatever the data, written with
-// appendEventLines it reads back as the same name and data.
+// appendEventLines it reads back as the same name and data; an event with
+// no name has no event line.
 func TestEventLinesCannotRename(t *testing.T) {
+	if got := string(appendEventLines(nil, nil, []byte("x\ny"))); got != "data: x\ndata: y\n\n" {
+		t.Errorf("an unnamed event: %q", got)
+	}
 	for _, data := range []string{"a\nevent: message_stop", "x\n\nevent: y\ndata: z", "\n", "a\nb\n"} {
 		got := scanEvents(t, appendEventLines(nil, []byte("message_start"), []byte(data)))
 		if want := [][2]string{{"message_start", data}}; !cmp.Equal(got, want) {

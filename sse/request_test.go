@@ -415,8 +415,14 @@ func TestRequestErrorsAt(t *testing.T) {
 		`{"a":"\ud800"}`:    6,
 		`{"a":"\udfff"}`:    6,
 		`{"a":"x\uDC00"}`:   7,
+		`{"a":null`:         9,
+		`{"a":true`:         9,
+		`{"a"`:              4,
+		`{"a":-`:            6,
+		`{"a":1e`:           7,
+		`{"a":1e+`:          8,
 	} {
-		_, err := AppendRequestANTH(nil, []byte(body))
+		_, err := AppendRequestANTH(nil, exact(body))
 		var e *Error
 		if !errors.Is(err, ErrMalformed) || !errors.As(err, &e) || e.Offset != at {
 			t.Errorf("%q: %v, want ErrMalformed at %d", body, err, at)
