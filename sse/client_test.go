@@ -165,8 +165,11 @@ func TestMiddlewareResponses(t *testing.T) {
 			t.Errorf("HTTP %d: %v, body % X, Content-Type %q; want it untouched", status, err, got, resp.Header.Get("Content-Type"))
 		}
 	}
-	for _, c := range []struct{ model, want string }{{"", "claude-asked"}, {"claude-set", "claude-set"}} {
-		resp, got, err := do(ClientOptions{Encoder: EncoderOptions{Model: c.model}}, 200, http.Header{"Content-Type": {ContentType}}, native)
+	for _, c := range []struct {
+		status      int
+		model, want string
+	}{{200, "", "claude-asked"}, {200, "claude-set", "claude-set"}, {299, "", "claude-asked"}} {
+		resp, got, err := do(ClientOptions{Encoder: EncoderOptions{Model: c.model}}, c.status, http.Header{"Content-Type": {ContentType}}, native)
 		if err != nil || resp.ContentLength != -1 || resp.Header.Get("Content-Length") != "" || resp.Header.Get("Content-Type") != "text/event-stream" {
 			t.Fatalf("Model %q: %v, length %d, %v", c.model, err, resp.ContentLength, resp.Header)
 		}

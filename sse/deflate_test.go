@@ -74,6 +74,18 @@ func TestDeflateMatches(t *testing.T) {
 	if n := size(strings.Repeat("x", 20_000)); n > 200 {
 		t.Errorf("a run of 20,000 bytes: %d bytes", n)
 	}
+	// The event's first bytes again at exactly 32,768 bytes, and one more.
+	first := "!Q#W$E%R^T&Y*U(I)O_P+{}|"
+	for _, c := range []struct {
+		dist  int
+		found bool
+	}{{32_768, true}, {32_769, false}} {
+		prefix := first + strings.Repeat("x", c.dist-len(first))
+		grew := size(prefix+first) - size(prefix)
+		if found := grew < len(first)/2; found != c.found {
+			t.Errorf("the first bytes again at distance %d: %d bytes for %d, found %v, want %v", c.dist, grew, len(first), found, c.found)
+		}
+	}
 	// A piece of the dictionary whose first 4 bytes are indexed where it
 	// starts, at distance exactly 32,768 and one more.
 	d := EventDictionary

@@ -254,7 +254,7 @@ func TestCompactNearJSON(t *testing.T) {
 			}
 		}
 	}
-	for _, src := range []string{"true", "[tru", "[true", "fals", "[nul", `"\`, `"\u123`, `"\u1234`, `["\u123`, "1e", "1e+", "[1.", "-", "[-", "0", "55", "[12]", "-x", "\"\x01\"", "\"\x1f\"", "\" \"", "1.5e", "[0", "01"} {
+	for _, src := range []string{"true", "[tru", "[true", "fals", "[nul", `"\`, `"\u123`, `"\u1234`, `["\u123`, "1e", "1e+", "[1.", "-", "[-", "0", "55", "[12]", "-x", `{"a"`, `{"a" `, `{"a":`, "\"\x01\"", "\"\x1f\"", "\" \"", "1.5e", "[0", "01"} {
 		var want bytes.Buffer
 		werr := json.Compact(&want, []byte(src))
 		if got, ok := appendCompact(nil, exact(src)); ok != (werr == nil) || ok && string(got) != want.String() {
