@@ -479,12 +479,18 @@ func TestFrameArrival(t *testing.T) {
 				}
 			}
 		}()
+		// A frame that should arrive gets long enough on a loaded machine;
+		// one that should not, long enough to show up if it would.
+		wait := 300 * time.Millisecond
+		if c.early {
+			wait = 10 * time.Second
+		}
 		select {
 		case err := <-got:
 			if err != nil || !c.early {
 				t.Errorf("%s, %q, %+v: the second frame arrived before the handler flushed (%v)", c.accept, c.encoding, c.opts, err)
 			}
-		case <-time.After(300 * time.Millisecond):
+		case <-time.After(wait):
 			if c.early {
 				t.Errorf("%s, %q, %+v: the second frame did not arrive while the handler waited", c.accept, c.encoding, c.opts)
 			}
