@@ -17,7 +17,7 @@ import (
 func jsonDoc(t *rapid.T) []byte {
 	ws := rapid.SampledFrom([]string{"", "", "", " ", "\n", "\t", "\r\n "})
 	strs := rapid.SampledFrom([]string{`""`, `"a"`, `"data"`, `"text"`, `"model"`, `"\"\\\/\b\f\n\r\t"`, `"\u00e9\u00E9\u0009"`,
-		`"\uABCD\uabcd\u0000\u001F"`, `"é中😀"`, `"QUJD"`, `"QUI="`, `" x "`, `"\u2028"`, `"disable_parallel_tool_use"`})
+		`"\uABCD\uabcd\u0000\u001F"`, `"\u00ff\u0fAf\u9a9F"`, `"é中😀"`, `"QUJD"`, `"QUI="`, `" x "`, `"\u2028"`, `"disable_parallel_tool_use"`})
 	nums := rapid.SampledFrom([]string{"0", "-0", "7", "-12", "10", "0.5", "-0.25", "1e9", "1E+2", "2e-3", "9223372036854775807",
 		"-9223372036854775808", "9223372036854775808", "12345678901234567890", "1.0", "100"})
 	var value func(depth int) string
