@@ -55,3 +55,50 @@ func TestDeflateRoundTrip(t *testing.T) {
 		t.Fatal("appendDeflate does not append")
 	}
 }
+
+// TestDeflateMatches: the encoder finds what a reader can use: a repeat of
+// the event's own first bytes, repeats up to 32 KiB back deep into a long
+// event, and the dictionary at exactly the farthest distance DEFLATE
+// allows, and no farther.
+func TestDeflateMatches(t *testing.T) {
+	size := func(s string) int {
+		z := appendDeflate(nil, []byte(s))
+		if got := inflateStd(t, z); string(got) != s {
+			t.Fatalf("%d bytes do not round-trip", len(s))
+		}
+		return len(z)
+	}
+	if rep, none := size("#%&!#%&!"), size("#%&!)(*@"); rep >= none {
+		t.Errorf("a repeat of the first 4 bytes: %d bytes, as many as without one (%d)", rep, none)
+	}
+	if n := size(strings.Repeat("x", 20_000)); n > 200 {
+		t.Errorf("a run of 20,000 bytes: %d bytes", n)
+	}
+	// The event's first bytes again at exactly 32,768 bytes, and one more.
+	first := "!Q#W$E%R^T&Y*U(I)O_P+{}|"
+	for _, c := range []struct {
+		dist  int
+		found bool
+	}{{32_768, true}, {32_769, false}} {
+		prefix := first + strings.Repeat("x", c.dist-len(first))
+		grew := size(prefix+first) - size(prefix)
+		if found := grew < len(first)/2; found != c.found {
+			t.Errorf("the first bytes again at distance %d: %d bytes for %d, found %v, want %v", c.dist, grew, len(first), found, c.found)
+		}
+	}
+	// A piece of the dictionary whose first 4 bytes are indexed where it
+	// starts, at distance exactly 32,768 and one more.
+	d := EventDictionary
+	p := int(dictIndex()[hash4([]byte(d[len(d)-300:]))])
+	piece := d[p:min(p+200, len(d))]
+	for _, c := range []struct {
+		dist  int
+		found bool
+	}{{32_768, true}, {32_769, false}, {30_000, true}} {
+		filler := strings.Repeat("x", c.dist-(len(d)-p))
+		grew := size(filler+piece) - size(filler)
+		if found := grew < len(piece)/2; found != c.found {
+			t.Errorf("the dictionary at distance %d: %d bytes for %d, found %v, want %v", c.dist, grew, len(piece), found, c.found)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package sse
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"log"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 )
 
@@ -155,4 +157,208 @@ func scanEventsNamed(t tb, sse []byte) [][2]string {
 		evs[i][1] = string(b)
 	}
 	return evs
+}
+
+// TestReadRequestBody: the media types a request may have, the size limit
+// exactly, and a Content-Length that lies.
+func TestReadRequestBody(t *testing.T) {
+	body := `{"model":"m","stream":true}`
+	anth, _ := AppendRequestANTH(nil, []byte(body))
+	for _, c := range []struct {
+		name, ct string
+		body     []byte
+		length   int64 // Content-Length; 0 for the body's
+		limit    int
+		kind     error
+		at       int64
+	}{
+		{"no Content-Type", "", []byte(body), 0, 0, nil, 0},
+		{"JSON", "application/json; charset=utf-8", []byte(body), 0, 0, nil, 0},
+		{"ANTH", ContentType, anth, 0, 0, nil, 0},
+		{"text", "text/plain", []byte(body), 0, 0, ErrMediaType, -1},
+		{"JSON at the limit", "application/json", []byte(body), 0, len(body), nil, 0},
+		{"JSON over the limit", "application/json", []byte(body), 0, len(body) - 1, ErrTooLarge, int64(len(body) - 1)},
+		{"ANTH at the limit", ContentType, anth, 0, len(anth), nil, 0},
+		{"a length that lies high", "application/json", []byte(body), 1 << 50, 0, nil, 0},
+		{"a length unknown", "application/json", []byte(body), -1, 0, nil, 0},
+		{"a length over the limit", "application/json", []byte(body), 1000, 100, nil, 0},
+	} {
+		r := httptest.NewRequest("POST", "/v1/messages", bytes.NewReader(c.body))
+		if c.ct != "" {
+			r.Header.Set("Content-Type", c.ct)
+		}
+		if c.length != 0 {
+			r.ContentLength = c.length
+		}
+		got, err := ReadRequestBody(r, RequestLimits{MaxRequestSize: c.limit})
+		var e *Error
+		switch {
+		case c.kind == nil && (err != nil || !sameJSON(got, []byte(body))):
+			t.Errorf("%s: %s, %v", c.name, got, err)
+		case c.kind != nil && (!errors.Is(err, c.kind) || !errors.As(err, &e) || e.Offset != c.at):
+			t.Errorf("%s: %v, want %v at %d", c.name, err, c.kind, c.at)
+		}
+	}
+}
+
+// stubTransport answers every request with an SSE body, keeping the last
+// request.
+type stubTransport struct {
+	mu   sync.Mutex
+	last *http.Request
+	body []byte
+}
+
+func (s *stubTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	s.last = r
+	s.mu.Unlock()
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}, "Connection": {"close"}, "X-Upstream": {"1"}},
+		Body: io.NopCloser(bytes.NewReader(s.body))}, nil
+}
+
+// TestGatewayForwarding: the gateway sends upstream the caller's
+// credentials, version and every beta, and no header the caller did not
+// send; copies the response's headers but a hop's; logs each request's
+// status and kind, and an upstream failure, with or without a log.
+func TestGatewayForwarding(t *testing.T) {
+	rec := testdata.SSE(t)["layer0-basic.sse"]
+	cut := rec[:len(rec)/2]
+	u, _ := url.Parse("http://upstream.test")
+	for _, c := range []struct {
+		name    string
+		body    []byte
+		headers http.Header
+		log     bool
+	}{
+		{"whole, key", rec, http.Header{"X-Api-Key": {"k"}, "Anthropic-Beta": {"b1", "b2"}}, true},
+		{"whole, bearer", rec, http.Header{"Authorization": {"Bearer t"}, "Anthropic-Version": {"2023-06-01"}}, true},
+		{"cut, logged", cut, http.Header{}, true},
+		{"cut, no log", cut, http.Header{}, false},
+	} {
+		stub := &stubTransport{body: c.body}
+		var logs bytes.Buffer
+		opts := GatewayOptions{Upstream: u, Transport: stub}
+		if c.log {
+			opts.Log = log.New(&logs, "", 0)
+		}
+		gw := httptest.NewServer(NewGateway(opts))
+		req, _ := http.NewRequest("POST", gw.URL+"/v1/messages", strings.NewReader(`{"model":"m","stream":true}`))
+		for k, v := range c.headers {
+			req.Header[k] = v
+		}
+		req.Header.Set("Accept", Accept)
+		resp, err := gw.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := readFrames(resp)
+		resp.Body.Close()
+		gw.Close()
+		if err != nil || len(fs) == 0 {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if resp.Header.Get("X-Upstream") != "1" || resp.Header.Get("Connection") == "close" {
+			t.Errorf("%s: response headers %v", c.name, resp.Header)
+		}
+		stub.mu.Lock()
+		up := stub.last
+		stub.mu.Unlock()
+		for _, h := range forwardedHeaders {
+			got, sent := up.Header[h]
+			if want := c.headers[h]; !cmp.Equal(got, want) || sent != (want != nil) {
+				t.Errorf("%s: upstream %s %q (present %v), want %q", c.name, h, got, sent, want)
+			}
+		}
+		last := fs[len(fs)-1]
+		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		if bytes.Equal(c.body, cut) {
+			if code, _, err := last.ErrorMessage(); err != nil || code != frame.CodeAPI {
+				t.Errorf("%s: the stream ends with %v", c.name, last.Type)
+			}
+			if c.log && (len(lines) != 2 || !strings.Contains(lines[0], "upstream") || !strings.Contains(lines[1], " 200 anth ")) {
+				t.Errorf("%s: log %q", c.name, lines)
+			}
+			continue
+		}
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "POST /v1/messages 200 anth in=27 ") {
+			t.Errorf("%s: log %q", c.name, lines)
+		}
+	}
+}
+
+// TestGatewayLogStatus: the log names the status a response had, set by
+// WriteHeader or by the first Write.
+func TestGatewayLogStatus(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/teapot":
+			w.WriteHeader(418)
+			io.WriteString(w, "short and stout")
+		case "/created":
+			w.WriteHeader(201)
+		default:
+			io.WriteString(w, "ok")
+		}
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	var logs bytes.Buffer
+	gw := httptest.NewServer(NewGateway(GatewayOptions{Upstream: u, Log: log.New(&logs, "", 0)}))
+	defer gw.Close()
+	for _, path := range []string{"/teapot", "/created", "/plain"} {
+		resp, err := gw.Client().Get(gw.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	resp, _ := gw.Client().Post(gw.URL+"/v1/messages", "text/plain", strings.NewReader("x"))
+	resp.Body.Close()
+	want := []string{"GET /teapot 418 proxy in=0 out=15 ", "GET /created 201 proxy in=0 out=0 ", "GET /plain 200 proxy in=0 out=2 ", "POST /v1/messages 400 json in=0 out="}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	for i, w := range want {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
+			t.Errorf("log line %d: %q, want it to start %q", i, lines, w)
+		}
+	}
+	if resp.StatusCode != 400 {
+		t.Errorf("a text/plain request: %d", resp.StatusCode)
+	}
+}
+
+// failingTransport cannot reach the upstream.
+type failingTransport struct{}
+
+func (failingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("connection refused")
+}
+
+// TestGatewayErrors: the gateway's own errors are the API's JSON errors,
+// of the type their status stands for: a request it will not read, one
+// too large, an upstream it cannot reach.
+func TestGatewayErrors(t *testing.T) {
+	u, _ := url.Parse("http://upstream.test")
+	gw := httptest.NewServer(NewGateway(GatewayOptions{Upstream: u, Transport: failingTransport{}, Limits: RequestLimits{MaxRequestSize: 64}}))
+	defer gw.Close()
+	for _, c := range []struct {
+		ct, body string
+		status   int
+		typ      string
+	}{
+		{"text/plain", "{}", 400, "invalid_request_error"},
+		{"application/json", `{"model":"` + strings.Repeat("m", 64) + `"}`, 413, "request_too_large"},
+		{"application/json", `{"model":"m","stream":true}`, 502, "api_error"},
+	} {
+		resp, err := gw.Client().Post(gw.URL+"/v1/messages", c.ct, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		se := statusError(resp)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || se.Type != c.typ || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: %d %q, want %d %q", c.ct, c.body, resp.StatusCode, se.Type, c.status, c.typ)
+		}
+	}
 }

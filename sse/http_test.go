@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 )
@@ -47,10 +48,17 @@ func TestNegotiate(t *testing.T) {
 		"text/event-stream, " + ContentType: true,
 		ContentType + ";q=0":                false,
 		ContentType + ";q=0.5, */*;q=0.1":   true,
-		ContentType + ";q=0.5, text/event-stream": false,
-		ContentType + ";q=bad":                    false,
-		ContentType + ";q=1.5":                    false,
-		ContentType + " ; Q=0.5 ":                 true,
+		ContentType + ";q=0.5, text/event-stream":            false,
+		ContentType + ";q=bad":                               false,
+		ContentType + ";q=1.5":                               false,
+		ContentType + " ; Q=0.5 ":                            true,
+		ContentType + ";q=1":                                 true,
+		ContentType + ";q=1.0, text/event-stream":            true,
+		ContentType + ";q=1.001":                             false,
+		ContentType + ";q=-0":                                false,
+		ContentType + ";q=0.001":                             true,
+		"text/event-stream;q=0.5, " + ContentType + ";q=0.5": true,
+		"text/event-stream;q=0.6, " + ContentType + ";q=0.5": false,
 	} {
 		r := httptest.NewRequest("POST", "/v1/messages", nil)
 		if accept != "" {
@@ -310,8 +318,9 @@ func TestProxyClientLeaves(t *testing.T) {
 			if took > 100*time.Millisecond {
 				t.Errorf("%s: Proxy took %v to stop, want at most 100 ms", accept, took)
 			}
-			if !errors.Is(proxyErr, context.Canceled) {
-				t.Errorf("%s: Proxy returned %v, want context.Canceled", accept, proxyErr)
+			var e *Error
+			if !errors.Is(proxyErr, context.Canceled) || !errors.As(proxyErr, &e) || e.Offset != -1 {
+				t.Errorf("%s: Proxy returned %v, want context.Canceled with no offset", accept, proxyErr)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: Proxy did not stop after the client left", accept)
@@ -359,12 +368,144 @@ func scanEvents(t tb, sse []byte) [][2]string {
 }
 
 // TestEventLinesCannotRename: whatever the data, written with
-// appendEventLines it reads back as the same name and data.
+// appendEventLines it reads back as the same name and data; an event with
+// no name has no event line.
 func TestEventLinesCannotRename(t *testing.T) {
+	if got := string(appendEventLines(nil, nil, []byte("x\ny"))); got != "data: x\ndata: y\n\n" {
+		t.Errorf("an unnamed event: %q", got)
+	}
 	for _, data := range []string{"a\nevent: message_stop", "x\n\nevent: y\ndata: z", "\n", "a\nb\n"} {
 		got := scanEvents(t, appendEventLines(nil, []byte("message_start"), []byte(data)))
 		if want := [][2]string{{"message_start", data}}; !cmp.Equal(got, want) {
 			t.Errorf("%q reads back as %q", data, got)
 		}
+	}
+}
+
+// TestNewFrameReaderStatus: only a 2xx is a stream; errors of kind
+// ErrMediaType have no offset.
+func TestNewFrameReaderStatus(t *testing.T) {
+	anth := frame.AppendDone(frame.AppendMagic(nil), frame.StopEndTurn, "")
+	for status, ok := range map[int]bool{199: false, 200: true, 204: true, 299: true, 300: false, 500: false} {
+		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {ContentType}}, Body: io.NopCloser(bytes.NewReader(anth))}
+		_, err := NewFrameReader(resp)
+		var se *StatusError
+		if ok != (err == nil) || !ok && (!errors.As(err, &se) || se.StatusCode != status) {
+			t.Errorf("HTTP %d: %v", status, err)
+		}
+	}
+	for name, h := range map[string]http.Header{
+		"Content-Type":     {"Content-Type": {"application/json"}},
+		"Content-Encoding": {"Content-Type": {ContentType}, "Content-Encoding": {"zstd"}},
+	} {
+		_, err := NewFrameReader(&http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(bytes.NewReader(anth))})
+		var e *Error
+		if !errors.Is(err, ErrMediaType) || !errors.As(err, &e) || e.Offset != -1 {
+			t.Errorf("another %s: %v, want ErrMediaType with no offset", name, err)
+		}
+	}
+	for _, ce := range []string{"", "identity", " Identity ", "ANTH-DEFLATE"} {
+		body := anth
+		if strings.EqualFold(strings.TrimSpace(ce), AcceptEncoding) {
+			var coded bytes.Buffer
+			z := deflate.NewWriter(&coded, eventDict())
+			z.Write(anth)
+			z.Flush()
+			body = coded.Bytes()
+		}
+		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ContentType + "; charset=binary"}, "Content-Encoding": {ce}}, Body: io.NopCloser(bytes.NewReader(body))}
+		if fs, err := readFrames(resp); err != nil || len(fs) != 1 {
+			t.Errorf("Content-Encoding %q: %v, %d frames", ce, err, len(fs))
+		}
+	}
+}
+
+// TestFrameArrival: each frame or event reaches the client while the
+// handler is still writing, coded or not; with Coalesce, a frame that
+// follows another within the period waits for the handler's Flush.
+func TestFrameArrival(t *testing.T) {
+	for _, c := range []struct {
+		accept, encoding string
+		opts             ResponseOptions
+		early            bool // the second frame arrives before Flush
+	}{
+		{acceptANTH, "", ResponseOptions{}, true},
+		{acceptANTH, AcceptEncoding, ResponseOptions{}, true},
+		{"text/event-stream", "", ResponseOptions{}, true},
+		{acceptANTH, "", ResponseOptions{Coalesce: time.Hour}, false},
+		{acceptANTH, AcceptEncoding, ResponseOptions{Coalesce: time.Hour}, false},
+	} {
+		release := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fw := NewResponseWriter(w, r, c.opts)
+			fw.WriteText(0, []byte("first"))
+			fw.WriteText(0, []byte("second"))
+			<-release
+			fw.WriteDone(frame.StopEndTurn, "")
+			fw.Flush()
+		}))
+		req, _ := http.NewRequest("POST", srv.URL, nil)
+		req.Header.Set("Accept", c.accept)
+		req.Header.Set("Accept-Encoding", c.encoding)
+		got := make(chan error, 1)
+		var body io.Closer
+		var mu sync.Mutex
+		go func() {
+			// The headers too may wait for the handler's flush.
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				got <- err
+				return
+			}
+			mu.Lock()
+			body = resp.Body
+			mu.Unlock()
+			fr, err := NewFrameReader(resp)
+			if err != nil {
+				got <- err
+				return
+			}
+			for texts := 0; ; {
+				f, err := fr.Next()
+				if err != nil {
+					got <- err
+					return
+				}
+				if f.Type == frame.TypeText {
+					if texts++; texts == 2 {
+						got <- nil
+						return
+					}
+				}
+			}
+		}()
+		// A frame that should arrive gets long enough on a loaded machine;
+		// one that should not, long enough to show up if it would.
+		wait := 300 * time.Millisecond
+		if c.early {
+			wait = 10 * time.Second
+		}
+		select {
+		case err := <-got:
+			if err != nil || !c.early {
+				t.Errorf("%s, %q, %+v: the second frame arrived before the handler flushed (%v)", c.accept, c.encoding, c.opts, err)
+			}
+		case <-time.After(wait):
+			if c.early {
+				t.Errorf("%s, %q, %+v: the second frame did not arrive while the handler waited", c.accept, c.encoding, c.opts)
+			}
+		}
+		close(release)
+		if !c.early {
+			if err := <-got; err != nil {
+				t.Errorf("%s, %q, %+v: after the flush: %v", c.accept, c.encoding, c.opts, err)
+			}
+		}
+		mu.Lock()
+		if body != nil {
+			body.Close()
+		}
+		mu.Unlock()
+		srv.Close()
 	}
 }

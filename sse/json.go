@@ -219,7 +219,9 @@ func equalObjects(a, b []byte) (equal, sure bool) {
 	for rest := a[1 : len(a)-1]; ; {
 		key, va, r, ok := nextMember(rest)
 		if !ok {
-			return na == nb, true
+			// Each key of a is once in b: b has no other member unless
+			// it has more, which may be a's keys spelled with escapes.
+			return na == nb, na == nb || bytes.IndexByte(b, '\\') < 0
 		}
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return false, false
@@ -229,7 +231,7 @@ func equalObjects(a, b []byte) (equal, sure bool) {
 			return false, false // a repeated key
 		}
 		if nb2 == 0 {
-			return false, na == nb // a key b may spell with escapes
+			return false, bytes.IndexByte(b, '\\') < 0 // b may spell key with escapes
 		}
 		if eq, sure := equalJSON(va, vb); !eq || !sure {
 			return eq, sure

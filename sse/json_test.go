@@ -69,6 +69,14 @@ func TestSameJSON(t *testing.T) {
 		{`{"a":12345678901234567890}`, `{"a":12345678901234567891}`, false},
 		{`{"a":1}`, `{"a":1}x`, false},
 		{`[1,2]`, `[2,1]`, false},
+		// A key of a that b spells with an escape, as many members each.
+		{`{"a":[]}`, `{"\u0061":[]}`, true},
+		{`{"a":1,"b":2}`, `{"\u0062":2,"a":1}`, true},
+		{`{"a":1}`, `{"\u0062":1}`, false},
+		{`{"a":1}`, `{"b":1}`, false},
+		{`{"a":1,"b":1}`, `{"a":1,"b":1,"\u0061":1}`, true},
+		{`{"a":1,"b":1}`, `{"a":1,"b":1,"\u0061":2}`, false},
+		{`{"a":1}`, `{"a":1,"b":1}`, false},
 	} {
 		if got := sameJSON([]byte(c.a), []byte(c.b)); got != c.same {
 			t.Errorf("sameJSON(%s, %s) = %v", c.a, c.b, got)
@@ -224,4 +232,138 @@ func TestEqualJSONAgrees(t *testing.T) {
 	if sure < 20 {
 		t.Fatalf("equalJSON was sure of only %d of the pairs", sure)
 	}
+}
+
+// TestCompactNearJSON: appendCompact and encoding/json.Compact agree on
+// JSON with every kind of token and on the near-JSON one edit makes of it.
+func TestCompactNearJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src := jsonDoc(t)
+		var want bytes.Buffer
+		werr := json.Compact(&want, src)
+		got, ok := appendCompact(nil, src)
+		if ok != (werr == nil) || ok && !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%q: appendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
+		}
+	})
+	// Every byte after \u, and the tokens cut at their ends.
+	for c := range 256 {
+		for _, src := range []string{`"\u00` + string(rune(c)) + `0"`, `"\u` + string(rune(c)) + `000"`} {
+			if _, ok := appendCompact(nil, exact(src)); ok != json.Valid([]byte(src)) {
+				t.Errorf("%q: appendCompact says %v", src, ok)
+			}
+		}
+	}
+	for _, src := range []string{"true", "[tru", "[true", "fals", "[nul", `"\`, `"\u123`, `"\u1234`, `["\u123`, "1e", "1e+", "[1.", "-", "[-", "0", "55", "[12]", "-x", `{"a"`, `{"a" `, `{"a":`, "\"\x01\"", "\"\x1f\"", "\" \"", "1.5e", "[0", "01"} {
+		var want bytes.Buffer
+		werr := json.Compact(&want, []byte(src))
+		if got, ok := appendCompact(nil, exact(src)); ok != (werr == nil) || ok && string(got) != want.String() {
+			t.Errorf("%q: appendCompact %q, %v; encoding/json %v", src, got, ok, werr)
+		}
+	}
+}
+
+// exact returns s as a slice with no room after it, so that reading past
+// its end fails.
+func exact(s string) []byte { b := []byte(s); return b[:len(b):len(b)] }
+
+// TestJSONFieldEdges: jsonField at the edges of what it reads: empty and
+// cut input, keys spelled with escapes, values of every kind, and paths
+// through values that are not objects.
+func TestJSONFieldEdges(t *testing.T) {
+	for _, c := range []struct {
+		js   string
+		path []string
+		want string // "" for not found
+	}{
+		{``, []string{"a"}, ""},
+		{`  `, []string{"a"}, ""},
+		{`{`, []string{"a"}, ""},
+		{`{ `, []string{"a"}, ""},
+		{`{"a"`, []string{"a"}, ""},
+		{`{"a":`, []string{"a"}, ""},
+		{`{"a":}`, []string{"a"}, ""},
+		{`{"a":1`, []string{"b"}, ""},
+		{`{"a":1,`, []string{"b"}, ""},
+		{`{"a":1 ,}`, []string{"b"}, ""},
+		{`{"a":[1,2`, []string{"a"}, ""},
+		{`{"a":{"b":`, []string{"a", "b"}, ""},
+		{`{"a":"x`, []string{"a"}, ""},
+		{`{"a" 1}`, []string{"a"}, ""},
+		{`[{"a":1}]`, []string{"a"}, ""},
+		{`{"a":1}`, []string{"a", "b"}, ""},
+		{`{"a":[{"b":1}]}`, []string{"a", "b"}, ""},
+		{`{"a":1}`, []string{"a"}, "1"},
+		{` { "x" : [1,{"a":2}] , "a" : { "b" : "v\"}" } } `, []string{"a", "b"}, `"v\"}"`},
+		{`{"x":"\\","a":2}`, []string{"a"}, "2"},
+		{`{"x":"\\\"","a":3}`, []string{"a"}, "3"},
+		{`{"\u0061":4}`, []string{"a"}, "4"},
+		{`{"\\":5}`, []string{`\`}, "5"},
+		{`{"strea\u006d":true}`, []string{"stream"}, "true"},
+		{`{"a\u":6}`, []string{"a"}, ""},
+		{`{"a":-1.5e3}`, []string{"a"}, "-1.5e3"},
+		{`{"a":null}`, []string{"a"}, "null"},
+		{`{"a":{}}`, []string{"a"}, "{}"},
+		{`{"a":"]"}`, []string{"a"}, `"]"`},
+		{`{"a":[[],{"b":"]}"}]}`, []string{"a"}, `[[],{"b":"]}"}]`},
+	} {
+		got, ok := jsonField(exact(c.js), c.path...)
+		if ok != (c.want != "") || string(got) != c.want {
+			t.Errorf("jsonField(%s, %q) = %s, %v; want %s", c.js, c.path, got, ok, c.want)
+		}
+	}
+	for js, want := range map[string]uint64{`{"n":7}`: 7, `{"n":18446744073709551615}`: 1<<64 - 1} {
+		if n, ok := jsonUint(exact(js), "n"); !ok || n != want {
+			t.Errorf("jsonUint(%s) = %d, %v", js, n, ok)
+		}
+	}
+	for _, js := range []string{`{"n":-1}`, `{"n":1.5}`, `{"n":"7"}`, `{"n":18446744073709551616}`, `{}`} {
+		if n, ok := jsonUint(exact(js), "n"); ok {
+			t.Errorf("jsonUint(%s) = %d, want none", js, n)
+		}
+	}
+}
+
+// TestEqualJSONSure: equalJSON is sure of its answer, and right, whenever
+// no string or key has an escape and no object repeats a key, as its
+// comment promises, whatever the whitespace; and it reads nothing past
+// the values.
+func TestEqualJSONSure(t *testing.T) {
+	keys := []string{`"a"`, `"b"`, `"type"`, `"x y"`}
+	scalars := []string{`1`, `1.0`, `-3`, `"x"`, `"é"`, `true`, `false`, `null`, `""`, `"]"`, `"}"`, `{}`, `[]`}
+	ws := []string{"", " ", "\n\t"}
+	var value func(t *rapid.T, depth int) string
+	value = func(t *rapid.T, depth int) string {
+		w := func() string { return rapid.SampledFrom(ws).Draw(t, "ws") }
+		switch k := rapid.IntRange(0, 2).Draw(t, "kind"); {
+		case k == 0 || depth > 2:
+			return rapid.SampledFrom(scalars).Draw(t, "scalar")
+		case k == 1:
+			var items []string
+			for range rapid.IntRange(0, 3).Draw(t, "items") {
+				items = append(items, w()+value(t, depth+1)+w())
+			}
+			return "[" + strings.Join(items, ",") + w() + "]"
+		}
+		var members []string
+		for _, k := range rapid.SliceOfNDistinct(rapid.SampledFrom(keys), 0, 4, rapid.ID).Draw(t, "keys") {
+			members = append(members, w()+k+w()+":"+w()+value(t, depth+1)+w())
+		}
+		members = rapid.Permutation(members).Draw(t, "order")
+		return "{" + strings.Join(members, ",") + w() + "}"
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		a := value(t, 0)
+		b := a
+		if !rapid.Bool().Draw(t, "same") {
+			b = value(t, 0)
+		}
+		b = rapid.SampledFrom(ws).Draw(t, "before") + b + rapid.SampledFrom(ws).Draw(t, "after")
+		eq, sure := equalJSON(exact(a), exact(b))
+		va, _ := decodeNumbers([]byte(a))
+		vb, _ := decodeNumbers([]byte(b))
+		if want := cmp.Equal(va, vb); !sure || eq != want {
+			t.Fatalf("equalJSON(%s, %s) = %v, sure %v; decoded they are equal: %v", a, b, eq, sure, want)
+		}
+	})
 }

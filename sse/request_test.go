@@ -238,3 +238,194 @@ func TestRequestDictionary(t *testing.T) {
 		t.Fatalf("%d entries, the longest %d bytes; maxDictString is %d", len(requestDictionary), longest, maxDictString)
 	}
 }
+
+// TestRequestNearJSON: AppendRequestANTH takes exactly the JSON objects the
+// extended request carries, refusing near-JSON with an *Error inside it;
+// what it takes comes back the same value; and every proper prefix of its
+// extended form is ErrTruncated, never a shorter request.
+func TestRequestNearJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		doc := jsonDoc(t)
+		anth, err := AppendRequestANTH([]byte("keep"), doc)
+		if ok := err == nil; ok != validRequest(doc) {
+			t.Fatalf("%q: AppendRequestANTH: %v, want it to take it: %v", doc, err, validRequest(doc))
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrMalformed) || e.Offset < 0 || e.Offset > int64(len(doc)) || string(anth) != "keep" {
+				t.Fatalf("%q: %v (%q), want ErrMalformed inside it, dst unchanged", doc, err, anth)
+			}
+			return
+		}
+		anth = anth[4:]
+		back, err := AppendRequestJSON(nil, anth)
+		if err != nil || !sameValue(back, doc) {
+			t.Fatalf("%q comes back as %s (%v)", doc, back, err)
+		}
+		if string(anth[:4]) != "ANTX" {
+			return
+		}
+		for n := range len(anth) {
+			_, err := AppendRequestJSON(nil, anth[:n])
+			var e *Error
+			if !errors.Is(err, ErrTruncated) || n >= 4 && (!errors.As(err, &e) || e.Offset > int64(n) || e.Offset < 4) {
+				t.Fatalf("%q cut at %d of %d: %v, want ErrTruncated", doc, n, len(anth), err)
+			}
+		}
+	})
+}
+
+// TestRequestLimits: a request of exactly MaxRequestSize bytes, and nesting
+// of exactly MaxDepth, pass both ways; a byte or a level more is
+// ErrTooLarge, at the limit or at the value that goes too deep.
+func TestRequestLimits(t *testing.T) {
+	body := []byte(`{"model":"m","stream":true,"x":[[{"y":[1]}]]}`) // 5 levels
+	anth, err := AppendRequestANTH(nil, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(err error, kind error, off int64) bool {
+		var e *Error
+		return errors.Is(err, kind) && errors.As(err, &e) && e.Offset == off
+	}
+	for _, l := range []RequestLimits{{MaxRequestSize: len(body)}, {MaxRequestSize: len(anth)}, {MaxDepth: 5}} {
+		if l.MaxRequestSize == len(anth) {
+			if _, err := l.AppendRequestJSON(nil, anth); err != nil {
+				t.Errorf("%+v: the ANTH back: %v", l, err)
+			}
+			continue
+		}
+		if got, err := l.AppendRequestANTH(nil, body); err != nil || !bytes.Equal(got, anth) {
+			t.Errorf("%+v: %v", l, err)
+		}
+		if l.MaxDepth > 0 {
+			if _, err := l.AppendRequestJSON(nil, anth); err != nil {
+				t.Errorf("%+v: the ANTH back: %v", l, err)
+			}
+		}
+	}
+	if _, err := (RequestLimits{MaxRequestSize: len(body) - 1}).AppendRequestANTH(nil, body); !at(err, ErrTooLarge, int64(len(body)-1)) {
+		t.Errorf("JSON a byte over the limit: %v", err)
+	}
+	if _, err := (RequestLimits{MaxRequestSize: len(anth) - 1}).AppendRequestJSON(nil, anth); !at(err, ErrTooLarge, int64(len(anth)-1)) {
+		t.Errorf("ANTH a byte over the limit: %v", err)
+	}
+	// The fifth level is [1], in JSON and in ANTH (the last array tag).
+	if _, err := (RequestLimits{MaxDepth: 4}).AppendRequestANTH(nil, body); !at(err, ErrTooLarge, int64(bytes.Index(body, []byte(`[1]`)))) {
+		t.Errorf("JSON nested a level too deep: %v", err)
+	}
+	if _, err := (RequestLimits{MaxDepth: 4}).AppendRequestJSON(nil, anth); !at(err, ErrTooLarge, int64(bytes.LastIndexByte(anth, tagArray))) {
+		t.Errorf("ANTH nested a level too deep: %v", err)
+	}
+	// Arrays and objects both count.
+	for _, open := range []string{"[", `{"a":`} {
+		deep := `{"a":` + strings.Repeat(open, 200) + "1" + strings.Repeat(string(map[string]byte{"[": ']', `{"a":`: '}'}[open]), 200) + "}"
+		ext, err := (RequestLimits{MaxDepth: 1000}).AppendRequestANTH(nil, []byte(deep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := AppendRequestJSON(nil, ext); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%s nested 200 deep, read with the default limit: %v", open, err)
+		}
+	}
+}
+
+// TestRequestSeedBounds: the seed form carries max_tokens from 0 to
+// 2^32-1 and any messages, even none; anything else goes extended, and
+// both come back as the same JSON.
+func TestRequestSeedBounds(t *testing.T) {
+	for body, form := range map[string]string{
+		`{"model":"m","max_tokens":0,"messages":[{"role":"user","content":"x"}]}`:          "ANTH",
+		`{"model":"m","max_tokens":4294967295,"messages":[{"role":"user","content":"x"}]}`: "ANTH",
+		`{"model":"m","max_tokens":4294967296,"messages":[{"role":"user","content":"x"}]}`: "ANTX",
+		`{"model":"m","max_tokens":-1,"messages":[{"role":"user","content":"x"}]}`:         "ANTX",
+		`{"model":"m","max_tokens":8,"messages":[]}`:                                       "ANTH",
+		`{"model":"m","max_tokens":8,"messages":[],"system":"s"}`:                          "ANTH",
+		`{"model":"m","max_tokens":8,"messages":{}}`:                                       "ANTX",
+		`{"model":"m","max_tokens":8,"messages":[{"role":"user"}]}`:                        "ANTX",
+		`{"model":"m","max_tokens":8,"messages":[1]}`:                                      "ANTX",
+		`{"model":"m","max_tokens":8}`:                                                     "ANTX",
+		`{"model":7,"max_tokens":8,"messages":[]}`:                                         "ANTX",
+		`{"model":"m","max_tokens":"8","messages":[]}`:                                     "ANTX",
+		`{"model":"m","max_tokens":8,"messages":[],"system":null}`:                         "ANTX",
+	} {
+		anth, back := roundTrip(t, body)
+		if string(anth[:4]) != form || !sameValue(back, []byte(body)) {
+			t.Errorf("%s: %s form, back %s; want %s form", body, anth[:4], back, form)
+		}
+	}
+}
+
+// TestRequestErrorsAt: each way ANTH can be wrong is its kind at the
+// offset of the byte that makes it so.
+func TestRequestErrorsAt(t *testing.T) {
+	ext := func(v ...byte) []byte { return append([]byte("ANTX\x01"), v...) }
+	lit := func(s string) []byte { return append([]byte{tagString, byte(len(s))}, s...) }
+	for name, c := range map[string]struct {
+		anth []byte
+		kind error
+		at   int64
+		says string
+	}{
+		"magic alone":         {[]byte("ANTX"), ErrTruncated, 4, ""},
+		"no value":            {ext(), ErrTruncated, 5, ""},
+		"key at the end":      {ext(append([]byte{tagObject}, lit("a")...)...), ErrTruncated, 9, ""},
+		"cut integer":         {ext(append(append([]byte{tagObject}, lit("a")...), tagInteger)...), ErrTruncated, 10, ""},
+		"cut length":          {ext(tagObject, tagString), ErrTruncated, 7, ""},
+		"integer over 64 bit": {ext(append(append([]byte{tagObject}, lit("a")...), tagInteger, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, tagEnd)...), ErrMalformed, 10, ""},
+		"integer not minimal": {ext(append(append([]byte{tagObject}, lit("a")...), tagInteger, 0x81, 0x00, tagEnd)...), ErrMalformed, 10, ""},
+		"dictionary index":    {ext(tagObject, tagDict, byte(len(requestDictionary)), tagNull, tagEnd), ErrMalformed, 7, "dictionary index " + strconv.Itoa(len(requestDictionary))},
+		"last dictionary":     {ext(tagObject, tagDict, byte(len(requestDictionary)-1), tagNull, tagEnd), nil, 0, ""},
+		"longest dict word":   {ext(append(append([]byte{tagObject}, lit("disable_parallel_tool_use")...), tagNull, tagEnd)...), ErrMalformed, 6, ""},
+		"trailing bytes":      {ext(tagObject, tagEnd, 0, 0), ErrMalformed, 7, "2 bytes after the request"},
+		"base64 empty":        {ext(tagObject, tagDict, 31, tagBase64, 0, tagEnd), ErrMalformed, 8, ""},
+		"string not UTF-8":    {ext(append(append([]byte{tagObject}, lit("a")...), tagString, 1, 0xFF, tagEnd)...), ErrMalformed, 9, ""},
+		"key not a string":    {ext(tagObject, tagNull, tagNull, tagEnd), ErrMalformed, 6, "want a string"},
+		"value tag":           {ext(tagObject, tagDict, 0, tagEnd, tagEnd), ErrMalformed, 8, "value tag 10"},
+	} {
+		_, err := AppendRequestJSON(nil, c.anth)
+		var e *Error
+		switch {
+		case c.kind == nil && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case c.kind != nil && (!errors.Is(err, c.kind) || !errors.As(err, &e) || e.Offset != c.at || !strings.Contains(err.Error(), c.says)):
+			t.Errorf("%s: %v, want %v at %d saying %q", name, err, c.kind, c.at, c.says)
+		}
+	}
+	// JSON, too, at the byte that is wrong.
+	for body, at := range map[string]int64{
+		``:                  0,
+		` `:                 1,
+		`{"a":tru}`:         5,
+		`{"a":0,"b":-}`:     12,
+		`{"a":"x" "b":1}`:   9,
+		`{"a" 1}`:           5,
+		`{"a":1,}`:          7,
+		`{"a":[1 2]}`:       8,
+		`{1:2}`:             1,
+		`{"a":"\x"}`:        6,
+		"{\"a\":\"\x01\"}":  6,
+		`{"a":"cut`:         9,
+		`{"a":1`:            6,
+		`{"a":`:             5,
+		`{"a":1.}`:          7,
+		`{"a":1e}`:          7,
+		`{"a":0,"b":00}`:    12,
+		`{"a":null,"b":nul`: 14,
+		`{"a":"\ud800"}`:    6,
+		`{"a":"\udfff"}`:    6,
+		`{"a":"x\uDC00"}`:   7,
+		`{"a":null`:         9,
+		`{"a":true`:         9,
+		`{"a"`:              4,
+		`{"a":-`:            6,
+		`{"a":1e`:           7,
+		`{"a":1e+`:          8,
+	} {
+		_, err := AppendRequestANTH(nil, exact(body))
+		var e *Error
+		if !errors.Is(err, ErrMalformed) || !errors.As(err, &e) || e.Offset != at {
+			t.Errorf("%q: %v, want ErrMalformed at %d", body, err, at)
+		}
+	}
+}

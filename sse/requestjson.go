@@ -114,10 +114,10 @@ func (d *antxToJSON) byte() (byte, bool) {
 // bytes reads a uv length and that many bytes.
 func (d *antxToJSON) bytes() ([]byte, bool) {
 	n, k := binary.Uvarint(d.src[d.i:])
-	if k <= 0 {
+	if k == 0 {
 		return nil, d.fail(ErrTruncated, "the request ends inside a length")
 	}
-	if k != uvarintLen(n) {
+	if k < 0 || k != uvarintLen(n) {
 		return nil, d.fail(ErrMalformed, "a length that is not a minimal uvarint")
 	}
 	if n > uint64(len(d.src)-d.i-k) {
@@ -144,7 +144,10 @@ func (d *antxToJSON) value(depth int, data bool) bool {
 		d.dst = append(d.dst, "true"...)
 	case tagInteger:
 		v, k := binary.Uvarint(d.src[d.i:])
-		if k <= 0 || k != uvarintLen(v) {
+		if k == 0 {
+			return d.fail(ErrTruncated, "the request ends inside an integer")
+		}
+		if k < 0 || k != uvarintLen(v) {
 			return d.fail(ErrMalformed, "a bad integer")
 		}
 		d.i += k

@@ -150,7 +150,8 @@ func (s *scanner) nextLine() ([]byte, error) {
 			end = cr
 		}
 		if len(s.line)+end > s.max+len("data: ") {
-			return nil, &Error{Offset: s.off, Err: ErrTooLarge, Detail: "line over " + strconv.Itoa(s.max) + " bytes"}
+			// At the line's start, however the reader split it.
+			return nil, &Error{Offset: s.off - int64(len(s.line)), Err: ErrTooLarge, Detail: "line over " + strconv.Itoa(s.max) + " bytes"}
 		}
 		s.line = append(s.line, buf[:end]...)
 		if end == len(buf) {

@@ -1,0 +1,34 @@
+package sse
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/layer0/anth/frame"
+)
+
+// TestErrorText: an *Error names its offset when it is known (0 too), its
+// kind and its detail; a *StatusError its status, the status's text when
+// HTTP has one, and the API's error type and message when it has them.
+func TestErrorText(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&Error{Offset: 12, Err: ErrMalformed, Detail: "x"}, "sse: offset 12: malformed: x"},
+		{&Error{Offset: 0, Err: ErrTooLarge, Detail: "x"}, "sse: offset 0: too large: x"},
+		{&Error{Offset: -1, Err: ErrMediaType, Detail: "x"}, "sse: unsupported media type: x"},
+		{&Error{Offset: -1, Err: ErrTruncated}, "sse: unexpected EOF"},
+		{&StatusError{StatusCode: 404}, "sse: HTTP 404 Not Found"},
+		{&StatusError{StatusCode: 529, Type: "overloaded_error", Message: "Overloaded"}, "sse: HTTP 529: overloaded_error: Overloaded"},
+		{&StatusError{StatusCode: 500, Type: "api_error"}, "sse: HTTP 500 Internal Server Error: api_error"},
+		{&StatusError{StatusCode: 400, Message: "bad"}, "sse: HTTP 400 Bad Request: bad"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("%#v: %q, want %q", c.err, got, c.want)
+		}
+	}
+	if e := (&Error{Err: frame.ErrTruncated}); !errors.Is(e, ErrTruncated) || errors.Unwrap(e) != frame.ErrTruncated {
+		t.Errorf("an *Error does not unwrap to its kind")
+	}
+}
