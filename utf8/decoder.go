@@ -1,6 +1,7 @@
 package utf8
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -135,10 +136,8 @@ func (d *Decoder) appendSmall(dst, p []byte) ([]byte, bool) {
 		}
 	}
 	if end >= 0 {
-		if d.n > 0 {
-			dst = append(dst, d.tail[:d.n]...)
-			d.n = 0
-		}
+		dst = append(dst, d.tail[:d.n]...)
+		d.n = 0
 		dst = append(dst, p[:end]...)
 		p = p[end:]
 	}
@@ -159,16 +158,17 @@ func (d *Decoder) appendAny(dst, p []byte) []byte {
 		return dst
 	}
 	start := len(dst)
-	base := d.off
+	// From here d.off is where p ends, so p[i] is at d.off-len(p)+i
+	// whatever has been cut from p's front.
 	d.off += int64(len(p))
 	if d.n > 0 {
 		var used int
-		dst, used = d.continueTail(dst, p, base)
+		dst, used = d.continueTail(dst, p, d.off-int64(len(p)))
 		p = p[used:]
-		base += int64(used)
 	}
 	afterError := false
-	for len(p) > 0 && d.err == nil {
+	// An empty p stops the loop below at k == len(p).
+	for d.err == nil {
 		var k int
 		var s uint64
 		switch {
@@ -183,7 +183,6 @@ func (d *Decoder) appendAny(dst, p []byte) []byte {
 				// the end of p is then held as usual).
 				dst = append(dst, p[:k]...)
 				p = p[k:]
-				base += int64(k)
 				afterError = false
 				continue
 			}
@@ -201,12 +200,11 @@ func (d *Decoder) appendAny(dst, p []byte) []byte {
 		}
 		m := subpart(p[k:])
 		if d.Strict {
-			d.err = &Error{Offset: base + int64(k), Bytes: append([]byte(nil), p[k:k+m]...)}
+			d.err = &Error{Offset: d.off - int64(len(p)-k), Bytes: append([]byte(nil), p[k:k+m]...)}
 			break
 		}
 		dst = append(dst, "\uFFFD"...)
 		p = p[k+m:]
-		base += int64(k + m)
 		afterError = true
 	}
 	if !d.started && len(dst) > start {
@@ -215,11 +213,15 @@ func (d *Decoder) appendAny(dst, p []byte) []byte {
 	return dst
 }
 
+// byteOrderMark is U+FEFF in UTF-8, which StripBOM removes from the start
+// of a stream.
+var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
+
 // stripBOM handles the first text of a stream, dst[start:].
 func (d *Decoder) stripBOM(dst []byte, start int) []byte {
 	d.started = true
-	if d.StripBOM && len(dst)-start >= 3 && dst[start] == 0xEF && dst[start+1] == 0xBB && dst[start+2] == 0xBF {
-		dst = append(dst[:start], dst[start+3:]...)
+	if d.StripBOM && bytes.HasPrefix(dst[start:], byteOrderMark) {
+		dst = append(dst[:start], dst[start+len(byteOrderMark):]...)
 	}
 	return dst
 }

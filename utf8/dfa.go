@@ -25,7 +25,7 @@ const (
 // literal table below; the package itself never builds it.
 func dfaTable() (t [256]uint64) {
 	set := func(b byte, from, to uint64) { t[b] |= to << from }
-	for b := 0; b < 256; b++ {
+	for b := range 256 {
 		// Every state goes to reject unless a rule below says otherwise.
 		for s := uint64(0); s < nStates; s++ {
 			set(byte(b), s*6, sReject)
