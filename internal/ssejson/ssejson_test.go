@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/layer0/anth/internal/testdata"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -28,18 +28,18 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestRecording decodes a real recording of the API, when the shared data
-// is present.
+// TestRecording decodes a real recording of the API (the official
+// TypeScript SDK's fixture, testdata/sse).
 func TestRecording(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "sse", "docs-basic.sse"))
-	if err != nil {
-		t.Skip("shared test data absent:", err)
+	b, ok := testdata.SSE(t)["tests_lib_fixtures_basic_response.txt"]
+	if !ok {
+		t.Fatal("testdata/sse/tests_lib_fixtures_basic_response.txt is missing")
 	}
 	got, err := Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Text[0] != "Hello!" || got.StopReason != "end_turn" || got.OutputTokens != 15 || got.InputTokens != 25 {
+	if len(got.Text) != 1 || got.Text[0] != "Hello there!" || got.StopReason != "end_turn" || got.OutputTokens != 6 || got.InputTokens != 11 {
 		t.Fatalf("decoded %+v", got)
 	}
 }
