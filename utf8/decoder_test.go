@@ -301,15 +301,7 @@ func genStream() *rapid.Generator[[]byte] {
 // feed gives d each piece through Append, or through Text if text is set,
 // and flushes.
 func feed(d *Decoder, pieces [][]byte, text bool) []byte {
-	var out []byte
-	for _, p := range pieces {
-		if text {
-			out = append(out, d.Text(nil, p)...)
-		} else {
-			out = d.Append(out, p)
-		}
-	}
-	return d.Flush(out)
+	return d.Flush(feedOpen(d, pieces, text))
 }
 
 // TestStripBOM: only a byte order mark that is the first character of the
