@@ -60,6 +60,7 @@ type Reader struct {
 	rerr       error // error from r (io.EOF after CloseWrite), held until the bytes before it are used
 	raw        bool  // WithRawFrames
 	maxValue   int   // WithMaxValueSize; ≤ 0 means DefaultMaxValueSize
+	body       bool  // Magic read, no DONE or ERROR yet, no error: Next's fast path applies
 
 	ended   bool   // a DONE or ERROR has been read
 	joining bool   // joined holds a DONE or ERROR whose value may continue
@@ -156,6 +157,26 @@ func (r *Reader) Offset() int64 { return r.off }
 // Bad input gives an *Error with the stream offset; an error from the
 // underlying reader is returned as is, matchable with errors.Is.
 func (r *Reader) Next() (Frame, error) {
+	// The per-token path: one call, parseFast inlined, one test of the
+	// grammar's state. Within the body of a response (after Magic, before
+	// its DONE or ERROR, no error yet) the grammar of SPEC.md §3.11 returns
+	// every known frame but DONE and ERROR as it is, so a complete frame
+	// that parseFast takes (TOKEN, TOKEN32, TEXT, PAD, ERROR: no DONE, no
+	// unknown type) needs no more than that ERROR is not among them. The
+	// state is set by next, where it changes, not tested frame by frame.
+	if r.body {
+		if f, n, ok := parseFast(r.buf[r.start:r.end]); ok && f.Type != TypeError {
+			r.start += n
+			r.off += int64(n)
+			return f, nil
+		}
+	}
+	return r.slowNext()
+}
+
+// slowNext is Next for everything but a complete fast frame in the body of
+// a response: Magic, grammar, joins, skips, reads and errors.
+func (r *Reader) slowNext() (Frame, error) {
 	if r.err != nil {
 		return Frame{}, r.err
 	}
@@ -163,9 +184,11 @@ func (r *Reader) Next() (Frame, error) {
 	if err != nil {
 		if err != ErrNeedMore {
 			r.err = err
+			r.body = false
 		}
 		return Frame{}, err
 	}
+	r.body = r.magic && !r.ended
 	return f, nil
 }
 
