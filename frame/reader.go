@@ -154,8 +154,10 @@ func (r *Reader) Offset() int64 { return r.off }
 // At the end of the response Next returns io.EOF. Input that ends inside a
 // frame or before Magic was complete, or (unless WithRawFrames) before the
 // DONE or ERROR that ends a response, gives an *Error wrapping ErrTruncated.
-// Bad input gives an *Error with the stream offset; an error from the
-// underlying reader is returned as is, matchable with errors.Is.
+// Bad input gives an *Error with the stream offset (ErrTooLarge, at the
+// frame that crossed it, for a joined DONE or ERROR value over the limit of
+// WithMaxValueSize); an error from the underlying reader is returned as is,
+// matchable with errors.Is.
 func (r *Reader) Next() (Frame, error) {
 	// The per-token path: one call, parseFast inlined, one test of the
 	// grammar's state. Within the body of a response (after Magic, before
