@@ -53,6 +53,41 @@ func BenchmarkSlot(b *testing.B) {
 	})
 }
 
+// BenchmarkTile splits 4,096 positions into tile and offset, by
+// tiling.Layout.Tile (a shift and a mask, inlined) and by the division and
+// modulo of a run-time block size, the baseline.
+func BenchmarkTile(b *testing.B) {
+	const n = 4096
+	l := tiling.Layout{TileShift: 4}
+	per := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/pos")
+	}
+	b.Run("Layout.Tile", func(b *testing.B) {
+		b.ReportAllocs()
+		sum := 0
+		for b.Loop() {
+			for pos := range n {
+				t, o := l.Tile(pos)
+				sum += t ^ o
+			}
+		}
+		per(b)
+		_ = sum
+	})
+	b.Run("div-mod", func(b *testing.B) {
+		b.ReportAllocs()
+		block := benchBlock
+		sum := 0
+		for b.Loop() {
+			for pos := range n {
+				sum += pos/block ^ pos%block
+			}
+		}
+		per(b)
+		_ = sum
+	})
+}
+
 // benchBlock is the block size of the division form, in a variable so the
 // compiler cannot turn the division into a shift.
 var benchBlock = 16

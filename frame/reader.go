@@ -37,7 +37,14 @@ var ErrNeedMore = errors.New("frame: more input needed")
 // made WithRawFrames: the response ends with DONE or ERROR, so an input that
 // ends before one — on a frame boundary or not — is ErrTruncated, and a
 // must-understand frame after it is ErrMalformed. A DONE or ERROR whose value
-// continues in further frames (SPEC.md §4) is returned once, joined.
+// continues in further frames (SPEC.md §4) is returned once, joined, and
+// is bounded by WithMaxValueSize.
+//
+// Bounds: Next holds at most MaxFrameSize bytes of input at a time (a push
+// Reader: what it was given and has not parsed yet), plus, while it joins a
+// value, that value's bytes: at most 2 bytes held per byte received and
+// never more than the value limit (DefaultMaxValueSize, 1 MiB). It produces
+// no byte that was not received.
 type Reader struct {
 	// OnSkip, if not nil, is called with each frame of an unknown ignorable
 	// type before Next skips it, so a proxy can forward it. The frame's
@@ -52,6 +59,8 @@ type Reader struct {
 	err        error // sticky error returned by Next
 	rerr       error // error from r (io.EOF after CloseWrite), held until the bytes before it are used
 	raw        bool  // WithRawFrames
+	maxValue   int   // WithMaxValueSize; ≤ 0 means DefaultMaxValueSize
+	body       bool  // Magic read, no DONE or ERROR yet, no error: Next's fast path applies
 
 	ended   bool   // a DONE or ERROR has been read
 	joining bool   // joined holds a DONE or ERROR whose value may continue
@@ -68,6 +77,24 @@ type ReaderOption func(*Reader)
 // the end of the response, and input that ends on a frame boundary is
 // io.EOF wherever that boundary falls.
 func WithRawFrames() ReaderOption { return func(r *Reader) { r.raw = true } }
+
+// DefaultMaxValueSize is the largest DONE or ERROR value, reason or code
+// included, that a Reader joins from continuation frames (SPEC.md §4) unless
+// made WithMaxValueSize: 1 MiB. Real values are far smaller (an API error
+// message or a stop sequence is rarely over a kilobyte), but a gateway may
+// relay an upstream's error body in one, and a limit of 16 full frames keeps
+// that working while a peer can make a Reader hold no more than 1 MiB for it
+// — without a limit a stream of full ERROR frames, cheap to send and cheaper
+// still through anth-deflate, grows one value without end.
+const DefaultMaxValueSize = 1 << 20
+
+// WithMaxValueSize sets the largest DONE or ERROR value a Reader joins from
+// continuation frames, counted as the joined payload (reason or code
+// included). A value that would pass n fails with an *Error wrapping
+// ErrTooLarge at the offset of the frame that crossed the limit, before its
+// bytes are kept. n ≤ 0 means DefaultMaxValueSize; a value of one frame
+// (at most MaxPayload bytes) is checked against n only if it continues.
+func WithMaxValueSize(n int) ReaderOption { return func(r *Reader) { r.maxValue = n } }
 
 // NewReader returns a Reader that reads an ANTH response from r. It does not
 // read from r until the first call to Next.
@@ -89,7 +116,7 @@ func NewPushReader(opts ...ReaderOption) *Reader { return NewReader(nil, opts...
 // Reset discards the Reader's state and makes it read a new stream from r
 // (nil for a push Reader), keeping its buffers, options and OnSkip.
 func (r *Reader) Reset(rd io.Reader) {
-	*r = Reader{OnSkip: r.OnSkip, r: rd, buf: r.buf, raw: r.raw, joined: r.joined[:0]}
+	*r = Reader{OnSkip: r.OnSkip, r: rd, buf: r.buf, raw: r.raw, maxValue: r.maxValue, joined: r.joined[:0]}
 }
 
 // Write appends p to the input of a Reader made by NewPushReader. It
@@ -127,9 +154,31 @@ func (r *Reader) Offset() int64 { return r.off }
 // At the end of the response Next returns io.EOF. Input that ends inside a
 // frame or before Magic was complete, or (unless WithRawFrames) before the
 // DONE or ERROR that ends a response, gives an *Error wrapping ErrTruncated.
-// Bad input gives an *Error with the stream offset; an error from the
-// underlying reader is returned as is, matchable with errors.Is.
+// Bad input gives an *Error with the stream offset (ErrTooLarge, at the
+// frame that crossed it, for a joined DONE or ERROR value over the limit of
+// WithMaxValueSize); an error from the underlying reader is returned as is,
+// matchable with errors.Is.
 func (r *Reader) Next() (Frame, error) {
+	// The per-token path: one call, parseFast inlined, one test of the
+	// grammar's state. Within the body of a response (after Magic, before
+	// its DONE or ERROR, no error yet) the grammar of SPEC.md §3.11 returns
+	// every known frame but DONE and ERROR as it is, so a complete frame
+	// that parseFast takes (TOKEN, TOKEN32, TEXT, PAD, ERROR: no DONE, no
+	// unknown type) needs no more than that ERROR is not among them. The
+	// state is set by next, where it changes, not tested frame by frame.
+	if r.body {
+		if f, n, ok := parseFast(r.buf[r.start:r.end]); ok && f.Type != TypeError {
+			r.start += n
+			r.off += int64(n)
+			return f, nil
+		}
+	}
+	return r.slowNext()
+}
+
+// slowNext is Next for everything but a complete fast frame in the body of
+// a response: Magic, grammar, joins, skips, reads and errors.
+func (r *Reader) slowNext() (Frame, error) {
 	if r.err != nil {
 		return Frame{}, r.err
 	}
@@ -137,9 +186,11 @@ func (r *Reader) Next() (Frame, error) {
 	if err != nil {
 		if err != ErrNeedMore {
 			r.err = err
+			r.body = false
 		}
 		return Frame{}, err
 	}
+	r.body = r.magic && !r.ended
 	return f, nil
 }
 
@@ -178,7 +229,10 @@ func (r *Reader) next() (Frame, error) {
 			if len(f.Payload) == MaxPayload {
 				// SPEC.md §4: a full DONE or ERROR frame may continue.
 				r.joining, r.joinTyp = true, f.Type
-				r.joined = append(r.joined[:0], f.Payload...)
+				r.joined = r.joined[:0]
+				if err := r.keep(f, f.Payload); err != nil {
+					return Frame{}, err
+				}
 				continue
 			}
 		}
@@ -205,12 +259,37 @@ func (r *Reader) join() (Frame, error) {
 		if f.Type != r.joinTyp || len(f.Payload) < key || string(f.Payload[:key]) != string(r.joined[:key]) {
 			return Frame{}, frameErr(r.off-int64(f.Size()), f.Type, ErrMalformed, "frame where the value of a full "+r.joinTyp.String()+" frame continues")
 		}
-		r.joined = append(r.joined, f.Payload[key:]...)
+		if err := r.keep(f, f.Payload[key:]); err != nil {
+			return Frame{}, err
+		}
 		if len(f.Payload) < MaxPayload {
 			r.joining = false
 			return Frame{Type: r.joinTyp, Payload: r.joined}, nil
 		}
 	}
+}
+
+// keep appends p, a part of frame f (just read), to the value being joined,
+// or fails with ErrTooLarge, keeping nothing, if that would take the value
+// past the limit. It grows r.joined itself, to at most the limit, so that
+// the capacity held never passes the limit either (append alone could
+// double it past).
+func (r *Reader) keep(f Frame, p []byte) error {
+	limit := r.maxValue
+	if limit <= 0 {
+		limit = DefaultMaxValueSize
+	}
+	need := len(r.joined) + len(p)
+	if need > limit {
+		return frameErr(r.off-int64(f.Size()), f.Type, ErrTooLarge, "joined "+f.Type.String()+" value of "+strconv.Itoa(need)+" bytes or more, want at most "+strconv.Itoa(limit))
+	}
+	if need > cap(r.joined) {
+		nb := make([]byte, len(r.joined), min(max(need, 2*cap(r.joined)), limit))
+		copy(nb, r.joined)
+		r.joined = nb
+	}
+	r.joined = append(r.joined, p...)
+	return nil
 }
 
 // frame parses one frame of any type, reading as much as it needs.

@@ -3,12 +3,14 @@ package frame
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -318,6 +320,67 @@ func TestAccessorsAnyPayload(t *testing.T) {
 			if err != nil && !errors.Is(err, ErrWrongType) {
 				t.Fatalf("%v % X: %v, want ErrWrongType or nothing", f.Type, f.Payload, err)
 			}
+		}
+	})
+}
+
+// TestReaderFastPath: Next's fast path (a complete TOKEN, TOKEN32, TEXT or
+// PAD frame in the body of a response) returns what the general path does,
+// frame for frame, error for error and offset for offset, on any frames in
+// any order (DONE and ERROR anywhere, frames after them, unknown types,
+// damaged bytes), pulled or pushed, raw or not.
+func TestReaderFastPath(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		vs := rapid.SliceOfN(genValue(), 0, 20).Draw(t, "frames")
+		stream := AppendMagic(nil)
+		for _, v := range vs {
+			stream = v.append(stream)
+		}
+		if rapid.Bool().Draw(t, "damage") && len(stream) > 0 {
+			i := rapid.IntRange(0, len(stream)-1).Draw(t, "at")
+			stream[i] = rapid.Byte().Draw(t, "byte")
+		}
+		stream = stream[:rapid.IntRange(0, len(stream)).Draw(t, "cut")]
+		var opts []ReaderOption
+		if rapid.Bool().Draw(t, "raw") {
+			opts = append(opts, WithRawFrames())
+		}
+		type step struct {
+			f   Frame
+			err string
+			off int64
+		}
+		read := func(r *Reader, slow bool) (steps []step) {
+			for range len(stream) + 2 {
+				var f Frame
+				var err error
+				if slow {
+					r.body = false // the general path only
+					f, err = r.slowNext()
+				} else {
+					f, err = r.Next()
+				}
+				steps = append(steps, step{Frame{f.Type, bytes.Clone(f.Payload)}, fmt.Sprint(err), r.Offset()})
+				if err != nil {
+					break
+				}
+			}
+			return steps
+		}
+		push := rapid.Bool().Draw(t, "push")
+		reader := func() *Reader {
+			if !push {
+				return NewReader(bytes.NewReader(stream), opts...)
+			}
+			r := NewPushReader(opts...)
+			r.Write(stream)
+			r.CloseWrite()
+			return r
+		}
+		want := read(reader(), true)
+		got := read(reader(), false)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(step{}), cmp.Comparer(bytes.Equal)); diff != "" {
+			t.Fatalf("fast path differs from the general one (-general +fast):\n%s", diff)
 		}
 	})
 }

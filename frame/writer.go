@@ -334,7 +334,9 @@ func (w *Writer) WriteCacheUsage(u CacheUsage) error {
 	return w.commit(start)
 }
 
-// WriteError writes an ERROR frame (see AppendError).
+// WriteError writes an ERROR frame (see AppendError). It writes a message
+// of any length; a Reader rejects one whose joined value passes its
+// WithMaxValueSize limit (DefaultMaxValueSize, 1 MiB, unless set).
 func (w *Writer) WriteError(code ErrorCode, message string) error {
 	start, err := w.begin()
 	if err != nil {
@@ -346,7 +348,9 @@ func (w *Writer) WriteError(code ErrorCode, message string) error {
 
 // WriteDone writes a DONE frame (see AppendDone). A stop sequence with
 // StopUnspecified is ErrMalformed, writing nothing: SPEC.md §3.4 gives each
-// DONE one encoding. It does not Flush.
+// DONE one encoding. It does not Flush. As with WriteError, a Reader
+// rejects a stop sequence whose joined value passes its WithMaxValueSize
+// limit.
 func (w *Writer) WriteDone(reason StopReason, stopSequence string) error {
 	start, err := w.begin()
 	if err != nil {
