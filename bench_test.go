@@ -54,18 +54,21 @@ var codecs = []*codec{
 		for _, t := range benchTokens {
 			_ = fw.WriteToken(t.id)
 		}
+		_ = fw.WriteDone(frame.StopEndTurn, "")
 	}, read: readANTH},
 	{name: "anth-token32", write: func(w io.Writer) {
 		fw := frame.NewWriter(w)
 		for _, t := range benchTokens {
 			_ = fw.WriteToken(t.wide)
 		}
+		_ = fw.WriteDone(frame.StopEndTurn, "")
 	}, read: readANTH},
 	{name: "anth-text", write: func(w io.Writer) {
 		fw := frame.NewWriter(w)
 		for _, t := range benchTokens {
 			_ = fw.WriteText(0, []byte(t.text))
 		}
+		_ = fw.WriteDone(frame.StopEndTurn, "")
 	}, read: readANTH},
 	{name: "sse-json", write: func(w io.Writer) {
 		var b []byte
@@ -107,13 +110,18 @@ var codecs = []*codec{
 // keep one per connection.
 var anthReader = frame.NewReader(nil)
 
+// readANTH returns -1 for a response that does not end cleanly (SPEC
+// §3.11), so TestBenchCodecs fails rather than a benchmark timing an error.
 func readANTH(r io.Reader) int {
 	anthReader.Reset(r)
 	n := 0
 	for {
 		f, err := anthReader.Next()
-		if err != nil {
+		if err == io.EOF {
 			return n
+		}
+		if err != nil {
+			return -1
 		}
 		switch f.Type {
 		case frame.TypeToken, frame.TypeToken32:
