@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -277,4 +278,24 @@ func (m *runtimeMem) read() {
 	var s runtime.MemStats
 	runtime.ReadMemStats(&s)
 	m.total = s.TotalAlloc
+}
+
+// TestKVStatsRate: kv stats of a small dump gives rates that are not zero
+// (before: "encode 0 MB/s", whole MB/s of a run of microseconds).
+func TestKVStatsRate(t *testing.T) {
+	// One fp32 token of one head of one dimension: 8 bytes in microseconds.
+	one := filepath.Join(t.TempDir(), "one.raw")
+	os.WriteFile(one, []byte{0, 1, 2, 0x3F, 4, 5, 6, 0x3F}, 0o644)
+	out, errOut, code := runAnth(t, nil, "kv", "stats", "--layers", "1", "--kv-heads", "1", "--head-dim", "1", "--dtype", "fp32", "--tile-shift", "0", "--mode", "max", one)
+	var enc, apply float64
+	i := bytes.Index(out, []byte("encode "))
+	if code != 0 || i < 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	fmt.Sscanf(string(out[i:]), "encode %g MB/s", &enc)
+	j := bytes.Index(out, []byte("apply "))
+	fmt.Sscanf(string(out[j:]), "apply %g MB/s", &apply)
+	if enc <= 0 || apply <= 0 {
+		t.Errorf("rates %g and %g MB/s in %q", enc, apply, out)
+	}
 }
