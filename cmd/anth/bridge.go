@@ -151,8 +151,11 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 	return inFile(name, err)
 }
 
-// decodeText writes the text of every block, whole characters only, in
-// stream order, and fails on a response that failed.
+// decodeText writes the text of every text block (not thinking,
+// signatures, tool input or citations: sse.Text's default, as the JS
+// TextReassembler's), whole characters only, in stream order, each piece
+// flushed to a pipe or terminal as it comes, and fails on a response that
+// failed.
 func decodeText(out io.Writer, r *frame.Reader) error {
 	var text sse.Text
 	var b []byte
@@ -160,31 +163,14 @@ func decodeText(out io.Writer, r *frame.Reader) error {
 		if err != nil {
 			return err
 		}
-		switch f.Type {
-		case frame.TypeText:
-			block, t, _ := f.Text()
-			b = text.Append(b[:0], block, 0, t)
-			if len(b) > 0 {
-				out.Write(b)
-				if err := endFrame(out); err != nil {
-					return err
-				}
-			}
-		case frame.TypeBlock:
-			if block, op, _ := f.Block(); op == frame.BlockStop {
-				out.Write(text.Flush(b[:0], block, 0))
-				text.Forget(block)
-			}
-		case frame.TypeError:
+		if f.Type == frame.TypeError {
 			code, msg, _ := f.ErrorMessage()
 			return fmt.Errorf("the response failed: %d %s: %s", code, sse.ErrorTypeName(code), msg)
-		case frame.TypeDone:
-			for block := range uint16(0xFFFF) {
-				if text.Blocks() == 0 {
-					break
-				}
-				out.Write(text.Flush(b[:0], block, 0))
-				text.Forget(block)
+		}
+		if b = text.AppendFrame(b[:0], f); len(b) > 0 {
+			out.Write(b)
+			if err := endFrame(out); err != nil {
+				return err
 			}
 		}
 	}

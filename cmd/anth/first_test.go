@@ -299,3 +299,19 @@ func TestKVStatsRate(t *testing.T) {
 		t.Errorf("rates %g and %g MB/s in %q", enc, apply, out)
 	}
 }
+
+// TestTextBlocksOnly: decode --to text gives text blocks' text, not
+// thinking, signatures or tool input (the JS TextReassembler's default).
+func TestTextBlocksOnly(t *testing.T) {
+	b := frame.AppendMagic(nil)
+	b = frame.AppendDelta(b, 0, frame.DeltaThinking, []byte("let me think"))
+	b = frame.AppendDelta(b, 0, frame.DeltaSignature, []byte("c2ln"))
+	b = frame.AppendBlock(b, 0, frame.BlockStop)
+	b = frame.AppendText(b, 1, []byte("the answer"))
+	b = frame.AppendDelta(b, 2, frame.DeltaInputJSON, []byte(`{"q":1}`))
+	b = frame.AppendDone(b, frame.StopEndTurn, "")
+	out, errOut, code := runAnth(t, b, "decode", "--to", "text")
+	if code != 0 || string(out) != "the answer" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want the text block alone", code, out, errOut)
+	}
+}
