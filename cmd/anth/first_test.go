@@ -166,6 +166,7 @@ func TestSniffBound(t *testing.T) {
 		before.read()
 		_, _, err := openANTH(bytes.NewReader(in))
 		after.read()
+		t.Logf("%d bytes in: %d bytes allocated", len(in), after.total-before.total)
 		if err == nil || after.total-before.total > 256<<10 {
 			t.Errorf("%d bytes in: %v, %d bytes allocated", len(in), err, after.total-before.total)
 		}

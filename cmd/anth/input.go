@@ -129,10 +129,12 @@ type apiError struct {
 // jsonBody reads a JSON body of at most maxSniff bytes and returns the
 // error that it is: the API's error, or a body that is not a stream.
 func jsonBody(r io.Reader) error {
-	b, err := io.ReadAll(io.LimitReader(r, maxSniff))
-	if err != nil {
+	b := make([]byte, maxSniff) // once: io.ReadAll would double its way up
+	n, err := io.ReadFull(r, b)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return err
 	}
+	b = b[:n]
 	var e apiError
 	if json.Unmarshal(b, &e) == nil && e.Type == "error" && e.Error != nil {
 		return &apiErrorBody{Type: e.Error.Type, Message: e.Error.Message}
