@@ -37,7 +37,8 @@ var errNotANTH = errors.New("input is not ANTH")
 //   - anth-deflate (SPEC.md §11), a body sse.Proxy sends a client that asked
 //     for it: inflated, with sse.EventDictionary as Proxy codes it;
 //   - Server-Sent Events, the API's own stream: converted through the bridge
-//     (sse.NewDecoder), so offsets in later errors are in the SSE;
+//     (sse.NewDecoder): the Decoder's errors give offsets in the SSE, the
+//     frame reader's in the ANTH the bridge made;
 //   - a JSON body: the API's error ({"type":"error",...}, what a 401, 429 or
 //     529 carries) is returned as an error that gives its type and message,
 //     any other JSON as "not a stream";
