@@ -15,8 +15,9 @@ const (
 	// Fast entropy-codes the exponent plane with huff0 and stores the rest
 	// raw: near the order-0 bound at entropy-coder speed.
 	Fast Mode = iota
-	// Max codes every plane with zstd at its best level: smaller and much
-	// slower to encode; decoding stays fast.
+	// Max codes every plane with zstd at its best level and with huff0, and
+	// keeps the smaller of the two for each chunk: never larger than Fast
+	// on the same chunks, and much slower to encode; decoding stays fast.
 	Max
 )
 
@@ -52,22 +53,29 @@ func (c *coder) appendChunk(dst, q []byte, code bool) []byte {
 		if allSame(q) {
 			return append(dst, methodRLE, q[0])
 		}
+		// ErrIncompressible and ErrUseRLE are huff0's normal answers for
+		// random and constant input, and a chunk over huff0's 128 KiB is an
+		// error: any error leaves the chunk to zstd or raw.
+		out, _, err := huff0.Compress4X(q, &c.huff)
+		if err != nil {
+			out = nil
+		}
 		if c.mode == Max {
+			// Max must never lose to Fast: zstd's frame header and its
+			// sequences cost more than huff0's table on a small or
+			// order-0 chunk (a ROWS record's), so the smaller of the two
+			// is kept.
 			c.out = c.zstd.EncodeAll(q, c.out[:0])
-			if len(c.out) < len(q) {
+			if len(c.out) < len(q) && (out == nil || len(c.out) < len(out)) {
 				dst = append(dst, methodZstd)
 				dst = binary.AppendUvarint(dst, uint64(len(c.out)))
 				return append(dst, c.out...)
 			}
-		} else {
-			// ErrIncompressible and ErrUseRLE are huff0's normal answers
-			// for random and constant input; any error sends the chunk raw.
-			out, _, err := huff0.Compress4X(q, &c.huff)
-			if err == nil && len(out) < len(q) {
-				dst = append(dst, methodHuff)
-				dst = binary.AppendUvarint(dst, uint64(len(out)))
-				return append(dst, out...)
-			}
+		}
+		if out != nil && len(out) < len(q) {
+			dst = append(dst, methodHuff)
+			dst = binary.AppendUvarint(dst, uint64(len(out)))
+			return append(dst, out...)
 		}
 	}
 	dst = append(dst, methodRaw)

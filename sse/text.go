@@ -1,6 +1,8 @@
 package sse
 
 import (
+	"slices"
+
 	"github.com/layer0/anth/frame"
 	anthutf8 "github.com/layer0/anth/utf8"
 )
@@ -8,12 +10,75 @@ import (
 // Text reassembles the text of a response's content blocks into whole
 // UTF-8 characters (SPEC.md §7): the bytes of TEXT frames and of thinking,
 // tool-input and signature DELTA frames, per block and kind, holding a
-// character split between frames until it is whole. The Encoder writes its
-// deltas through one; a client that shows text uses one the same way. The
-// zero value is ready to use. A Text holds at most 3 bytes for each block
-// and kind it has seen and not forgotten.
+// character split between frames until it is whole. The zero value is
+// ready to use. A Text holds at most 3 bytes for each block and kind it has
+// seen and not forgotten, and gives out at most 3 bytes (one U+FFFD) for
+// each byte it is given.
+//
+// A client that shows a response's text gives it every frame (AppendFrame):
+// by default only text blocks' text comes out, as the JS TextReassembler
+// gives it; Include asks for thinking, signatures, tool input JSON or
+// citations too. The Encoder, which must pass every kind on, calls Append
+// with the kind itself.
 type Text struct {
-	blocks map[uint16]*[frame.DeltaSignature + 1]anthutf8.Decoder
+	blocks  map[uint16]*[frame.DeltaSignature + 1]anthutf8.Decoder
+	include uint32 // bit k: AppendFrame gives DELTA frames of kind k
+}
+
+// Include makes AppendFrame give the DELTA frames of kinds as well as text
+// blocks' text.
+func (t *Text) Include(kinds ...frame.DeltaKind) {
+	for _, k := range kinds {
+		if k < 32 {
+			t.include |= 1 << k
+		}
+	}
+}
+
+// AppendFrame appends the text frame f completes to dst: for a TEXT frame,
+// or a DELTA frame of a kind asked for with Include, the whole characters
+// its bytes complete; for a BLOCK frame that stops a block, what the block
+// still held (a cut character as U+FFFD), after which the block is
+// forgotten; for a DONE frame, what every block still held. Other frames
+// append nothing.
+func (t *Text) AppendFrame(dst []byte, f frame.Frame) []byte {
+	switch f.Type {
+	case frame.TypeText:
+		if block, text, err := f.Text(); err == nil {
+			return t.Append(dst, block, 0, text)
+		}
+	case frame.TypeDelta:
+		if block, kind, data, err := f.Delta(); err == nil && kind < 32 && t.include&(1<<kind) != 0 {
+			return t.Append(dst, block, kind, data)
+		}
+	case frame.TypeBlock:
+		if block, op, err := f.Block(); err == nil && op == frame.BlockStop {
+			for kind := range frame.DeltaSignature + 1 {
+				dst = t.Flush(dst, block, kind)
+			}
+			t.Forget(block)
+		}
+	case frame.TypeDone:
+		dst = t.FlushAll(dst)
+	}
+	return dst
+}
+
+// FlushAll appends what every block still holds, in block order and kind
+// order within a block, and forgets every block: the end of a response.
+func (t *Text) FlushAll(dst []byte) []byte {
+	blocks := make([]uint16, 0, len(t.blocks))
+	for b := range t.blocks {
+		blocks = append(blocks, b)
+	}
+	slices.Sort(blocks)
+	for _, b := range blocks {
+		for kind := range frame.DeltaSignature + 1 {
+			dst = t.Flush(dst, b, kind)
+		}
+		t.Forget(b)
+	}
+	return dst
 }
 
 // Append appends the characters data completes in block's text of the

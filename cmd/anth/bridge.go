@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/layer0/anth/deflate"
@@ -21,14 +20,32 @@ end_turn), or from ANTH (checked as a response and written again).
 `
 
 const decodeUsage = `usage: anth decode [--to sse|text|jsonl] [FILE|-]
-Reads an ANTH response and writes (default) the Server-Sent Events the
-official SDKs read, the text of its blocks as whole UTF-8 characters, or one
-JSON object per frame. A response that ends early, or with an ERROR frame,
-is an error (exit 1) after what it carried is written.
+Reads a response and writes (default) the Server-Sent Events the official
+SDKs read, the text of its text blocks as whole UTF-8 characters (not
+thinking, signatures, tool input or citations), or one JSON object per frame.
+The input is ANTH, anth-deflate (inflated) or the API's own SSE (read through
+the bridge); an API error body is reported with its type and message. Output
+to a pipe or terminal is flushed after each frame or event. A response that
+ends early, or with an ERROR frame, is an error (exit 1) after what it
+carried is written.
+
+--to jsonl fields: every object has offset (in the ANTH), type, length; then
+  TOKEN, TOKEN32  tokens: [ids]
+  TEXT            block, text
+  DELTA           block, kind (input_json|thinking|signature|citation), data
+  BLOCK           block, op
+  USAGE           input_tokens, output_tokens, cache_hit_ratio (0 to 1)
+  CACHE_USAGE     cache_read_input_tokens, cache_creation_input_tokens
+  ERROR           code (HTTP status), error_type, message
+  DONE            stop_reason (null if none), stop_sequence (if any)
+  EVENT           name, encoding (json|deflate), more, data (JSON, or a
+                  string if it continues or is not JSON)
+  PAD             nothing more
+  other types     payload_hex
 `
 
-const statsUsage = `usage: anth stats FILE
-Prints the size of an SSE recording, of the ANTH that carries it, and of that
+const statsUsage = `usage: anth stats FILE|-
+Prints the size of an SSE recording (- reads standard input), of the ANTH that carries it, and of that
 ANTH in the anth-deflate coding with a record per event, as sse.Proxy sends
 it to a client that asks for it.
 `
@@ -60,11 +77,11 @@ func encode(args []string, stdin io.Reader, stdout io.Writer) error {
 	defer done()
 	switch from {
 	case "sse":
-		_, err = io.Copy(stdout, sse.NewDecoder(in, sse.DecoderOptions{}))
+		_, err = io.Copy(frameWriter{stdout, stdout}, sse.NewDecoder(in, sse.DecoderOptions{}))
 	case "text":
-		err = encodeText(frame.NewWriter(stdout), in)
+		err = encodeText(frame.NewWriter(frameWriter{stdout, stdout}), in)
 	case "raw":
-		err = forward(frame.NewWriter(stdout), frame.NewReader(in))
+		err = forward(frame.NewWriter(frameWriter{stdout, stdout}), frame.NewReader(in))
 	}
 	return inFile(name, err)
 }
@@ -117,10 +134,13 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer done()
+	if in, _, err = openANTH(in); err != nil {
+		return inFile(name, err)
+	}
 	switch to {
 	case "sse":
 		enc := sse.NewEncoder(stdout, sse.EncoderOptions{})
-		if _, err = io.Copy(enc, in); err == nil {
+		if _, err = io.Copy(frameWriter{enc, stdout}, in); err == nil {
 			err = enc.Close()
 		}
 	case "text":
@@ -131,8 +151,11 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 	return inFile(name, err)
 }
 
-// decodeText writes the text of every block, whole characters only, in
-// stream order, and fails on a response that failed.
+// decodeText writes the text of every text block (not thinking,
+// signatures, tool input or citations: sse.Text's default, as the JS
+// TextReassembler's), whole characters only, in stream order, each piece
+// flushed to a pipe or terminal as it comes, and fails on a response that
+// failed.
 func decodeText(out io.Writer, r *frame.Reader) error {
 	var text sse.Text
 	var b []byte
@@ -140,61 +163,142 @@ func decodeText(out io.Writer, r *frame.Reader) error {
 		if err != nil {
 			return err
 		}
-		switch f.Type {
-		case frame.TypeText:
-			block, t, _ := f.Text()
-			b = text.Append(b[:0], block, 0, t)
-			out.Write(b)
-		case frame.TypeBlock:
-			if block, op, _ := f.Block(); op == frame.BlockStop {
-				out.Write(text.Flush(b[:0], block, 0))
-				text.Forget(block)
-			}
-		case frame.TypeError:
+		if f.Type == frame.TypeError {
 			code, msg, _ := f.ErrorMessage()
 			return fmt.Errorf("the response failed: %d %s: %s", code, sse.ErrorTypeName(code), msg)
-		case frame.TypeDone:
-			for block := range uint16(0xFFFF) {
-				if text.Blocks() == 0 {
-					break
-				}
-				out.Write(text.Flush(b[:0], block, 0))
-				text.Forget(block)
+		}
+		if b = text.AppendFrame(b[:0], f); len(b) > 0 {
+			out.Write(b)
+			if err := endFrame(out); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// decodeJSONL writes one JSON object per frame, skipped frames included.
+// decodeJSONL writes one JSON object per frame, skipped frames included,
+// each flushed as it is written to a pipe or terminal. The fields are
+// jsonlFields's, documented in decodeUsage.
 func decodeJSONL(out io.Writer, r *frame.Reader) error {
 	enc := json.NewEncoder(out)
+	var werr error
 	emit := func(f frame.Frame) {
-		enc.Encode(map[string]any{"offset": r.Offset() - int64(f.Size()), "type": f.Type.String(), "length": len(f.Payload), "payload": describe(f)})
+		if werr == nil {
+			if werr = enc.Encode(jsonlFields(r.Offset()-int64(f.Size()), f)); werr == nil {
+				werr = endFrame(out)
+			}
+		}
 	}
 	r.OnSkip = emit
 	for f, err := range r.All() {
 		if err != nil {
 			return err
 		}
-		emit(f)
+		if emit(f); werr != nil {
+			return werr
+		}
 	}
-	return nil
+	return werr
+}
+
+// jsonlFields is a frame as anth decode --to jsonl writes it: offset, type
+// and length, then its payload's fields, numbers as numbers (decodeUsage
+// lists them).
+func jsonlFields(off int64, f frame.Frame) map[string]any {
+	m := map[string]any{"offset": off, "type": f.Type.String(), "length": len(f.Payload)}
+	switch f.Type {
+	case frame.TypeToken, frame.TypeToken32:
+		ids, _ := f.Tokens(nil)
+		if ids == nil {
+			ids = []uint32{}
+		}
+		m["tokens"] = ids
+	case frame.TypeText:
+		block, text, _ := f.Text()
+		m["block"], m["text"] = block, string(text)
+	case frame.TypeUsage:
+		u, _ := f.Usage()
+		m["input_tokens"], m["output_tokens"] = u.InputTokens, u.OutputTokens
+		m["cache_hit_ratio"] = float64(u.CacheHitRatio) / frame.PPM
+	case frame.TypeCacheUsage:
+		u, _ := f.CacheUsage()
+		m["cache_read_input_tokens"], m["cache_creation_input_tokens"] = u.CacheReadInputTokens, u.CacheCreationInputTokens
+	case frame.TypeError:
+		code, msg, _ := f.ErrorMessage()
+		m["code"], m["error_type"], m["message"] = code, sse.ErrorTypeName(code), msg
+	case frame.TypeDone:
+		reason, seq, _ := f.Done()
+		m["stop_reason"] = nil
+		if reason != frame.StopUnspecified {
+			m["stop_reason"] = sse.StopReasonName(reason)
+		}
+		if len(seq) > 0 {
+			m["stop_sequence"] = string(seq)
+		}
+	case frame.TypeDelta:
+		block, kind, data, _ := f.Delta()
+		m["block"], m["kind"], m["data"] = block, deltaKindName(kind), string(data)
+	case frame.TypeBlock:
+		block, op, _ := f.Block()
+		m["block"], m["op"] = block, op.String()
+	case frame.TypeEvent:
+		ev, _ := f.Event()
+		data := ev.Data
+		m["encoding"] = "json"
+		if ev.Encoding == frame.EventDeflate {
+			m["encoding"] = "deflate"
+			var er sse.EventReader
+			if e, ok, err := er.Add(f); err == nil && ok {
+				data = e.Data
+			}
+		}
+		m["name"], m["more"] = string(ev.Name), ev.More
+		if json.Valid(data) && !ev.More {
+			m["data"] = json.RawMessage(data)
+		} else {
+			m["data"] = string(data)
+		}
+	case frame.TypePad:
+	default:
+		m["payload_hex"] = fmt.Sprintf("%x", f.Payload)
+	}
+	return m
+}
+
+// deltaKindName is a DELTA frame's kind as the Messages API names the delta
+// it carries.
+func deltaKindName(k frame.DeltaKind) string {
+	switch k {
+	case frame.DeltaInputJSON:
+		return "input_json"
+	case frame.DeltaThinking:
+		return "thinking"
+	case frame.DeltaSignature:
+		return "signature"
+	case frame.DeltaCitation:
+		return "citation"
+	}
+	return k.String()
 }
 
 // stats compares an SSE recording with its ANTH form.
-func stats(args []string, _ io.Reader, stdout io.Writer) error {
+func stats(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("anth stats", flag.ContinueOnError)
 	if err := parseFlags("stats", fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageErr("stats", "want one FILE, have %d arguments", fs.NArg())
+		return usageErr("stats", "want one FILE (- for standard input), have %d arguments", fs.NArg())
 	}
-	name := fs.Arg(0)
-	in, err := os.ReadFile(name)
+	r, name, done, err := openArg(fs.Arg(0), stdin)
 	if err != nil {
 		return err
+	}
+	defer done()
+	in, err := io.ReadAll(r)
+	if err != nil {
+		return inFile(name, err)
 	}
 	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
 	if err != nil {

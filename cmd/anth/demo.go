@@ -13,7 +13,7 @@ import (
 	"github.com/layer0/anth/sse"
 )
 
-const demoUsage = `usage: anth [demo]
+const demoUsage = `usage: anth demo
 Encodes a sample response (English and Chinese text in 73 deltas, usage, a
 stop reason) as ANTH and as the SSE JSON the API sends, decodes both, checks
 that they agree, and prints the ANTH frames and the sizes of both.

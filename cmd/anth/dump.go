@@ -30,20 +30,41 @@ func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer done()
+	in, kind, err := openANTH(in)
+	if err != nil {
+		return inFile(name, err)
+	}
+	if kind != kindANTH {
+		// Offsets are in the ANTH, which is not what the file holds.
+		fmt.Fprintf(stdout, "# %s input: the frames of the ANTH it carries, offsets in that ANTH\n", kind)
+	}
 	return inFile(name, dump(stdout, in))
 }
 
-// dump prints one line per frame: offset, type, payload length, payload.
+// dump prints one line per frame: offset, type, payload length, payload,
+// each line flushed as it is written to a pipe or terminal.
 func dump(w io.Writer, in io.Reader) error {
 	r := frame.NewReader(in, frame.WithRawFrames())
-	r.OnSkip = func(f frame.Frame) { printFrame(w, r.Offset()-int64(f.Size()), f) }
+	var werr error
+	r.OnSkip = func(f frame.Frame) {
+		printFrame(w, r.Offset()-int64(f.Size()), f)
+		if werr == nil {
+			werr = endFrame(w)
+		}
+	}
 	for f, err := range r.All() {
 		if err != nil {
 			return err
 		}
 		printFrame(w, r.Offset()-int64(f.Size()), f)
+		if werr == nil {
+			werr = endFrame(w)
+		}
+		if werr != nil {
+			return werr
+		}
 	}
-	return nil
+	return werr
 }
 
 func printFrame(w io.Writer, off int64, f frame.Frame) {

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	if old := os.Getenv("ANTH_TEST_BIN"); old != "" {
+		anthBin = old // to check that a test fails on another build (an older commit's)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

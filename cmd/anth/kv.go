@@ -188,10 +188,21 @@ func kvStats(stdout io.Writer, base, next *kvdelta.Snapshot, delta []byte, took 
 		return errors.New("the delta does not restore the snapshot")
 	}
 	g := next.Geometry
-	mb := func(d time.Duration) float64 { return float64(len(next.Data)) / d.Seconds() / 1e6 }
+	// A small dump takes microseconds: whole MB/s would print 0.
+	rate := func(d time.Duration) string {
+		r := float64(len(next.Data)) / max(d.Seconds(), 1e-9) / 1e6
+		switch {
+		case r >= 100:
+			return fmt.Sprintf("%.0f MB/s", r)
+		case r >= 1:
+			return fmt.Sprintf("%.1f MB/s", r)
+		}
+		return fmt.Sprintf("%.3g MB/s", r)
+	}
 	fmt.Fprintf(stdout, "tokens %d, tiles %d of %d bytes (%v)\n", next.Tokens, next.Tiles(), g.TileBytes(), g.DType)
 	fmt.Fprintf(stdout, "raw %d bytes, delta %d bytes, ratio %.3fx\n", len(next.Data), len(delta), float64(len(next.Data))/float64(len(delta)))
-	fmt.Fprintf(stdout, "encode %.0f MB/s, apply %.0f MB/s (one run, wall clock; use the benchmarks for numbers)\n", mb(took), mb(applied))
+	fmt.Fprintf(stdout, "encode %s in %v, apply %s in %v (1 MB = 10^6 bytes of raw dump; one run, wall clock; use the benchmarks for numbers)\n",
+		rate(took), took.Round(time.Microsecond), rate(applied), applied.Round(time.Microsecond))
 	return nil
 }
 

@@ -2,12 +2,13 @@
 // the Anthropic Messages API's Server-Sent Events, and makes and applies KV
 // cache deltas.
 //
-//	anth [demo]          encode a sample response as ANTH and as SSE JSON,
+//	anth demo            encode a sample response as ANTH and as SSE JSON,
 //	                     decode both, compare, print the frames and sizes
+//	anth --version       the module version and VCS revision anth was built from
 //	anth dump [FILE|-]   print one line per frame of an ANTH stream
 //	anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH
 //	anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines
-//	anth stats FILE      SSE against ANTH sizes of an SSE recording
+//	anth stats [FILE|-]  SSE against ANTH sizes of an SSE recording
 //	anth request encode|decode [FILE|-]          a request body, JSON to ANTH and back
 //	anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of the API
 //	anth kv encode|apply|stats ...               KV cache deltas of raw KV dumps
@@ -29,14 +30,15 @@ import (
 )
 
 const usage = `usage: anth COMMAND [ARGS]
-  anth [demo]          encode a sample response as ANTH and SSE, decode both, compare
+  anth demo            encode a sample response as ANTH and SSE, decode both, compare
   anth dump [FILE|-]   print one line per frame of an ANTH stream (default stdin)
   anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH on stdout
   anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines on stdout
-  anth stats FILE      SSE against ANTH sizes of an SSE recording
+  anth stats [FILE|-]  SSE against ANTH sizes of an SSE recording
   anth request encode|decode [FILE|-]          a request body, JSON to ANTH and back
   anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of the API
   anth kv encode|apply|stats ...   KV cache deltas (anth kv --help)
+  anth --version       the module version and VCS revision anth was built from
 anth COMMAND --help prints a command's usage.
 `
 
@@ -117,8 +119,25 @@ func exit(err error, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintln(stderr, "anth:", err)
+	fmt.Fprintln(stderr, "anth:", userMessage(err))
 	return 1
+}
+
+// pkgPrefixes are the prefixes the module's packages put on their errors'
+// messages, which tell a Go caller which package failed and tell a user of
+// the command nothing: the user wants the file, the offset and the fault.
+var pkgPrefixes = []string{"frame: ", "sse: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
+
+// userMessage is err's message without the packages' prefixes, where they
+// start the message or a part of it ("stdin: frame: offset 3: …" reads
+// "stdin: offset 3: …").
+func userMessage(err error) string {
+	msg := err.Error()
+	for _, p := range pkgPrefixes {
+		msg = strings.TrimPrefix(msg, p)
+		msg = strings.ReplaceAll(msg, ": "+p, ": ")
+	}
+	return msg
 }
 
 // helpError asks for a command's usage to be printed, on standard output.
@@ -130,28 +149,101 @@ func (h *helpError) Unwrap() error { return flag.ErrHelp }
 // run runs the command of args, writing its output through a buffer whose
 // final flush is checked: output that cannot be written is an error.
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
-	name := "demo"
-	if len(args) > 0 {
-		name, args = args[0], args[1:]
+	if len(args) == 0 {
+		return errUsage // a first run shows what anth does; anth demo runs the demo
 	}
+	name, args := args[0], args[1:]
 	switch name {
 	case "help", "-h", "-help", "--help":
 		return &helpError{usage}
+	case "version", "-version", "--version":
+		return printVersion(stdout)
 	}
 	cmd, ok := commands[name]
 	if !ok {
 		return &usageError{msg: "anth: unknown command " + quote(name), text: usage}
 	}
-	out := bufio.NewWriter(stdout)
+	out := newOutput(stdout)
 	err := cmd(args, stdin, out)
 	if errors.Is(err, flag.ErrHelp) {
 		return &helpError{usages[name]}
 	}
 	if ferr := out.Flush(); err == nil && ferr != nil {
-		err = fmt.Errorf("writing output: %w", ferr)
+		err = ferr
 	}
 	return err
 }
+
+// output is anth's standard output. It is buffered, and flushed after each
+// frame or event a command writes (endFrame) when it is a pipe or a terminal,
+// so a reader of `curl … | anth decode --to text` sees each delta as it
+// arrives; to a regular file, where no one reads along, it is written in
+// buffer-sized batches. Write errors come back as *outputError, which names
+// standard output rather than the input.
+type output struct {
+	*bufio.Writer
+	stream bool
+}
+
+// newOutput buffers w, streaming unless w is a regular file or not a file
+// at all (a test's buffer).
+func newOutput(w io.Writer) *output {
+	stream := false
+	if f, ok := w.(*os.File); ok {
+		fi, err := f.Stat()
+		stream = err != nil || !fi.Mode().IsRegular()
+	}
+	return &output{Writer: bufio.NewWriter(outputWriter{w}), stream: stream}
+}
+
+// endFrame marks the end of a frame or event: a streaming output flushes.
+func (o *output) endFrame() error {
+	if o.stream {
+		return o.Flush()
+	}
+	return nil
+}
+
+// endFrame ends a frame or event written to w, if w is anth's output.
+func endFrame(w io.Writer) error {
+	if o, ok := w.(*output); ok {
+		return o.endFrame()
+	}
+	return nil
+}
+
+// frameWriter writes to w and then ends a frame of out, which w writes to:
+// for writers (frame.Writer, sse.Encoder, io.Copy from sse.Decoder) that
+// hand over whole frames or events in one Write.
+type frameWriter struct{ w, out io.Writer }
+
+func (f frameWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err == nil {
+		err = endFrame(f.out)
+	}
+	return n, err
+}
+
+// outputWriter is standard output; its errors are *outputError.
+type outputWriter struct{ w io.Writer }
+
+func (o outputWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		err = &outputError{err}
+	}
+	return n, err
+}
+
+// outputError is an error writing standard output, which inFile does not
+// blame on the input.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string {
+	return "writing standard output: " + strings.TrimPrefix(e.err.Error(), "write /dev/stdout: ")
+}
+func (e *outputError) Unwrap() error { return e.err }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
 
@@ -170,7 +262,8 @@ func openArg(name string, stdin io.Reader) (io.Reader, string, func(), error) {
 
 // inFile labels an error about the input with the input's name.
 func inFile(name string, err error) error {
-	if err == nil || errors.Is(err, errUsage) || strings.HasPrefix(err.Error(), name+": ") {
+	var out *outputError
+	if err == nil || errors.Is(err, errUsage) || errors.As(err, &out) || strings.HasPrefix(err.Error(), name+": ") {
 		return err
 	}
 	return fmt.Errorf("%s: %w", name, err)

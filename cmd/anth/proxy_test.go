@@ -119,7 +119,7 @@ func TestRequestCommand(t *testing.T) {
 	if code != 0 || string(back) != string(body) {
 		t.Fatalf("decode: exit %d, %s, %q", code, back, errOut)
 	}
-	if _, errOut, code := runAnth(t, []byte("{nope"), "request", "encode"); code != 1 || !bytes.Contains(errOut, []byte("stdin: sse: offset 1")) {
+	if _, errOut, code := runAnth(t, []byte("{nope"), "request", "encode"); code != 1 || !bytes.Contains(errOut, []byte("anth: stdin: offset 1: malformed")) {
 		t.Fatalf("bad JSON: exit %d, %q", code, errOut)
 	}
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/sse"
+)
+
+// Input kinds that anth decode and anth dump recognise (openANTH).
+const (
+	kindANTH    = "ANTH"
+	kindDeflate = "anth-deflate"
+	kindSSE     = "SSE"
+)
+
+// maxSniff bounds what openANTH reads to decide what its input is: an API
+// error body, or the first record of anth-deflate. The Messages API's error
+// bodies are a few hundred bytes; a Writer's records at most about 16 KiB.
+const maxSniff = 64 << 10
+
+// errNotANTH is the kind of input that anth cannot read as a response: an
+// API error body, a JSON body that is not a stream, or bytes of no known
+// format.
+var errNotANTH = errors.New("input is not ANTH")
+
+// openANTH looks at the start of in and returns a reader of the ANTH
+// response it carries, and what the input was:
+//
+//   - ANTH (SPEC.md §3.1's Magic first): in as it is;
+//   - anth-deflate (SPEC.md §11), a body sse.Proxy sends a client that asked
+//     for it: inflated, with sse.EventDictionary as Proxy codes it;
+//   - Server-Sent Events, the API's own stream: converted through the bridge
+//     (sse.NewDecoder): the Decoder's errors give offsets in the SSE, the
+//     frame reader's in the ANTH the bridge made;
+//   - a JSON body: the API's error ({"type":"error",...}, what a 401, 429 or
+//     529 carries) is returned as an error that gives its type and message,
+//     any other JSON as "not a stream";
+//   - anything else: an error that says what the input starts with.
+//
+// Bounds: deciding holds at most maxSniff (64 KiB) of input, and reads no
+// more than that; past the decision, the returned reader holds what its
+// format's reader holds (a frame.Reader's limits, or deflate's fixed 36 KiB
+// and at most 1,032 bytes out per byte in, or the sse.Decoder's limits).
+func openANTH(in io.Reader) (io.Reader, string, error) {
+	br := bufio.NewReaderSize(in, 4096)
+	head, err := br.Peek(len(frame.Magic))
+	if err != nil && len(head) == 0 {
+		if err == io.EOF {
+			return nil, "", fmt.Errorf("%w: it is empty", errNotANTH)
+		}
+		return nil, "", err
+	}
+	switch {
+	case string(head) == frame.Magic:
+		return br, kindANTH, nil
+	case looksLikeSSE(head):
+		return sse.NewDecoder(br, sse.DecoderOptions{}), kindSSE, nil
+	case looksLikeJSON(head):
+		return nil, "", jsonBody(br)
+	case bytes.HasPrefix(head, []byte("HTTP")):
+		return nil, "", fmt.Errorf("%w: it starts with HTTP headers (%s); give anth the body alone (curl without -i)", errNotANTH, startOf(head, br))
+	}
+	// anth-deflate has no magic of its own: inflate what arrives and look
+	// for ANTH's. The bytes read are kept to be read again.
+	var seen bytes.Buffer
+	z := deflate.NewReader(io.TeeReader(io.LimitReader(br, maxSniff), &seen), eventDict())
+	var magic [len(frame.Magic)]byte
+	if _, err := io.ReadFull(z, magic[:]); err == nil && string(magic[:]) == frame.Magic {
+		return deflate.NewReader(io.MultiReader(&seen, br), eventDict()), kindDeflate, nil
+	}
+	return nil, "", fmt.Errorf("%w: it starts with %s", errNotANTH, startOf(seen.Bytes(), br))
+}
+
+// eventDict is the preset dictionary sse.Proxy codes anth-deflate with.
+func eventDict() *deflate.Dictionary { return deflate.NewDictionary([]byte(sse.EventDictionary)) }
+
+// startOf quotes the first bytes of the input, for people: as text if they
+// are printable, else in hex.
+func startOf(b []byte, br *bufio.Reader) string {
+	if len(b) < 16 {
+		more, _ := br.Peek(16)
+		if len(more) > len(b) {
+			b = more
+		}
+	}
+	if len(b) > 16 {
+		b = b[:16]
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c >= 0x7F {
+			return fmt.Sprintf("% X", b)
+		}
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// looksLikeSSE reports whether b starts like an event stream: a field name
+// the API sends, or a comment (WHATWG's "event stream" grammar).
+func looksLikeSSE(b []byte) bool {
+	for _, p := range []string{"even", "data", "id:", ":", "retr"} {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeJSON reports whether b starts like a JSON object.
+func looksLikeJSON(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) == 0 || b[0] == '{' || b[0] == '['
+}
+
+// apiError is the Messages API's error body.
+type apiError struct {
+	Type  string `json:"type"`
+	Error *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// jsonBody reads a JSON body of at most maxSniff bytes and returns the
+// error that it is: the API's error, or a body that is not a stream.
+func jsonBody(r io.Reader) error {
+	b := make([]byte, maxSniff) // once: io.ReadAll would double its way up
+	n, err := io.ReadFull(r, b)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err
+	}
+	b = b[:n]
+	var e apiError
+	if json.Unmarshal(b, &e) == nil && e.Type == "error" && e.Error != nil {
+		return &apiErrorBody{Type: e.Error.Type, Message: e.Error.Message}
+	}
+	start := b
+	if len(start) > 40 {
+		start = start[:40]
+	}
+	return fmt.Errorf("%w: it is a JSON body, not a stream (it starts with %q); ask the API with \"stream\": true", errNotANTH, start)
+}
+
+// apiErrorBody is the error the API returned instead of a stream.
+type apiErrorBody struct{ Type, Message string }
+
+func (e *apiErrorBody) Error() string {
+	return fmt.Sprintf("the API returned an error instead of a stream: %s: %s", e.Type, e.Message)
+}
