@@ -125,33 +125,73 @@ func setStreamHeaders(h http.Header, anth, coded bool) {
 // flusher writes to an http.ResponseWriter, through an anth-deflate Writer
 // when z is set, and flushes after every write (ending a record first), so
 // each frame or event reaches the client as soon as it exists.
+//
+// It writes nothing once ctx, the request's context, is done: net/http ends
+// it when the client leaves and when the handler returns, and a
+// ResponseWriter must not be used after that. So a handler's next write
+// after a disconnect fails at once, and a coalescing timer that fires after
+// a handler returned without Flush (or panicked) gets an error instead of
+// crashing the process in net/http's finished response.
 type flusher struct {
-	w http.ResponseWriter
-	z *deflate.Writer
-	f *http.ResponseController
+	w   http.ResponseWriter
+	z   *deflate.Writer
+	f   *http.ResponseController
+	ctx context.Context
 }
 
-func newFlusher(w http.ResponseWriter, z *deflate.Writer) flusher {
-	return flusher{w: w, z: z, f: http.NewResponseController(w)}
+func newFlusher(w http.ResponseWriter, r *http.Request, z *deflate.Writer) flusher {
+	return flusher{w: w, z: z, f: http.NewResponseController(w), ctx: r.Context()}
 }
 
-func (f flusher) Write(p []byte) (int, error) {
+// ended is the error of a write after the request's context is done; it
+// matches context.Canceled (or the context's cause) with errors.Is.
+func (f flusher) ended() error {
+	return &Error{Offset: -1, Err: context.Cause(f.ctx), Detail: "the response is over: the client left or the handler returned"}
+}
+
+// after turns a panic of the ResponseWriter into err when the request is
+// over: between the check in Write and the write itself the handler may
+// return (a coalescing timer writes from its own goroutine), and net/http's
+// finished response then panics. A panic while the request is live is not
+// ours to hide.
+func (f flusher) after(err *error) {
+	if v := recover(); v != nil {
+		if f.ctx.Err() == nil {
+			panic(v)
+		}
+		*err = f.ended()
+	}
+}
+
+func (f flusher) Write(p []byte) (n int, err error) {
+	if f.ctx.Err() != nil {
+		return 0, f.ended()
+	}
+	defer f.after(&err)
 	if f.z == nil {
-		n, err := f.w.Write(p)
+		n, err = f.w.Write(p)
 		if err == nil {
 			err = f.f.Flush()
 		}
 		return n, err
 	}
-	n, err := f.z.Write(p)
+	n, err = f.z.Write(p)
 	if err == nil {
-		err = f.Flush()
+		err = f.flush()
 	}
 	return n, err
 }
 
 // Flush lets frame.Writer.Flush reach the client.
-func (f flusher) Flush() error {
+func (f flusher) Flush() (err error) {
+	if f.ctx.Err() != nil {
+		return f.ended()
+	}
+	defer f.after(&err)
+	return f.flush()
+}
+
+func (f flusher) flush() error {
 	if f.z != nil {
 		if err := f.z.Flush(); err != nil {
 			return err
@@ -172,7 +212,9 @@ type ResponseOptions struct {
 	// Coalesce, if positive, hands frames to the client at most once per
 	// Coalesce (frame.WithCoalescing): fewer flushes and packets for a fast
 	// generator, at most Coalesce of added latency. The handler must call
-	// the Writer's Flush before it returns.
+	// the Writer's Flush before it returns: frames still waiting then are
+	// never sent (the timer's write fails, as every write after the
+	// request is over does).
 	Coalesce time.Duration
 }
 
@@ -182,7 +224,10 @@ type ResponseOptions struct {
 // the same frames as the Messages API's SSE, converted frame by frame (an
 // Encoder with opts.Encoder). It sets the headers of setStreamHeaders' list
 // and flushes after every frame or event, or, with opts.Coalesce, after
-// every batch.
+// every batch. Once r's context is done — the client left, or the handler
+// returned — every write fails with an *Error matching context.Canceled,
+// so a handler stops at its next frame rather than writing into a closed
+// connection.
 func NewResponseWriter(w http.ResponseWriter, r *http.Request, opts ResponseOptions) *frame.Writer {
 	anth := Negotiate(r)
 	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
@@ -193,11 +238,11 @@ func NewResponseWriter(w http.ResponseWriter, r *http.Request, opts ResponseOpti
 	}
 	switch {
 	case coded:
-		return frame.NewWriter(newFlusher(w, deflate.NewWriter(w, eventDict())), wopts...)
+		return frame.NewWriter(newFlusher(w, r, deflate.NewWriter(w, eventDict())), wopts...)
 	case anth:
-		return frame.NewWriter(newFlusher(w, nil), append(wopts, frame.WithPadding(opts.Padding))...)
+		return frame.NewWriter(newFlusher(w, r, nil), append(wopts, frame.WithPadding(opts.Padding))...)
 	}
-	return frame.NewWriter(NewEncoder(newFlusher(w, nil), opts.Encoder), wopts...)
+	return frame.NewWriter(NewEncoder(newFlusher(w, r, nil), opts.Encoder), wopts...)
 }
 
 // Proxy streams upstream, the body of a Messages API streaming response, to
@@ -233,13 +278,13 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, opts 
 		// The stream's window deflates EVENT JSON better than each event
 		// alone does.
 		opts.RawEvents = true
-		err = proxyANTH(newFlusher(w, z), upstream, opts)
+		err = proxyANTH(newFlusher(w, r, z), upstream, opts)
 		z.Reset(nil)
 		deflaters.Put(z)
 	case anth:
-		err = proxyANTH(newFlusher(w, nil), upstream, opts)
+		err = proxyANTH(newFlusher(w, r, nil), upstream, opts)
 	default:
-		err = proxySSE(newFlusher(w, nil), upstream, opts)
+		err = proxySSE(newFlusher(w, r, nil), upstream, opts)
 	}
 	if cerr := r.Context().Err(); err != nil && cerr != nil {
 		return &Error{Offset: -1, Err: cerr, Detail: "the client left"}

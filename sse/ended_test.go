@@ -1,0 +1,96 @@
+package sse
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// TestCoalescedHandlerReturns: a handler made with Coalesce that returns,
+// or panics, without Flush leaves frames for the coalescing timer, which
+// fires after net/http finished the response. It crashed the process (a nil
+// pointer in the ResponseController's Flush, on the timer's goroutine, which
+// nothing recovers); now the timer's write fails, and the server goes on.
+func TestCoalescedHandlerReturns(t *testing.T) {
+	const coalesce = 20 * time.Millisecond
+	for _, h := range []struct{ accept, encoding string }{{acceptANTH, ""}, {acceptANTH, "anth-deflate"}, {"text/event-stream", ""}} {
+		for _, panics := range []bool{false, true} {
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/alive" {
+					io.WriteString(w, "yes")
+					return
+				}
+				fw := NewResponseWriter(w, r, ResponseOptions{Coalesce: coalesce})
+				for range 3 {
+					// The first goes at once, the rest wait for the timer.
+					fw.WriteText(0, []byte("waiting "))
+				}
+				if panics {
+					panic(http.ErrAbortHandler) // net/http recovers it
+				}
+			}))
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+			srv.Start()
+			req, _ := http.NewRequest("GET", srv.URL, nil)
+			req.Header.Set("Accept", h.accept)
+			req.Header.Set("Accept-Encoding", h.encoding)
+			if resp, err := srv.Client().Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			time.Sleep(10 * coalesce) // the timer has fired
+			resp, err := srv.Client().Get(srv.URL + "/alive")
+			if err != nil {
+				t.Fatalf("%+v, panics %v: the server after the timer: %v", h, panics, err)
+			}
+			resp.Body.Close()
+			srv.Close()
+		}
+	}
+}
+
+// TestResponseWriterClientLeaves: the first write after the client left
+// fails, matching context.Canceled, so a handler waiting on a stalled model
+// stops at its next frame; it succeeded, into a dead connection's buffers,
+// and a handler ran on for seconds after the disconnect.
+func TestResponseWriterClientLeaves(t *testing.T) {
+	for _, accept := range []string{acceptANTH, "text/event-stream"} {
+		result := make(chan error, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fw := NewResponseWriter(w, r, ResponseOptions{})
+			if err := fw.WriteText(0, []byte("first")); err != nil {
+				result <- err
+				return
+			}
+			<-r.Context().Done() // the model stalls; the client leaves
+			result <- fw.WriteText(0, []byte(" second"))
+		}))
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+		req.Header.Set("Accept", accept)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadAtLeast(resp.Body, make([]byte, 4), 1); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		resp.Body.Close()
+		select {
+		case err := <-result:
+			var e *Error
+			if !errors.Is(err, context.Canceled) || !errors.As(err, &e) || e.Offset != -1 {
+				t.Errorf("%s: the write after the client left returned %v, want context.Canceled", accept, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the handler did not return", accept)
+		}
+		srv.Close()
+	}
+}
