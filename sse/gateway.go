@@ -99,14 +99,34 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in := &countingReader{r: r.Body}
 	r.Body = in
 	kind := "proxy"
-	if r.Method == http.MethodPost && r.URL.Path == "/v1/messages" {
+	switch {
+	case dotSegment(r.URL.Path):
+		// Joined to the upstream's base path, a ".." would name what is
+		// beside it (https://host/base/../admin); net/http's server does
+		// not clean a path for a handler that is not a ServeMux.
+		apiError(cw, http.StatusBadRequest, "the path has a . or .. segment")
+		kind = "json"
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		kind = g.messages(cw, r)
-	} else {
+	default:
 		g.rp.ServeHTTP(cw, r)
 	}
 	if g.opts.Log != nil {
-		g.opts.Log.Printf("%s %s %d %s in=%d out=%d %s", r.Method, r.URL.Path, cw.status(), kind, in.n, cw.n, time.Since(start).Round(time.Microsecond))
+		// %q: a path is the client's bytes, and a decoded %0A in it must
+		// not start a log line of its own.
+		g.opts.Log.Printf("%s %q %d %s in=%d out=%d %s", r.Method, r.URL.Path, cw.status(), kind, in.n, cw.n, time.Since(start).Round(time.Microsecond))
 	}
+}
+
+// dotSegment reports whether path, decoded, has a "." or ".." segment
+// (RFC 3986 §3.3), the ones that move out of where a path is joined.
+func dotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // messages serves POST /v1/messages and returns the wire kind it served.
@@ -120,7 +140,16 @@ func (g *gateway) messages(w http.ResponseWriter, r *http.Request) string {
 		apiError(w, status, err.Error())
 		return "json"
 	}
-	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, g.opts.Upstream.JoinPath("/v1/messages").String(), bytes.NewReader(body))
+	// The caller's query goes upstream as httputil.ReverseProxy's SetURL
+	// sends it on every other path (the SDK's ?beta=true, for one).
+	target := g.opts.Upstream.JoinPath("/v1/messages")
+	switch {
+	case target.RawQuery == "":
+		target.RawQuery = r.URL.RawQuery
+	case r.URL.RawQuery != "":
+		target.RawQuery += "&" + r.URL.RawQuery
+	}
+	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, target.String(), bytes.NewReader(body))
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return "json"
@@ -152,7 +181,7 @@ func (g *gateway) messages(w http.ResponseWriter, r *http.Request) string {
 		kind = "anth"
 	}
 	if err := Proxy(w, r, resp.Body, g.opts.Decoder); err != nil && g.opts.Log != nil {
-		g.opts.Log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		g.opts.Log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
 	}
 	return kind
 }

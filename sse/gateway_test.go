@@ -138,7 +138,7 @@ func TestGateway(t *testing.T) {
 	if resp.StatusCode != 400 {
 		t.Errorf("a bad ANTH request: %d, want 400", resp.StatusCode)
 	}
-	if bytes.Contains(logs.Bytes(), []byte("sk-secret-key")) || strings.Count(logs.String(), "POST /v1/messages ") < 6 || !strings.Contains(logs.String(), " anth ") {
+	if bytes.Contains(logs.Bytes(), []byte("sk-secret-key")) || strings.Count(logs.String(), `POST "/v1/messages" `) < 6 || !strings.Contains(logs.String(), " anth ") {
 		t.Errorf("access log:\n%s", logs.String())
 	}
 	var js map[string]any
@@ -281,7 +281,7 @@ func TestGatewayForwarding(t *testing.T) {
 			}
 			continue
 		}
-		if len(lines) != 1 || !strings.HasPrefix(lines[0], "POST /v1/messages 200 anth in=27 ") {
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "POST \"/v1/messages\" 200 anth in=27 ") {
 			t.Errorf("%s: log %q", c.name, lines)
 		}
 	}
@@ -316,7 +316,7 @@ func TestGatewayLogStatus(t *testing.T) {
 	}
 	resp, _ := gw.Client().Post(gw.URL+"/v1/messages", "text/plain", strings.NewReader("x"))
 	resp.Body.Close()
-	want := []string{"GET /teapot 418 proxy in=0 out=15 ", "GET /created 201 proxy in=0 out=0 ", "GET /plain 200 proxy in=0 out=2 ", "POST /v1/messages 400 json in=0 out="}
+	want := []string{"GET \"/teapot\" 418 proxy in=0 out=15 ", "GET \"/created\" 201 proxy in=0 out=0 ", "GET \"/plain\" 200 proxy in=0 out=2 ", "POST \"/v1/messages\" 400 json in=0 out="}
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	for i, w := range want {
 		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {

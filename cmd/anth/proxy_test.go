@@ -103,7 +103,7 @@ func TestProxyCommand(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("anth proxy did not exit after SIGTERM")
 	}
-	if !strings.Contains(log.String(), "POST /v1/messages 200 anth in=") || strings.Contains(log.String(), "sk-do-not-log") {
+	if !strings.Contains(log.String(), `POST "/v1/messages" 200 anth in=`) || strings.Contains(log.String(), "sk-do-not-log") {
 		t.Fatalf("access log:\n%s", log.String())
 	}
 }
