@@ -429,3 +429,150 @@ func TestRequestErrorsAt(t *testing.T) {
 		}
 	}
 }
+
+// manyKeys is the worst object for a duplicate-key check: n distinct keys,
+// then, if repeat, the first key again.
+func manyKeys(n int, repeat bool) []byte {
+	b := []byte(`{"model":"m","x":{`)
+	for i := range n {
+		// In a scrambled order: sorted keys would let a sort finish in
+		// one pass.
+		b = append(b, `"k`...)
+		b = strconv.AppendInt(b, int64(i*40503%n), 10)
+		b = append(b, `":0,`...)
+	}
+	if repeat {
+		b = append(b, `"k0":0,`...)
+	}
+	return append(b[:len(b)-1], "}}"...)
+}
+
+// TestRequestDuplicateKeyCost: the duplicate-key check of both directions
+// makes O(n log n) key comparisons for an object of n keys. It made n²/2
+// (an object of 64,000 keys, 565 KB, took 13.25 s of CPU).
+func TestRequestDuplicateKeyCost(t *testing.T) {
+	const n = 64_000
+	limit := 2 * n * 16 // 2 n log2(n)
+	body := manyKeys(n, false)
+	e := jsonToANTH{src: body, maxDepth: defaultMaxDepth}
+	if !e.value(0, false) {
+		t.Fatal(e.err)
+	}
+	anth := append([]byte("ANTX\x01"), e.dst...)
+	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth}
+	if !d.value(0, false) {
+		t.Fatal(d.err)
+	}
+	t.Logf("%d keys (%d bytes of JSON): %d comparisons to ANTH, %d back", n, len(body), e.compares, d.compares)
+	if e.compares > limit || d.compares > limit {
+		t.Errorf("%d keys: %d and %d key comparisons, want at most %d", n, e.compares, d.compares, limit)
+	}
+	// And a repeat is still found, at the repeated key.
+	body = manyKeys(n, true)
+	_, err := AppendRequestANTH(nil, body)
+	var ee *Error
+	if !errors.Is(err, ErrMalformed) || !errors.As(err, &ee) || ee.Offset != int64(bytes.LastIndex(body, []byte(`"k0"`))) {
+		t.Errorf("repeated key: %v", err)
+	}
+}
+
+// TestRequestDuplicateKeys: the first key that repeats one before it in its
+// object is the error, at its offset, in both directions, even when the
+// object goes wrong after it; a failure before any repeat is itself the
+// error. The oracle reads the keys one by one.
+func TestRequestDuplicateKeys(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		// Keys from a small set, so they repeat; "\u0061" is "a" escaped.
+		spellings := []string{`"a"`, `"b"`, `"\u0061"`, `"text"`, `"te\u0078t"`, `"c"`, `"dd"`}
+		values := []string{"a", "b", "a", "text", "text", "c", "dd"}
+		inner := rapid.SliceOfN(rapid.IntRange(0, len(spellings)-1), 0, 6).Draw(t, "inner")
+		outer := rapid.SliceOfN(rapid.IntRange(0, len(spellings)-1), 0, 8).Draw(t, "outer")
+		nestAt := rapid.IntRange(0, len(outer)).Draw(t, "nestAt")
+		bad := rapid.IntRange(-1, len(outer)).Draw(t, "bad") // a bad value at this member, or none
+
+		body := []byte(`{"model":"m"`)
+		want := int64(-1)
+		seen := map[string]bool{"model": true}
+		member := func(seen map[string]bool, k int) {
+			body = append(body, ',')
+			if want < 0 && seen[values[k]] {
+				want = int64(len(body))
+			}
+			seen[values[k]] = true
+			body = append(body, spellings[k]...)
+			body = append(body, ':')
+		}
+		for i := 0; i <= len(outer); i++ {
+			if i == nestAt {
+				body = append(body, `,"nest":{"z":0`...)
+				inSeen := map[string]bool{"z": true}
+				for _, k := range inner {
+					member(inSeen, k)
+					body = append(body, '0')
+				}
+				body = append(body, '}')
+				seen["nest"] = true
+			}
+			if i == len(outer) {
+				break
+			}
+			member(seen, outer[i])
+			if i == bad {
+				if want < 0 {
+					want = int64(len(body))
+				}
+				body = append(body, "nul}"...)
+				break
+			}
+			body = append(body, '1')
+		}
+		if bad < 0 || bad >= len(outer) {
+			body = append(body, '}')
+		}
+		_, err := (RequestLimits{}).AppendRequestANTH(nil, body)
+		var e *Error
+		switch {
+		case want < 0 && err != nil:
+			t.Fatalf("%s: %v", body, err)
+		case want >= 0 && (!errors.Is(err, ErrMalformed) || !errors.As(err, &e) || e.Offset != want):
+			t.Fatalf("%s: %v, want ErrMalformed at %d", body, err, want)
+		}
+	})
+}
+
+// BenchmarkRequestManyKeys converts the worst object for the duplicate-key
+// check, 64,000 keys, each way; encoding/json's Valid and Unmarshal (which
+// keeps the last of repeated keys, checking nothing) are the baselines.
+func BenchmarkRequestManyKeys(b *testing.B) {
+	body := manyKeys(64_000, false)
+	anth, err := AppendRequestANTH(nil, body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var dst []byte
+	b.Run("AppendRequestANTH", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			dst, _ = AppendRequestANTH(dst[:0], body)
+		}
+	})
+	b.Run("AppendRequestJSON", func(b *testing.B) {
+		b.SetBytes(int64(len(anth)))
+		for b.Loop() {
+			dst, _ = AppendRequestJSON(dst[:0], anth)
+		}
+	})
+	b.Run("encoding/json.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			json.Valid(body)
+		}
+	})
+	b.Run("encoding/json.Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var v any
+			_ = json.Unmarshal(body, &v)
+		}
+	})
+}

@@ -86,7 +86,8 @@ type antxToJSON struct {
 	i        int
 	maxDepth int
 	err      error
-	keys     []int // the start and end in src of each key of the objects open
+	keys     []keySpan // the keys of the objects open, each in src
+	compares int       // key comparisons, as jsonToANTH's
 }
 
 func (d *antxToJSON) fail(kind error, detail string) bool {
@@ -265,23 +266,28 @@ func (d *antxToJSON) number(at int) bool {
 func (d *antxToJSON) object(depth int) bool {
 	keysAt := len(d.keys)
 	defer func() { d.keys = d.keys[:keysAt] }()
-	return d.list('}', func(first bool) bool {
+	ok := d.list('}', func(first bool) bool {
 		at, out := d.i, len(d.dst)
 		if !d.string(false) {
 			return false
 		}
-		key := d.src[at:d.i]
-		for k := keysAt; k < len(d.keys); k += 2 {
-			if string(d.src[d.keys[k]:d.keys[k+1]]) == string(key) {
-				d.i = at
-				return d.fail(ErrMalformed, "duplicate key "+string(d.dst[out:]))
-			}
-		}
-		d.keys = append(d.keys, at, d.i)
+		d.keys = append(d.keys, keySpan{at: uint32(at), start: uint32(at)})
 		data := string(d.dst[out:]) == `"data"`
 		d.dst = append(d.dst, ':')
 		return d.value(depth+1, data)
 	})
+	// SPEC.md §5.4: "an object has no two equal keys"; equal strings have
+	// equal encodings. As in jsonToANTH.object, a repeat is found when the
+	// object ends, or fails after it.
+	before := len(d.src) + 1
+	if !ok {
+		before = errOffset(d.err)
+	}
+	if k, dup := firstRepeat(d.keys[keysAt:], d.src, before, &d.compares); dup {
+		d.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + string(appendString(nil, keyText(d.src[k.start:])))}
+		return false
+	}
+	return ok
 }
 
 // list writes the elements of an array or object up to its end tag.
