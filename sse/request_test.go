@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -394,33 +395,38 @@ func TestRequestErrorsAt(t *testing.T) {
 	}
 	// JSON, too, at the byte that is wrong.
 	for body, at := range map[string]int64{
-		``:                  0,
-		` `:                 1,
-		`{"a":tru}`:         5,
-		`{"a":0,"b":-}`:     12,
-		`{"a":"x" "b":1}`:   9,
-		`{"a" 1}`:           5,
-		`{"a":1,}`:          7,
-		`{"a":[1 2]}`:       8,
-		`{1:2}`:             1,
-		`{"a":"\x"}`:        6,
-		"{\"a\":\"\x01\"}":  6,
-		`{"a":"cut`:         9,
-		`{"a":1`:            6,
-		`{"a":`:             5,
-		`{"a":1.}`:          7,
-		`{"a":1e}`:          7,
-		`{"a":0,"b":00}`:    12,
-		`{"a":null,"b":nul`: 14,
-		`{"a":"\ud800"}`:    6,
-		`{"a":"\udfff"}`:    6,
-		`{"a":"x\uDC00"}`:   7,
-		`{"a":null`:         9,
-		`{"a":true`:         9,
-		`{"a"`:              4,
-		`{"a":-`:            6,
-		`{"a":1e`:           7,
-		`{"a":1e+`:          8,
+		``:                     0,
+		` `:                    1,
+		`{"a":tru}`:            5,
+		`{"a":0,"b":-}`:        12,
+		`{"a":"x" "b":1}`:      9,
+		`{"a" 1}`:              5,
+		`{"a":1,}`:             7,
+		`{"a":[1 2]}`:          8,
+		`{1:2}`:                1,
+		`{"a":"\x"}`:           6,
+		"{\"a\":\"\x01\"}":     6,
+		`{"a":"cut`:            9,
+		`{"a":1`:               6,
+		`{"a":`:                5,
+		`{"a":1.}`:             7,
+		`{"a":1e}`:             7,
+		`{"a":0,"b":00}`:       12,
+		`{"a":null,"b":nul`:    14,
+		`{"a":"\ud800"}`:       6,
+		`{"a":"\udfff"}`:       6,
+		`{"a":"x\uDC00"}`:      7,
+		`{"a":"\ud83d\u0041"}`: 6,
+		`{"a":"\ud83d\ud83d"}`: 6,
+		`{"a":"\ud83d"}`:       6,
+		`{"a":"\ud83d\n"}`:     6,
+		`{"a":"\ude80\ud83d"}`: 6,
+		`{"a":null`:            9,
+		`{"a":true`:            9,
+		`{"a"`:                 4,
+		`{"a":-`:               6,
+		`{"a":1e`:              7,
+		`{"a":1e+`:             8,
 	} {
 		_, err := AppendRequestANTH(nil, exact(body))
 		var e *Error
@@ -573,6 +579,45 @@ func BenchmarkRequestManyKeys(b *testing.B) {
 		for b.Loop() {
 			var v any
 			_ = json.Unmarshal(body, &v)
+		}
+	})
+}
+
+// TestRequestSurrogates: an escaped surrogate pair, as Python's json.dumps
+// and PHP's json_encode write each emoji, is the one character it stands
+// for, and comes back as its UTF-8 (escapes are written minimally);
+// encoding/json is the oracle. A lone surrogate, which encoding/json turns
+// into U+FFFD, is refused: the string would not come back.
+func TestRequestSurrogates(t *testing.T) {
+	body := `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"\ud83d\ude80 \uD83D\uDE80"}]}`
+	anth, back := roundTrip(t, body)
+	if string(anth[:4]) != "ANTH" || !strings.Contains(string(back), "🚀 🚀") || !sameValue(back, []byte(body)) {
+		t.Errorf("%s: %s form, back %s", body, anth[:4], back)
+	}
+	pieces := []string{`a`, `\n`, `\"`, `\u0041`, `\u00e9`, `é`, `🚀`, `\ud83d`, `\ude80`, `\uD800`, `\uDFFF`, `\udbff`, `\udc00`, `\u20ac`, `\u`, `\x`, `\uZZZZ`}
+	rapid.Check(t, func(t *rapid.T) {
+		ps := rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 8).Draw(t, "pieces")
+		body := `{"a":"` + strings.Join(ps, "") + `"}`
+		var want struct{ A string }
+		jerr := json.Unmarshal([]byte(body), &want)
+		anth, err := AppendRequestANTH(nil, []byte(body))
+		switch {
+		case jerr != nil || strings.ContainsRune(want.A, utf8.RuneError):
+			// Bad JSON, or a lone surrogate (no piece is U+FFFD itself).
+			if err == nil || !errors.Is(err, ErrMalformed) {
+				t.Fatalf("%s: %v, want ErrMalformed (encoding/json: %v, %q)", body, err, jerr, want.A)
+			}
+		case err != nil:
+			t.Fatalf("%s: %v; encoding/json reads %q", body, err, want.A)
+		default:
+			back, err := AppendRequestJSON(nil, anth)
+			var got struct{ A string }
+			if err != nil || json.Unmarshal(back, &got) != nil || got.A != want.A {
+				t.Fatalf("%s: back %s (%v), want %q", body, back, err, want.A)
+			}
+			if bytes.Contains(back, []byte(`\u`)) && !strings.ContainsFunc(want.A, func(r rune) bool { return r < 0x20 }) {
+				t.Fatalf("%s: back %s has a \\u escape it needs not", body, back)
+			}
 		}
 	})
 }
