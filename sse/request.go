@@ -40,6 +40,23 @@ type RequestLimits struct {
 	MaxRequestSize int
 	// MaxDepth bounds the nesting of arrays and objects. Default 128.
 	MaxDepth int
+	// MaxOutputSize bounds the JSON AppendRequestJSON writes, over it
+	// ErrTooLarge at the offset of the value that would pass it. Default
+	// 32 MiB, the Messages API's own limit, so nothing is forwarded that
+	// the API would refuse (or MaxRequestSize, if that is set larger). ANTX expands to at
+	// most 14 bytes of JSON a byte (a dictionary string of 25 bytes, tag
+	// and index: "disable_parallel_tool_use", 28 bytes with its quotes and
+	// comma), the seed form to at most 34/3 (an empty part:
+	// {"role":"assistant","content":""},), so without this bound a 32 MiB
+	// request became 470 MB of JSON.
+	MaxOutputSize int
+}
+
+func (l RequestLimits) output() int {
+	if l.MaxOutputSize > 0 {
+		return l.MaxOutputSize
+	}
+	return max(l.size(), defaultMaxRequestSize)
 }
 
 const (

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -465,7 +467,7 @@ func TestRequestDuplicateKeyCost(t *testing.T) {
 		t.Fatal(e.err)
 	}
 	anth := append([]byte("ANTX\x01"), e.dst...)
-	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth}
+	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth, maxOut: defaultMaxRequestSize}
 	if !d.value(0, false) {
 		t.Fatal(d.err)
 	}
@@ -620,4 +622,52 @@ func TestRequestSurrogates(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRequestOutputBound: the worst ANTX for expansion, an array of the
+// longest dictionary string, becomes at most 14 bytes of JSON a byte, and
+// the JSON stops at MaxOutputSize with ErrTooLarge, its offset, and no more
+// than the limit allocated. Before, a 32 MiB request became 470 MB of JSON.
+func TestRequestOutputBound(t *testing.T) {
+	longest := byte(slices.Index(requestDictionary[:], "disable_parallel_tool_use"))
+	build := func(n int) []byte {
+		b := append([]byte("ANTX\x01"), tagObject, tagDict, 0, tagString, 1, 'm', tagString, 1, 'x', tagArray)
+		for range n {
+			b = append(b, tagDict, longest)
+		}
+		return append(b, tagEnd, tagEnd)
+	}
+	small := build(10_000)
+	js, err := AppendRequestJSON(nil, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes of ANTX: %d bytes of JSON, %.2f a byte", len(small), len(js), float64(len(js))/float64(len(small)))
+	if len(js) > 14*len(small) {
+		t.Errorf("%d bytes of JSON from %d of ANTX, want at most 14 a byte", len(js), len(small))
+	}
+	const limit = 1 << 20
+	big := build(limit) // 2 MiB of ANTX, 28 MiB of JSON unbounded
+	var e *Error
+	var out []byte
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	out, err = (RequestLimits{MaxOutputSize: limit}).AppendRequestJSON(nil, big)
+	runtime.ReadMemStats(&ms1)
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset <= 0 || e.Offset >= int64(len(big)) || out != nil {
+		t.Fatalf("%d bytes of ANTX under a %d-byte output limit: %v", len(big), limit, err)
+	}
+	// append grows dst by 1.25x past 256 bytes: at most 2x the limit held,
+	// about 5x allocated over the growth.
+	if got := ms1.TotalAlloc - ms0.TotalAlloc; got > 6*limit {
+		t.Errorf("%d bytes allocated under a %d-byte output limit, want at most 6x (append's growth)", got, limit)
+	}
+	// The seed form, too: 9,000 empty parts, 27 KB, are 306 KB of JSON.
+	seed, err := frame.AppendRequest(nil, frame.Request{Model: "m", Messages: make([]frame.Message, 9_000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (RequestLimits{MaxOutputSize: 100_000}).AppendRequestJSON(nil, seed); !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset <= 0 || e.Offset >= int64(len(seed)) {
+		t.Errorf("seed form over the output limit: %v", err)
+	}
 }

@@ -31,9 +31,12 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
+		if n, at := seedJSONSize(req, l.output()); n > l.output() {
+			return dst, &Error{Offset: int64(at), Err: ErrTooLarge, Detail: "the request's JSON would pass " + strconv.Itoa(l.output()) + " bytes"}
+		}
 		return appendSeedJSON(dst, req), nil
 	}
-	d := antxToJSON{src: anth, dst: dst, i: len(requestMagic), maxDepth: l.depth()}
+	d := antxToJSON{src: anth, dst: dst, i: len(requestMagic), maxDepth: l.depth(), base: len(dst), maxOut: l.output()}
 	if v, ok := d.byte(); ok && v != requestVersion {
 		d.i--
 		d.fail(ErrMalformed, "extended request version "+strconv.Itoa(int(v))+", want 1")
@@ -86,6 +89,8 @@ type antxToJSON struct {
 	i        int
 	maxDepth int
 	err      error
+	base     int       // where the JSON starts in dst
+	maxOut   int       // RequestLimits.MaxOutputSize
 	keys     []keySpan // the keys of the objects open, each in src
 	compares int       // key comparisons, as jsonToANTH's
 }
@@ -95,6 +100,16 @@ func (d *antxToJSON) fail(kind error, detail string) bool {
 		d.err = &Error{Offset: int64(d.i), Err: kind, Detail: detail}
 	}
 	return false
+}
+
+// room reports whether n more bytes of JSON stay within maxOut, checked
+// before they are written, so the JSON held is never more than the limit
+// (SPEC.md §5.4's limits; RequestLimits.MaxOutputSize).
+func (d *antxToJSON) room(n int) bool {
+	if len(d.dst)-d.base+n > d.maxOut {
+		return d.fail(ErrTooLarge, "the request's JSON would pass "+strconv.Itoa(d.maxOut)+" bytes")
+	}
+	return true
 }
 
 func (d *antxToJSON) peek() (byte, bool) {
@@ -134,6 +149,12 @@ func (d *antxToJSON) value(depth int, data bool) bool {
 	at := d.i
 	tag, ok := d.byte()
 	if !ok {
+		return false
+	}
+	// A value and its separator: 21 bytes at most but for strings and
+	// numbers, which check their own length.
+	if !d.room(22) {
+		d.i = at
 		return false
 	}
 	switch tag {
@@ -190,8 +211,8 @@ func (d *antxToJSON) string(data bool) bool {
 			d.i--
 			return d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
 		}
-		d.dst = appendString(d.dst, requestDictionary[i])
-		return true
+		d.dst = appendString(d.dst, requestDictionary[i]) // ≤ 27 bytes: value checked 22 + 1
+		return d.room(0)
 	case tagBase64:
 		raw, ok := d.bytes()
 		if !ok {
@@ -200,6 +221,10 @@ func (d *antxToJSON) string(data bool) bool {
 		if !data || len(raw) == 0 {
 			d.i = at
 			return d.fail(ErrMalformed, "base64 bytes outside a \"data\" value")
+		}
+		if !d.room(base64.StdEncoding.EncodedLen(len(raw)) + 3) {
+			d.i = at
+			return false
 		}
 		d.dst = append(d.dst, '"')
 		d.dst = base64.StdEncoding.AppendEncode(d.dst, raw)
@@ -218,6 +243,10 @@ func (d *antxToJSON) string(data bool) bool {
 			// SPEC.md §5.4: each string has one encoding.
 			d.i = at
 			return d.fail(ErrMalformed, "a string sent literally that has a shorter canonical form")
+		}
+		if !d.room(escapedLen(s) + 3) {
+			d.i = at
+			return false
 		}
 		d.dst = appendString(d.dst, s)
 		return true
@@ -258,6 +287,10 @@ func (d *antxToJSON) number(at int) bool {
 	if _, isInt := canonicalInt(text); isInt {
 		d.i = at
 		return d.fail(ErrMalformed, "an integer sent as text")
+	}
+	if !d.room(len(text) + 1) {
+		d.i = at
+		return false
 	}
 	d.dst = append(d.dst, text...)
 	return true
@@ -314,4 +347,38 @@ func (d *antxToJSON) list(end byte, elem func(first bool) bool) bool {
 			return false
 		}
 	}
+}
+
+// escapedLen returns the length of valid UTF-8 s escaped as appendEscaped
+// escapes it.
+func escapedLen(s []byte) int {
+	n := len(s)
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// seedJSONSize returns the length of appendSeedJSON's JSON for req or, once
+// it passes limit, more than limit and the offset in the seed request of
+// the part where it does.
+func seedJSONSize(req frame.Request, limit int) (n, at int) {
+	n = len(`{"model":,"messages":[],"max_tokens":4294967295}`) + escapedLen([]byte(req.Model)) + 2
+	at = len(requestMagic) + 2 + len(req.Model)
+	if parts := len(req.Messages); parts >= 255 {
+		at += 2
+	}
+	for _, m := range req.Messages {
+		n += len(`{"role":"assistant","content":""},`) + escapedLen([]byte(m.Content))
+		if n > limit {
+			return n, at
+		}
+		at += 3*((len(m.Content)+0xFFFE)/0xFFFF+btoi(len(m.Content) == 0)) + len(m.Content)
+	}
+	return n, at
 }
