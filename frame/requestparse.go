@@ -199,6 +199,11 @@ func (l Limits) parse(src source) (Request, error) {
 		// A wrong byte, or input that ends inside the magic; else the
 		// source's own error.
 		if _, merr := ParseMagic(b); merr != nil && (err == nil || err == io.ErrUnexpectedEOF || errors.Is(merr, ErrBadMagic)) {
+			// ParseMagic speaks of a stream; this is a request.
+			var e *Error
+			if errors.As(merr, &e) {
+				e.Detail = "request must start with \"ANTH\" (41 4E 54 48)"
+			}
 			return Request{}, merr
 		}
 		return Request{}, err

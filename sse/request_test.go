@@ -671,3 +671,17 @@ func TestRequestOutputBound(t *testing.T) {
 		t.Errorf("seed form over the output limit: %v", err)
 	}
 }
+
+// TestRequestMagicSaid: a request that starts with neither magic is a bad
+// magic error that names both; frame.ParseRequest names ANTH as a
+// request's. Before, both said "stream must start with ANTH".
+func TestRequestMagicSaid(t *testing.T) {
+	_, err := AppendRequestJSON(nil, []byte("ANTZ\x01\x09\x0A"))
+	if !errors.Is(err, frame.ErrBadMagic) || !strings.Contains(err.Error(), `request must start with "ANTH"`) || !strings.Contains(err.Error(), `"ANTX"`) {
+		t.Errorf("AppendRequestJSON: %v", err)
+	}
+	_, err = frame.ParseRequest([]byte("ANTX\x01\x09\x0A"))
+	if !errors.Is(err, frame.ErrBadMagic) || !strings.Contains(err.Error(), `request must start with "ANTH"`) {
+		t.Errorf("frame.ParseRequest: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package sse
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -28,6 +29,10 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 	}
 	if len(anth) < len(requestMagic) || string(anth[:len(requestMagic)]) != requestMagic {
 		req, err := frame.Limits{MaxRequestSize: l.size()}.ParseRequest(anth)
+		var e *frame.Error
+		if errors.Is(err, frame.ErrBadMagic) && errors.As(err, &e) {
+			e.Detail = "request must start with \"ANTH\" (41 4E 54 48, the seed form) or \"ANTX\" (41 4E 54 58, the extended form)"
+		}
 		if err != nil {
 			return dst, err
 		}
