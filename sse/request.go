@@ -114,7 +114,7 @@ func (l RequestLimits) AppendRequestANTH(dst, json []byte) ([]byte, error) {
 		return dst[:start], e.err
 	}
 	ext := e.dst[start:]
-	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok {
+	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
 		if seed, err := frame.AppendRequest(e.dst[:start], req); err == nil {
 			return seed, nil
 		}
@@ -527,6 +527,22 @@ func seedRequest(v []byte) (req frame.Request, ok bool) {
 		req.Messages = append([]frame.Message{{Role: frame.RoleSystem, Content: *system}}, req.Messages...)
 	}
 	return req, true
+}
+
+// seedMaxParts is frame.Limits' default MaxMessages: a seed request of
+// more parts would be refused by a receiver with the default limits, so
+// such a request is sent extended, and an extended request of at most
+// this many parts that the seed form carries is not canonical.
+const seedMaxParts = 10_000
+
+// seedParts returns how many parts req takes in the seed form (SPEC.md
+// §5.2: a part per 65,535 bytes of content, at least one a message).
+func seedParts(req frame.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += max(1, (len(m.Content)+0xFFFE)/0xFFFF)
+	}
+	return n
 }
 
 func btoi(b bool) int {

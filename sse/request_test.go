@@ -685,3 +685,34 @@ func TestRequestMagicSaid(t *testing.T) {
 		t.Errorf("frame.ParseRequest: %v", err)
 	}
 }
+
+// TestRequestSeedAgrees: what AppendRequestANTH writes, the default
+// readers accept, and what the readers accept is canonical. Before,
+// 10,001–65,535 messages were written in the seed form and refused by the
+// default 10,000-part limit; a seed request with a system message after
+// the first, and an extended request the seed form carries, were accepted
+// though no JSON encodes to them.
+func TestRequestSeedAgrees(t *testing.T) {
+	body := func(n int) string {
+		return `{"model":"m","max_tokens":8,"messages":[` + strings.TrimSuffix(strings.Repeat(`{"role":"user","content":""},`, n), ",") + `]}`
+	}
+	for n, form := range map[int]string{10_000: "ANTH", 10_001: "ANTX", 65_536: "ANTX"} {
+		anth, back := roundTrip(t, body(n))
+		if string(anth[:4]) != form || !sameValue(back, []byte(body(n))) {
+			t.Errorf("%d messages: %s form, want %s", n, anth[:4], form)
+		}
+	}
+	seed, _ := frame.AppendRequest(nil, frame.Request{Model: "m", Messages: []frame.Message{{Content: "a"}, {Role: frame.RoleSystem, Content: "s"}}, MaxTokens: 8})
+	var fe *frame.Error
+	if _, err := AppendRequestJSON(nil, seed); !errors.Is(err, frame.ErrMalformed) || !errors.As(err, &fe) || fe.Offset != 11 {
+		t.Errorf("a system message second: %v, want ErrMalformed at 11", err)
+	}
+	e := jsonToANTH{src: []byte(body(3)), maxDepth: defaultMaxDepth}
+	if !e.value(0, false) {
+		t.Fatal(e.err)
+	}
+	var se *Error
+	if _, err := AppendRequestJSON(nil, append([]byte("ANTX\x01"), e.dst...)); !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != 4 {
+		t.Errorf("a seed request sent extended: %v, want ErrMalformed at 4", err)
+	}
+}

@@ -36,6 +36,13 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
+		// SPEC.md §5.4: a system prompt is "sent as a leading system
+		// message"; one elsewhere has no JSON that comes back to it.
+		for i, m := range req.Messages {
+			if m.Role == frame.RoleSystem && i > 0 {
+				return dst, &frame.Error{Offset: int64(seedPartAt(req, i)), Err: frame.ErrMalformed, Detail: "a system message after the first, which no JSON request makes"}
+			}
+		}
 		if n, at := seedJSONSize(req, l.output()); n > l.output() {
 			return dst, &Error{Offset: int64(at), Err: ErrTooLarge, Detail: "the request's JSON would pass " + strconv.Itoa(l.output()) + " bytes"}
 		}
@@ -55,7 +62,27 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 	if d.err != nil {
 		return dst, d.err
 	}
+	// SPEC.md §5.4, "seed form first": what the seed form carries is not
+	// sent extended.
+	if req, ok := seedRequest(anth[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
+		if _, err := frame.SizeRequest(req); err == nil {
+			return dst, &Error{Offset: int64(len(requestMagic)), Err: ErrMalformed, Detail: "an extended request the seed form carries"}
+		}
+	}
 	return d.dst, nil
+}
+
+// seedPartAt returns the offset of message i's first part in req's seed
+// form.
+func seedPartAt(req frame.Request, i int) int {
+	at := len(requestMagic) + 2 + len(req.Model)
+	if seedParts(req) >= 255 {
+		at += 2
+	}
+	for _, m := range req.Messages[:i] {
+		at += 3*max(1, (len(m.Content)+0xFFFE)/0xFFFF) + len(m.Content)
+	}
+	return at
 }
 
 // appendSeedJSON writes a seed request as the Messages API's JSON: a system
