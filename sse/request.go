@@ -36,7 +36,7 @@ const (
 // the default.
 type RequestLimits struct {
 	// MaxRequestSize bounds the request, JSON or ANTH. Default 32 MiB, the
-	// Messages API's own limit.
+	// Messages API's own limit; at most 4 GiB whatever it is set to.
 	MaxRequestSize int
 	// MaxDepth bounds the nesting of arrays and objects. Default 128.
 	MaxDepth int
@@ -56,7 +56,7 @@ func (l RequestLimits) output() int {
 	if l.MaxOutputSize > 0 {
 		return l.MaxOutputSize
 	}
-	return max(l.size(), defaultMaxRequestSize)
+	return min(max(l.size(), defaultMaxRequestSize), 1<<32-1)
 }
 
 const (
@@ -66,7 +66,8 @@ const (
 
 func (l RequestLimits) size() int {
 	if l.MaxRequestSize > 0 {
-		return l.MaxRequestSize
+		// Offsets are held as uint32 (keySpan): 4 GiB at most.
+		return min(l.MaxRequestSize, 1<<32-1)
 	}
 	return defaultMaxRequestSize
 }

@@ -716,3 +716,43 @@ func TestRequestSeedAgrees(t *testing.T) {
 		t.Errorf("a seed request sent extended: %v, want ErrMalformed at 4", err)
 	}
 }
+
+// FuzzRequestCanonical: any bytes AppendRequestJSON accepts re-encode, by
+// AppendRequestANTH of its JSON, to exactly those bytes (each request has
+// one encoding, SPEC.md §5.3 and §5.4), and anything it refuses is an
+// *Error or *frame.Error; JSON that AppendRequestANTH accepts comes back
+// from its ANTH as the same value, within 14 bytes of JSON a byte.
+func FuzzRequestCanonical(f *testing.F) {
+	for _, body := range []string{
+		`{"model":"m","max_tokens":1,"stream":true,"messages":[]}`,
+		`{"model":"m","max_tokens":8,"system":"s","messages":[{"role":"user","content":"\ud83d\ude80"}]}`,
+		`{"model":"m","temperature":0.5,"top_k":-3,"x":null,"data":"iVBORw=="}`,
+	} {
+		f.Add([]byte(body))
+		anth, _ := AppendRequestANTH(nil, []byte(body))
+		f.Add(anth)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if js, err := AppendRequestJSON(nil, in); err == nil {
+			if len(js) > 14*len(in)+64 {
+				t.Fatalf("%d bytes of JSON from %d", len(js), len(in))
+			}
+			again, err := AppendRequestANTH(nil, js)
+			if err != nil || !bytes.Equal(again, in) {
+				t.Fatalf("accepted\n% X\nas %s, which encodes to\n% X (%v)", in, js, again, err)
+			}
+		} else {
+			var e *Error
+			var fe *frame.Error
+			if !errors.As(err, &e) && !errors.As(err, &fe) {
+				t.Fatalf("error %v (%T)", err, err)
+			}
+		}
+		if anth, err := AppendRequestANTH(nil, in); err == nil {
+			back, err := AppendRequestJSON(nil, anth)
+			if err != nil || !sameValue(back, in) {
+				t.Fatalf("%s: to % X, back %s (%v)", in, anth, back, err)
+			}
+		}
+	})
+}
