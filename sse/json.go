@@ -214,7 +214,7 @@ func equalJSON(a, b []byte) (equal, sure bool) {
 // members.
 func equalObjects(a, b []byte) (equal, sure bool) {
 	na, nb := countMembers(a), countMembers(b)
-	if na < 0 || nb < 0 {
+	if na < 0 || nb < 0 || na > maxCompareMembers || nb > maxCompareMembers {
 		return false, false
 	}
 	for rest := a[1 : len(a)-1]; ; {
@@ -240,6 +240,12 @@ func equalObjects(a, b []byte) (equal, sure bool) {
 		rest = r
 	}
 }
+
+// maxCompareMembers bounds the objects equalObjects compares: it finds each
+// key of a by a scan of a and b, n² for n members (4,000 keys, 39 KB, took
+// 0.56 s; a 1 MiB event would take minutes). Larger objects, which no
+// event the bridge writes has, are left to sameJSON's decoding, O(n log n).
+const maxCompareMembers = 32
 
 // nextMember splits the first member off the members of an object (the
 // text between its braces): its raw key (quotes included), its value, and
