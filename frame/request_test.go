@@ -423,3 +423,27 @@ func TestReadRequestErrorOnce(t *testing.T) {
 		t.Errorf("iotest.TimeoutReader: %v, want %v", err, iotest.ErrTimeout)
 	}
 }
+
+// TestRequestManyEmptyParts: the worst request for ParseRequest's
+// allocation, 10,000 empty parts (3 bytes each), allocates at most 8 bytes
+// per input byte: one Message of 24 bytes a part, the slice made once.
+// Before, the slice grew from 2,048 Messages with the parts, 34-44 bytes
+// per input byte.
+func TestRequestManyEmptyParts(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts need a normal run")
+	}
+	for _, n := range []int{3000, 10_000} {
+		b := mustRequest(Request{Model: "m", Messages: make([]Message, n)})
+		var err error
+		got := heapAllocs(func() { _, err = ParseRequest(b) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d empty parts, %d bytes: %.2f bytes allocated per input byte", n, len(b), float64(got)/float64(len(b)))
+		// 8 a byte, and the allocator's rounding of the slice to its pages.
+		if got > 8*uint64(len(b))+8<<10 {
+			t.Errorf("%d empty parts: %d bytes allocated for %d bytes, want at most 8 per byte + 8 KiB", n, got, len(b))
+		}
+	}
+}

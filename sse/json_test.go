@@ -367,3 +367,27 @@ func TestEqualJSONSure(t *testing.T) {
 		}
 	})
 }
+
+// TestEqualJSONManyMembers: equalJSON leaves objects of more than 32
+// members to sameJSON's decoding rather than scanning for each key (n²:
+// 4,000 keys took 0.56 s), and sameJSON still answers.
+func TestEqualJSONManyMembers(t *testing.T) {
+	a, b := []byte("{"), []byte("{")
+	const n = 4000
+	for i := range n {
+		a = append(a, `"k`+strconv.Itoa(i)+`":0,`...)
+		b = append(b, `"k`+strconv.Itoa(n-1-i)+`":0,`...)
+	}
+	a[len(a)-1], b[len(b)-1] = '}', '}'
+	if _, sure := equalJSON(a, b); sure {
+		t.Errorf("equalJSON is sure of a %d-member object", n)
+	}
+	if !sameJSON(a, b) {
+		t.Errorf("sameJSON: a reordered object differs")
+	}
+	c := append([]byte(nil), b...)
+	c[len(c)-2] = '1'
+	if sameJSON(a, c) {
+		t.Errorf("sameJSON: objects that differ are the same")
+	}
+}

@@ -1,8 +1,11 @@
 package sse
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -33,10 +36,27 @@ const (
 // the default.
 type RequestLimits struct {
 	// MaxRequestSize bounds the request, JSON or ANTH. Default 32 MiB, the
-	// Messages API's own limit.
+	// Messages API's own limit; at most 4 GiB whatever it is set to.
 	MaxRequestSize int
 	// MaxDepth bounds the nesting of arrays and objects. Default 128.
 	MaxDepth int
+	// MaxOutputSize bounds the JSON AppendRequestJSON writes, over it
+	// ErrTooLarge at the offset of the value that would pass it. Default
+	// 32 MiB, the Messages API's own limit, so nothing is forwarded that
+	// the API would refuse (or MaxRequestSize, if that is set larger). ANTX expands to at
+	// most 14 bytes of JSON a byte (a dictionary string of 25 bytes, tag
+	// and index: "disable_parallel_tool_use", 28 bytes with its quotes and
+	// comma), the seed form to at most 34/3 (an empty part:
+	// {"role":"assistant","content":""},), so without this bound a 32 MiB
+	// request became 470 MB of JSON.
+	MaxOutputSize int
+}
+
+func (l RequestLimits) output() int {
+	if l.MaxOutputSize > 0 {
+		return l.MaxOutputSize
+	}
+	return min(max(l.size(), defaultMaxRequestSize), 1<<32-1)
 }
 
 const (
@@ -46,7 +66,8 @@ const (
 
 func (l RequestLimits) size() int {
 	if l.MaxRequestSize > 0 {
-		return l.MaxRequestSize
+		// Offsets are held as uint32 (keySpan): 4 GiB at most.
+		return min(l.MaxRequestSize, 1<<32-1)
 	}
 	return defaultMaxRequestSize
 }
@@ -81,7 +102,7 @@ func (l RequestLimits) AppendRequestANTH(dst, json []byte) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, requestMagic...)
 	dst = append(dst, requestVersion)
-	e := jsonToANTH{src: json, dst: dst, maxDepth: l.depth()}
+	e := jsonToANTH{src: json, dst: dst, base: start, maxDepth: l.depth()}
 	e.space()
 	if e.i >= len(json) || json[e.i] != '{' {
 		e.fail("a request is a JSON object")
@@ -94,7 +115,7 @@ func (l RequestLimits) AppendRequestANTH(dst, json []byte) ([]byte, error) {
 		return dst[:start], e.err
 	}
 	ext := e.dst[start:]
-	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok {
+	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
 		if seed, err := frame.AppendRequest(e.dst[:start], req); err == nil {
 			return seed, nil
 		}
@@ -108,9 +129,13 @@ type jsonToANTH struct {
 	i        int
 	maxDepth int
 	err      error
-	str      []byte // a decoded string: src's bytes when it has no escape
-	buf      []byte // a string's bytes, escapes decoded
-	keys     []int  // the start and end in dst of each key of the objects open
+	str      []byte    // a decoded string: src's bytes when it has no escape
+	buf      []byte    // a string's bytes, escapes decoded
+	keys     []keySpan // the keys of the objects open, each in dst[base:]
+	base     int       // where the request starts in dst
+	// compares counts key comparisons, so a test can hold the duplicate
+	// check to O(n log n) without timing it.
+	compares int
 }
 
 func (e *jsonToANTH) fail(detail string) bool {
@@ -167,7 +192,7 @@ func (e *jsonToANTH) object(depth int) bool {
 	e.dst = append(e.dst, tagObject)
 	keysAt := len(e.keys)
 	defer func() { e.keys = e.keys[:keysAt] }()
-	return e.list('}', func() bool {
+	ok := e.list('}', func() bool {
 		at := e.i
 		if e.i >= len(e.src) || e.src[e.i] != '"' || !e.string() {
 			return e.fail("an object key must be a string")
@@ -175,14 +200,7 @@ func (e *jsonToANTH) object(depth int) bool {
 		data := string(e.str) == "data"
 		start := len(e.dst)
 		e.writeString(false)
-		// Equal strings have one encoding: compare the keys as written.
-		for k := keysAt; k < len(e.keys); k += 2 {
-			if string(e.dst[e.keys[k]:e.keys[k+1]]) == string(e.dst[start:]) {
-				e.i = at
-				return e.fail("duplicate key " + strconv.Quote(string(e.str)))
-			}
-		}
-		e.keys = append(e.keys, start, len(e.dst))
+		e.keys = append(e.keys, keySpan{at: uint32(at), start: uint32(start - e.base)})
 		if e.space(); e.i >= len(e.src) || e.src[e.i] != ':' {
 			return e.fail("want ':' after an object key")
 		}
@@ -190,6 +208,19 @@ func (e *jsonToANTH) object(depth int) bool {
 		e.space()
 		return e.value(depth+1, data)
 	})
+	// SPEC.md §5.4: "an object has no two equal keys". Equal strings have
+	// one encoding, so the keys are compared as written, all at once when
+	// the object ends (or fails: a repeat before the failure is the first
+	// error, as a scan key by key would have found it).
+	before := len(e.src) + 1
+	if !ok {
+		before = errOffset(e.err)
+	}
+	if k, dup := firstRepeat(e.keys[keysAt:], e.dst[e.base:], before, &e.compares); dup {
+		e.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + strconv.Quote(keyText(e.dst[e.base+int(k.start):]))}
+		return false
+	}
+	return ok
 }
 
 func (e *jsonToANTH) array(depth int) bool {
@@ -386,6 +417,71 @@ func canonicalInt(text []byte) (int64, bool) {
 	return v, string(strconv.AppendInt(buf[:0], v, 10)) == string(text)
 }
 
+// keySpan is one key of an object: at, where it starts in the input, and
+// start, where its encoding (tag 05 or 06) starts in the buffer that holds
+// it, counted from the conversion's first byte there. Eight bytes a key:
+// an object's keys are held until it ends, and a key is 3 bytes of ANTX
+// or 5 of JSON at the least, so this holds at most 8/3 bytes per byte of
+// input, 16/3 with append's spare capacity. Inputs are under 4 GiB
+// (RequestLimits.size).
+type keySpan struct{ at, start uint32 }
+
+// keyLen returns the length of the key encoding at the start of enc.
+func keyLen(enc []byte) int {
+	if enc[0] == tagDict {
+		return 2
+	}
+	n, k := binary.Uvarint(enc[1:])
+	return 1 + k + int(n)
+}
+
+// firstRepeat returns the first key, in input order, that repeats an
+// earlier key of keys (equal encodings in buf) and starts before before.
+// It sorts keys in place, by encoding then position, so it makes O(n log n)
+// comparisons for n keys where comparing each new key with all the
+// earlier ones made n²/2: an object of 64,000 keys took 13 s. It counts
+// them in *compares.
+func firstRepeat(keys []keySpan, buf []byte, before int, compares *int) (keySpan, bool) {
+	if len(keys) < 2 {
+		return keySpan{}, false
+	}
+	key := func(k keySpan) []byte { return buf[k.start : int(k.start)+keyLen(buf[k.start:])] }
+	slices.SortFunc(keys, func(a, b keySpan) int {
+		*compares++
+		if c := bytes.Compare(key(a), key(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	var first keySpan
+	found := false
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		if int(k.at) < before && (!found || k.at < first.at) && bytes.Equal(key(keys[i-1]), key(k)) {
+			first, found = k, true
+		}
+	}
+	return first, found
+}
+
+// errOffset is where err, a conversion's *Error, says the input is bad.
+func errOffset(err error) int {
+	if e, ok := err.(*Error); ok {
+		return int(e.Offset)
+	}
+	return -1
+}
+
+// keyText returns the string the key encoding at the start of enc stands
+// for.
+func keyText(enc []byte) string {
+	if enc[0] == tagDict {
+		return requestDictionary[enc[1]]
+	}
+	n, k := binary.Uvarint(enc[1:])
+	return string(enc[1+k : 1+k+int(n)])
+}
+
 func uvarintLen(v uint64) int {
 	n := 1
 	for ; v >= 0x80; v >>= 7 {
@@ -432,6 +528,22 @@ func seedRequest(v []byte) (req frame.Request, ok bool) {
 		req.Messages = append([]frame.Message{{Role: frame.RoleSystem, Content: *system}}, req.Messages...)
 	}
 	return req, true
+}
+
+// seedMaxParts is frame.Limits' default MaxMessages: a seed request of
+// more parts would be refused by a receiver with the default limits, so
+// such a request is sent extended, and an extended request of at most
+// this many parts that the seed form carries is not canonical.
+const seedMaxParts = 10_000
+
+// seedParts returns how many parts req takes in the seed form (SPEC.md
+// §5.2: a part per 65,535 bytes of content, at least one a message).
+func seedParts(req frame.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += max(1, (len(m.Content)+0xFFFE)/0xFFFF)
+	}
+	return n
 }
 
 func btoi(b bool) int {

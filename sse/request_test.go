@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -394,33 +397,38 @@ func TestRequestErrorsAt(t *testing.T) {
 	}
 	// JSON, too, at the byte that is wrong.
 	for body, at := range map[string]int64{
-		``:                  0,
-		` `:                 1,
-		`{"a":tru}`:         5,
-		`{"a":0,"b":-}`:     12,
-		`{"a":"x" "b":1}`:   9,
-		`{"a" 1}`:           5,
-		`{"a":1,}`:          7,
-		`{"a":[1 2]}`:       8,
-		`{1:2}`:             1,
-		`{"a":"\x"}`:        6,
-		"{\"a\":\"\x01\"}":  6,
-		`{"a":"cut`:         9,
-		`{"a":1`:            6,
-		`{"a":`:             5,
-		`{"a":1.}`:          7,
-		`{"a":1e}`:          7,
-		`{"a":0,"b":00}`:    12,
-		`{"a":null,"b":nul`: 14,
-		`{"a":"\ud800"}`:    6,
-		`{"a":"\udfff"}`:    6,
-		`{"a":"x\uDC00"}`:   7,
-		`{"a":null`:         9,
-		`{"a":true`:         9,
-		`{"a"`:              4,
-		`{"a":-`:            6,
-		`{"a":1e`:           7,
-		`{"a":1e+`:          8,
+		``:                     0,
+		` `:                    1,
+		`{"a":tru}`:            5,
+		`{"a":0,"b":-}`:        12,
+		`{"a":"x" "b":1}`:      9,
+		`{"a" 1}`:              5,
+		`{"a":1,}`:             7,
+		`{"a":[1 2]}`:          8,
+		`{1:2}`:                1,
+		`{"a":"\x"}`:           6,
+		"{\"a\":\"\x01\"}":     6,
+		`{"a":"cut`:            9,
+		`{"a":1`:               6,
+		`{"a":`:                5,
+		`{"a":1.}`:             7,
+		`{"a":1e}`:             7,
+		`{"a":0,"b":00}`:       12,
+		`{"a":null,"b":nul`:    14,
+		`{"a":"\ud800"}`:       6,
+		`{"a":"\udfff"}`:       6,
+		`{"a":"x\uDC00"}`:      7,
+		`{"a":"\ud83d\u0041"}`: 6,
+		`{"a":"\ud83d\ud83d"}`: 6,
+		`{"a":"\ud83d"}`:       6,
+		`{"a":"\ud83d\n"}`:     6,
+		`{"a":"\ude80\ud83d"}`: 6,
+		`{"a":null`:            9,
+		`{"a":true`:            9,
+		`{"a"`:                 4,
+		`{"a":-`:               6,
+		`{"a":1e`:              7,
+		`{"a":1e+`:             8,
 	} {
 		_, err := AppendRequestANTH(nil, exact(body))
 		var e *Error
@@ -428,4 +436,323 @@ func TestRequestErrorsAt(t *testing.T) {
 			t.Errorf("%q: %v, want ErrMalformed at %d", body, err, at)
 		}
 	}
+}
+
+// manyKeys is the worst object for a duplicate-key check: n distinct keys,
+// then, if repeat, the first key again.
+func manyKeys(n int, repeat bool) []byte {
+	b := []byte(`{"model":"m","x":{`)
+	for i := range n {
+		// In a scrambled order: sorted keys would let a sort finish in
+		// one pass.
+		b = append(b, `"k`...)
+		b = strconv.AppendInt(b, int64(i*40503%n), 10)
+		b = append(b, `":0,`...)
+	}
+	if repeat {
+		b = append(b, `"k0":0,`...)
+	}
+	return append(b[:len(b)-1], "}}"...)
+}
+
+// TestRequestDuplicateKeyCost: the duplicate-key check of both directions
+// makes O(n log n) key comparisons for an object of n keys. It made n²/2
+// (an object of 64,000 keys, 565 KB, took 13.25 s of CPU).
+func TestRequestDuplicateKeyCost(t *testing.T) {
+	const n = 64_000
+	limit := 2 * n * 16 // 2 n log2(n)
+	body := manyKeys(n, false)
+	e := jsonToANTH{src: body, maxDepth: defaultMaxDepth}
+	if !e.value(0, false) {
+		t.Fatal(e.err)
+	}
+	anth := append([]byte("ANTX\x01"), e.dst...)
+	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth, maxOut: defaultMaxRequestSize}
+	if !d.value(0, false) {
+		t.Fatal(d.err)
+	}
+	t.Logf("%d keys (%d bytes of JSON): %d comparisons to ANTH, %d back", n, len(body), e.compares, d.compares)
+	if e.compares > limit || d.compares > limit {
+		t.Errorf("%d keys: %d and %d key comparisons, want at most %d", n, e.compares, d.compares, limit)
+	}
+	// And a repeat is still found, at the repeated key.
+	body = manyKeys(n, true)
+	_, err := AppendRequestANTH(nil, body)
+	var ee *Error
+	if !errors.Is(err, ErrMalformed) || !errors.As(err, &ee) || ee.Offset != int64(bytes.LastIndex(body, []byte(`"k0"`))) {
+		t.Errorf("repeated key: %v", err)
+	}
+}
+
+// TestRequestDuplicateKeys: the first key that repeats one before it in its
+// object is the error, at its offset, in both directions, even when the
+// object goes wrong after it; a failure before any repeat is itself the
+// error. The oracle reads the keys one by one.
+func TestRequestDuplicateKeys(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		// Keys from a small set, so they repeat; "\u0061" is "a" escaped.
+		spellings := []string{`"a"`, `"b"`, `"\u0061"`, `"text"`, `"te\u0078t"`, `"c"`, `"dd"`}
+		values := []string{"a", "b", "a", "text", "text", "c", "dd"}
+		inner := rapid.SliceOfN(rapid.IntRange(0, len(spellings)-1), 0, 6).Draw(t, "inner")
+		outer := rapid.SliceOfN(rapid.IntRange(0, len(spellings)-1), 0, 8).Draw(t, "outer")
+		nestAt := rapid.IntRange(0, len(outer)).Draw(t, "nestAt")
+		bad := rapid.IntRange(-1, len(outer)).Draw(t, "bad") // a bad value at this member, or none
+
+		body := []byte(`{"model":"m"`)
+		want := int64(-1)
+		seen := map[string]bool{"model": true}
+		member := func(seen map[string]bool, k int) {
+			body = append(body, ',')
+			if want < 0 && seen[values[k]] {
+				want = int64(len(body))
+			}
+			seen[values[k]] = true
+			body = append(body, spellings[k]...)
+			body = append(body, ':')
+		}
+		for i := 0; i <= len(outer); i++ {
+			if i == nestAt {
+				body = append(body, `,"nest":{"z":0`...)
+				inSeen := map[string]bool{"z": true}
+				for _, k := range inner {
+					member(inSeen, k)
+					body = append(body, '0')
+				}
+				body = append(body, '}')
+				seen["nest"] = true
+			}
+			if i == len(outer) {
+				break
+			}
+			member(seen, outer[i])
+			if i == bad {
+				if want < 0 {
+					want = int64(len(body))
+				}
+				body = append(body, "nul}"...)
+				break
+			}
+			body = append(body, '1')
+		}
+		if bad < 0 || bad >= len(outer) {
+			body = append(body, '}')
+		}
+		_, err := (RequestLimits{}).AppendRequestANTH(nil, body)
+		var e *Error
+		switch {
+		case want < 0 && err != nil:
+			t.Fatalf("%s: %v", body, err)
+		case want >= 0 && (!errors.Is(err, ErrMalformed) || !errors.As(err, &e) || e.Offset != want):
+			t.Fatalf("%s: %v, want ErrMalformed at %d", body, err, want)
+		}
+	})
+}
+
+// BenchmarkRequestManyKeys converts the worst object for the duplicate-key
+// check, 64,000 keys, each way; encoding/json's Valid and Unmarshal (which
+// keeps the last of repeated keys, checking nothing) are the baselines.
+func BenchmarkRequestManyKeys(b *testing.B) {
+	body := manyKeys(64_000, false)
+	anth, err := AppendRequestANTH(nil, body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var dst []byte
+	b.Run("AppendRequestANTH", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			dst, _ = AppendRequestANTH(dst[:0], body)
+		}
+	})
+	b.Run("AppendRequestJSON", func(b *testing.B) {
+		b.SetBytes(int64(len(anth)))
+		for b.Loop() {
+			dst, _ = AppendRequestJSON(dst[:0], anth)
+		}
+	})
+	b.Run("encoding/json.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			json.Valid(body)
+		}
+	})
+	b.Run("encoding/json.Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var v any
+			_ = json.Unmarshal(body, &v)
+		}
+	})
+}
+
+// TestRequestSurrogates: an escaped surrogate pair, as Python's json.dumps
+// and PHP's json_encode write each emoji, is the one character it stands
+// for, and comes back as its UTF-8 (escapes are written minimally);
+// encoding/json is the oracle. A lone surrogate, which encoding/json turns
+// into U+FFFD, is refused: the string would not come back.
+func TestRequestSurrogates(t *testing.T) {
+	body := `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"\ud83d\ude80 \uD83D\uDE80"}]}`
+	anth, back := roundTrip(t, body)
+	if string(anth[:4]) != "ANTH" || !strings.Contains(string(back), "🚀 🚀") || !sameValue(back, []byte(body)) {
+		t.Errorf("%s: %s form, back %s", body, anth[:4], back)
+	}
+	pieces := []string{`a`, `\n`, `\"`, `\u0041`, `\u00e9`, `é`, `🚀`, `\ud83d`, `\ude80`, `\uD800`, `\uDFFF`, `\udbff`, `\udc00`, `\u20ac`, `\u`, `\x`, `\uZZZZ`}
+	rapid.Check(t, func(t *rapid.T) {
+		ps := rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 8).Draw(t, "pieces")
+		body := `{"a":"` + strings.Join(ps, "") + `"}`
+		var want struct{ A string }
+		jerr := json.Unmarshal([]byte(body), &want)
+		anth, err := AppendRequestANTH(nil, []byte(body))
+		switch {
+		case jerr != nil || strings.ContainsRune(want.A, utf8.RuneError):
+			// Bad JSON, or a lone surrogate (no piece is U+FFFD itself).
+			if err == nil || !errors.Is(err, ErrMalformed) {
+				t.Fatalf("%s: %v, want ErrMalformed (encoding/json: %v, %q)", body, err, jerr, want.A)
+			}
+		case err != nil:
+			t.Fatalf("%s: %v; encoding/json reads %q", body, err, want.A)
+		default:
+			back, err := AppendRequestJSON(nil, anth)
+			var got struct{ A string }
+			if err != nil || json.Unmarshal(back, &got) != nil || got.A != want.A {
+				t.Fatalf("%s: back %s (%v), want %q", body, back, err, want.A)
+			}
+			if bytes.Contains(back, []byte(`\u`)) && !strings.ContainsFunc(want.A, func(r rune) bool { return r < 0x20 }) {
+				t.Fatalf("%s: back %s has a \\u escape it needs not", body, back)
+			}
+		}
+	})
+}
+
+// TestRequestOutputBound: the worst ANTX for expansion, an array of the
+// longest dictionary string, becomes at most 14 bytes of JSON a byte, and
+// the JSON stops at MaxOutputSize with ErrTooLarge, its offset, and no more
+// than the limit allocated. Before, a 32 MiB request became 470 MB of JSON.
+func TestRequestOutputBound(t *testing.T) {
+	longest := byte(slices.Index(requestDictionary[:], "disable_parallel_tool_use"))
+	build := func(n int) []byte {
+		b := append([]byte("ANTX\x01"), tagObject, tagDict, 0, tagString, 1, 'm', tagString, 1, 'x', tagArray)
+		for range n {
+			b = append(b, tagDict, longest)
+		}
+		return append(b, tagEnd, tagEnd)
+	}
+	small := build(10_000)
+	js, err := AppendRequestJSON(nil, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes of ANTX: %d bytes of JSON, %.2f a byte", len(small), len(js), float64(len(js))/float64(len(small)))
+	if len(js) > 14*len(small) {
+		t.Errorf("%d bytes of JSON from %d of ANTX, want at most 14 a byte", len(js), len(small))
+	}
+	const limit = 1 << 20
+	big := build(limit) // 2 MiB of ANTX, 28 MiB of JSON unbounded
+	var e *Error
+	var out []byte
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	out, err = (RequestLimits{MaxOutputSize: limit}).AppendRequestJSON(nil, big)
+	runtime.ReadMemStats(&ms1)
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset <= 0 || e.Offset >= int64(len(big)) || out != nil {
+		t.Fatalf("%d bytes of ANTX under a %d-byte output limit: %v", len(big), limit, err)
+	}
+	// append grows dst by 1.25x past 256 bytes: at most 2x the limit held,
+	// about 5x allocated over the growth.
+	if got := ms1.TotalAlloc - ms0.TotalAlloc; got > 6*limit {
+		t.Errorf("%d bytes allocated under a %d-byte output limit, want at most 6x (append's growth)", got, limit)
+	}
+	// The seed form, too: 9,000 empty parts, 27 KB, are 306 KB of JSON.
+	seed, err := frame.AppendRequest(nil, frame.Request{Model: "m", Messages: make([]frame.Message, 9_000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (RequestLimits{MaxOutputSize: 100_000}).AppendRequestJSON(nil, seed); !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset <= 0 || e.Offset >= int64(len(seed)) {
+		t.Errorf("seed form over the output limit: %v", err)
+	}
+}
+
+// TestRequestMagicSaid: a request that starts with neither magic is a bad
+// magic error that names both; frame.ParseRequest names ANTH as a
+// request's. Before, both said "stream must start with ANTH".
+func TestRequestMagicSaid(t *testing.T) {
+	_, err := AppendRequestJSON(nil, []byte("ANTZ\x01\x09\x0A"))
+	if !errors.Is(err, frame.ErrBadMagic) || !strings.Contains(err.Error(), `request must start with "ANTH"`) || !strings.Contains(err.Error(), `"ANTX"`) {
+		t.Errorf("AppendRequestJSON: %v", err)
+	}
+	_, err = frame.ParseRequest([]byte("ANTX\x01\x09\x0A"))
+	if !errors.Is(err, frame.ErrBadMagic) || !strings.Contains(err.Error(), `request must start with "ANTH"`) {
+		t.Errorf("frame.ParseRequest: %v", err)
+	}
+}
+
+// TestRequestSeedAgrees: what AppendRequestANTH writes, the default
+// readers accept, and what the readers accept is canonical. Before,
+// 10,001–65,535 messages were written in the seed form and refused by the
+// default 10,000-part limit; a seed request with a system message after
+// the first, and an extended request the seed form carries, were accepted
+// though no JSON encodes to them.
+func TestRequestSeedAgrees(t *testing.T) {
+	body := func(n int) string {
+		return `{"model":"m","max_tokens":8,"messages":[` + strings.TrimSuffix(strings.Repeat(`{"role":"user","content":""},`, n), ",") + `]}`
+	}
+	for n, form := range map[int]string{10_000: "ANTH", 10_001: "ANTX", 65_536: "ANTX"} {
+		anth, back := roundTrip(t, body(n))
+		if string(anth[:4]) != form || !sameValue(back, []byte(body(n))) {
+			t.Errorf("%d messages: %s form, want %s", n, anth[:4], form)
+		}
+	}
+	seed, _ := frame.AppendRequest(nil, frame.Request{Model: "m", Messages: []frame.Message{{Content: "a"}, {Role: frame.RoleSystem, Content: "s"}}, MaxTokens: 8})
+	var fe *frame.Error
+	if _, err := AppendRequestJSON(nil, seed); !errors.Is(err, frame.ErrMalformed) || !errors.As(err, &fe) || fe.Offset != 11 {
+		t.Errorf("a system message second: %v, want ErrMalformed at 11", err)
+	}
+	e := jsonToANTH{src: []byte(body(3)), maxDepth: defaultMaxDepth}
+	if !e.value(0, false) {
+		t.Fatal(e.err)
+	}
+	var se *Error
+	if _, err := AppendRequestJSON(nil, append([]byte("ANTX\x01"), e.dst...)); !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != 4 {
+		t.Errorf("a seed request sent extended: %v, want ErrMalformed at 4", err)
+	}
+}
+
+// FuzzRequestCanonical: any bytes AppendRequestJSON accepts re-encode, by
+// AppendRequestANTH of its JSON, to exactly those bytes (each request has
+// one encoding, SPEC.md §5.3 and §5.4), and anything it refuses is an
+// *Error or *frame.Error; JSON that AppendRequestANTH accepts comes back
+// from its ANTH as the same value, within 14 bytes of JSON a byte.
+func FuzzRequestCanonical(f *testing.F) {
+	for _, body := range []string{
+		`{"model":"m","max_tokens":1,"stream":true,"messages":[]}`,
+		`{"model":"m","max_tokens":8,"system":"s","messages":[{"role":"user","content":"\ud83d\ude80"}]}`,
+		`{"model":"m","temperature":0.5,"top_k":-3,"x":null,"data":"iVBORw=="}`,
+	} {
+		f.Add([]byte(body))
+		anth, _ := AppendRequestANTH(nil, []byte(body))
+		f.Add(anth)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if js, err := AppendRequestJSON(nil, in); err == nil {
+			if len(js) > 14*len(in)+64 {
+				t.Fatalf("%d bytes of JSON from %d", len(js), len(in))
+			}
+			again, err := AppendRequestANTH(nil, js)
+			if err != nil || !bytes.Equal(again, in) {
+				t.Fatalf("accepted\n% X\nas %s, which encodes to\n% X (%v)", in, js, again, err)
+			}
+		} else {
+			var e *Error
+			var fe *frame.Error
+			if !errors.As(err, &e) && !errors.As(err, &fe) {
+				t.Fatalf("error %v (%T)", err, err)
+			}
+		}
+		if anth, err := AppendRequestANTH(nil, in); err == nil {
+			back, err := AppendRequestJSON(nil, anth)
+			if err != nil || !sameValue(back, in) {
+				t.Fatalf("%s: to % X, back %s (%v)", in, anth, back, err)
+			}
+		}
+	})
 }

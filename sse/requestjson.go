@@ -3,6 +3,7 @@ package sse
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -28,12 +29,26 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 	}
 	if len(anth) < len(requestMagic) || string(anth[:len(requestMagic)]) != requestMagic {
 		req, err := frame.Limits{MaxRequestSize: l.size()}.ParseRequest(anth)
+		var e *frame.Error
+		if errors.Is(err, frame.ErrBadMagic) && errors.As(err, &e) {
+			e.Detail = "request must start with \"ANTH\" (41 4E 54 48, the seed form) or \"ANTX\" (41 4E 54 58, the extended form)"
+		}
 		if err != nil {
 			return dst, err
 		}
+		// SPEC.md §5.4: a system prompt is "sent as a leading system
+		// message"; one elsewhere has no JSON that comes back to it.
+		for i, m := range req.Messages {
+			if m.Role == frame.RoleSystem && i > 0 {
+				return dst, &frame.Error{Offset: int64(seedPartAt(req, i)), Err: frame.ErrMalformed, Detail: "a system message after the first, which no JSON request makes"}
+			}
+		}
+		if n, at := seedJSONSize(req, l.output()); n > l.output() {
+			return dst, &Error{Offset: int64(at), Err: ErrTooLarge, Detail: "the request's JSON would pass " + strconv.Itoa(l.output()) + " bytes"}
+		}
 		return appendSeedJSON(dst, req), nil
 	}
-	d := antxToJSON{src: anth, dst: dst, i: len(requestMagic), maxDepth: l.depth()}
+	d := antxToJSON{src: anth, dst: dst, i: len(requestMagic), maxDepth: l.depth(), base: len(dst), maxOut: l.output()}
 	if v, ok := d.byte(); ok && v != requestVersion {
 		d.i--
 		d.fail(ErrMalformed, "extended request version "+strconv.Itoa(int(v))+", want 1")
@@ -47,7 +62,27 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 	if d.err != nil {
 		return dst, d.err
 	}
+	// SPEC.md §5.4, "seed form first": what the seed form carries is not
+	// sent extended.
+	if req, ok := seedRequest(anth[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
+		if _, err := frame.SizeRequest(req); err == nil {
+			return dst, &Error{Offset: int64(len(requestMagic)), Err: ErrMalformed, Detail: "an extended request the seed form carries"}
+		}
+	}
 	return d.dst, nil
+}
+
+// seedPartAt returns the offset of message i's first part in req's seed
+// form.
+func seedPartAt(req frame.Request, i int) int {
+	at := len(requestMagic) + 2 + len(req.Model)
+	if seedParts(req) >= 255 {
+		at += 2
+	}
+	for _, m := range req.Messages[:i] {
+		at += 3*max(1, (len(m.Content)+0xFFFE)/0xFFFF) + len(m.Content)
+	}
+	return at
 }
 
 // appendSeedJSON writes a seed request as the Messages API's JSON: a system
@@ -86,7 +121,10 @@ type antxToJSON struct {
 	i        int
 	maxDepth int
 	err      error
-	keys     []int // the start and end in src of each key of the objects open
+	base     int       // where the JSON starts in dst
+	maxOut   int       // RequestLimits.MaxOutputSize
+	keys     []keySpan // the keys of the objects open, each in src
+	compares int       // key comparisons, as jsonToANTH's
 }
 
 func (d *antxToJSON) fail(kind error, detail string) bool {
@@ -94,6 +132,16 @@ func (d *antxToJSON) fail(kind error, detail string) bool {
 		d.err = &Error{Offset: int64(d.i), Err: kind, Detail: detail}
 	}
 	return false
+}
+
+// room reports whether n more bytes of JSON stay within maxOut, checked
+// before they are written, so the JSON held is never more than the limit
+// (SPEC.md §5.4's limits; RequestLimits.MaxOutputSize).
+func (d *antxToJSON) room(n int) bool {
+	if len(d.dst)-d.base+n > d.maxOut {
+		return d.fail(ErrTooLarge, "the request's JSON would pass "+strconv.Itoa(d.maxOut)+" bytes")
+	}
+	return true
 }
 
 func (d *antxToJSON) peek() (byte, bool) {
@@ -133,6 +181,12 @@ func (d *antxToJSON) value(depth int, data bool) bool {
 	at := d.i
 	tag, ok := d.byte()
 	if !ok {
+		return false
+	}
+	// A value and its separator: 21 bytes at most but for strings and
+	// numbers, which check their own length.
+	if !d.room(22) {
+		d.i = at
 		return false
 	}
 	switch tag {
@@ -189,8 +243,8 @@ func (d *antxToJSON) string(data bool) bool {
 			d.i--
 			return d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
 		}
-		d.dst = appendString(d.dst, requestDictionary[i])
-		return true
+		d.dst = appendString(d.dst, requestDictionary[i]) // ≤ 27 bytes: value checked 22 + 1
+		return d.room(0)
 	case tagBase64:
 		raw, ok := d.bytes()
 		if !ok {
@@ -199,6 +253,10 @@ func (d *antxToJSON) string(data bool) bool {
 		if !data || len(raw) == 0 {
 			d.i = at
 			return d.fail(ErrMalformed, "base64 bytes outside a \"data\" value")
+		}
+		if !d.room(base64.StdEncoding.EncodedLen(len(raw)) + 3) {
+			d.i = at
+			return false
 		}
 		d.dst = append(d.dst, '"')
 		d.dst = base64.StdEncoding.AppendEncode(d.dst, raw)
@@ -217,6 +275,10 @@ func (d *antxToJSON) string(data bool) bool {
 			// SPEC.md §5.4: each string has one encoding.
 			d.i = at
 			return d.fail(ErrMalformed, "a string sent literally that has a shorter canonical form")
+		}
+		if !d.room(escapedLen(s) + 3) {
+			d.i = at
+			return false
 		}
 		d.dst = appendString(d.dst, s)
 		return true
@@ -258,6 +320,10 @@ func (d *antxToJSON) number(at int) bool {
 		d.i = at
 		return d.fail(ErrMalformed, "an integer sent as text")
 	}
+	if !d.room(len(text) + 1) {
+		d.i = at
+		return false
+	}
 	d.dst = append(d.dst, text...)
 	return true
 }
@@ -265,23 +331,28 @@ func (d *antxToJSON) number(at int) bool {
 func (d *antxToJSON) object(depth int) bool {
 	keysAt := len(d.keys)
 	defer func() { d.keys = d.keys[:keysAt] }()
-	return d.list('}', func(first bool) bool {
+	ok := d.list('}', func(first bool) bool {
 		at, out := d.i, len(d.dst)
 		if !d.string(false) {
 			return false
 		}
-		key := d.src[at:d.i]
-		for k := keysAt; k < len(d.keys); k += 2 {
-			if string(d.src[d.keys[k]:d.keys[k+1]]) == string(key) {
-				d.i = at
-				return d.fail(ErrMalformed, "duplicate key "+string(d.dst[out:]))
-			}
-		}
-		d.keys = append(d.keys, at, d.i)
+		d.keys = append(d.keys, keySpan{at: uint32(at), start: uint32(at)})
 		data := string(d.dst[out:]) == `"data"`
 		d.dst = append(d.dst, ':')
 		return d.value(depth+1, data)
 	})
+	// SPEC.md §5.4: "an object has no two equal keys"; equal strings have
+	// equal encodings. As in jsonToANTH.object, a repeat is found when the
+	// object ends, or fails after it.
+	before := len(d.src) + 1
+	if !ok {
+		before = errOffset(d.err)
+	}
+	if k, dup := firstRepeat(d.keys[keysAt:], d.src, before, &d.compares); dup {
+		d.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + string(appendString(nil, keyText(d.src[k.start:])))}
+		return false
+	}
+	return ok
 }
 
 // list writes the elements of an array or object up to its end tag.
@@ -308,4 +379,38 @@ func (d *antxToJSON) list(end byte, elem func(first bool) bool) bool {
 			return false
 		}
 	}
+}
+
+// escapedLen returns the length of valid UTF-8 s escaped as appendEscaped
+// escapes it.
+func escapedLen(s []byte) int {
+	n := len(s)
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// seedJSONSize returns the length of appendSeedJSON's JSON for req or, once
+// it passes limit, more than limit and the offset in the seed request of
+// the part where it does.
+func seedJSONSize(req frame.Request, limit int) (n, at int) {
+	n = len(`{"model":,"messages":[],"max_tokens":4294967295}`) + escapedLen([]byte(req.Model)) + 2
+	at = len(requestMagic) + 2 + len(req.Model)
+	if parts := len(req.Messages); parts >= 255 {
+		at += 2
+	}
+	for _, m := range req.Messages {
+		n += len(`{"role":"assistant","content":""},`) + escapedLen([]byte(m.Content))
+		if n > limit {
+			return n, at
+		}
+		at += 3*((len(m.Content)+0xFFFE)/0xFFFF+btoi(len(m.Content) == 0)) + len(m.Content)
+	}
+	return n, at
 }
