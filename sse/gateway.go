@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -20,19 +21,27 @@ import (
 // (application/json, or no Content-Type) or ANTH (ContentType, either form
 // of SPEC.md §5) and returns it as JSON: one value for a server, whatever
 // the client sent. It reads at most l.MaxRequestSize bytes and fails with
-// ErrTooLarge past them; a body of another Content-Type is ErrMediaType.
+// ErrTooLarge past them; a body of another Content-Type is ErrMediaType; a
+// body that fails to arrive (a read deadline, a connection cut) is an
+// *Error wrapping the read's error at the offset it reached.
+//
+// Memory follows the bytes received, never the Content-Length declared,
+// which a client may send without the body: for n bytes received it holds
+// at most 2n + 1 KiB (rounded up to the allocator's size class) and
+// allocates at most twice that in all, as the buffer doubles. An ANTH body
+// then costs what AppendRequestJSON does.
 func ReadRequestBody(r *http.Request, l RequestLimits) ([]byte, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "" && mt != "application/json" && mt != ContentType {
 		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "request Content-Type " + strconv.Quote(mt)}
 	}
+	// No Grow to r.ContentLength: 40 clients declaring 32 MiB and sending
+	// a byte a second held 1.3 GB that way. bytes.Buffer grows by what
+	// arrives.
 	var buf bytes.Buffer
-	if r.ContentLength > 0 && r.ContentLength <= int64(l.size()) {
-		buf.Grow(int(r.ContentLength))
-	}
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, int64(l.size())+1))
 	if err != nil {
-		return nil, err
+		return nil, &Error{Offset: n, Err: err, Detail: "reading the request body"}
 	}
 	if n > int64(l.size()) {
 		return nil, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request body over " + strconv.Itoa(l.size()) + " bytes"}
@@ -59,7 +68,20 @@ type GatewayOptions struct {
 	// wire kind served, bytes in and out, duration. It never gets a
 	// header's value.
 	Log *log.Logger
+	// BodyTimeout bounds the time a request's body may take to arrive,
+	// from when the gateway starts on the request (the headers are the
+	// server's ReadHeaderTimeout): a body still arriving then is cut, and
+	// POST /v1/messages answered 408. Zero is DefaultBodyTimeout; negative
+	// sets no bound. It is a read deadline set through
+	// http.ResponseController: under a ResponseWriter that cannot take one,
+	// only the server's ReadTimeout applies.
+	BodyTimeout time.Duration
 }
+
+// DefaultBodyTimeout is GatewayOptions.BodyTimeout's default: 32 MiB, the
+// largest body the Messages API takes, in a minute is 4.5 Mbit/s, while a
+// client that sends nothing is let go after a minute.
+const DefaultBodyTimeout = time.Minute
 
 // forwardedHeaders are the caller's headers a gateway passes upstream on
 // /v1/messages: the credentials and the API's version and betas.
@@ -85,6 +107,9 @@ func NewGateway(opts GatewayOptions) http.Handler {
 		Transport:     opts.Transport,
 		FlushInterval: -1,
 	}
+	if opts.BodyTimeout == 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
 	return &gateway{opts: opts, rp: rp}
 }
 
@@ -95,6 +120,11 @@ type gateway struct {
 
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if g.opts.BodyTimeout > 0 && r.Body != nil && r.Body != http.NoBody {
+		// net/http clears the deadline once the body has been read to its
+		// end, so it never cuts the response's stream.
+		http.NewResponseController(w).SetReadDeadline(start.Add(g.opts.BodyTimeout))
+	}
 	cw := &countingWriter{ResponseWriter: w}
 	in := &countingReader{r: r.Body}
 	r.Body = in
@@ -134,8 +164,11 @@ func (g *gateway) messages(w http.ResponseWriter, r *http.Request) string {
 	body, err := ReadRequestBody(r, g.opts.Limits)
 	if err != nil {
 		status := http.StatusBadRequest
-		if errors.Is(err, ErrTooLarge) {
+		switch {
+		case errors.Is(err, ErrTooLarge):
 			status = http.StatusRequestEntityTooLarge
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			status = http.StatusRequestTimeout
 		}
 		apiError(w, status, err.Error())
 		return "json"
@@ -202,8 +235,12 @@ func apiError(w http.ResponseWriter, status int, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	code := frame.ErrorCode(status)
-	if status == http.StatusBadGateway {
+	switch status {
+	case http.StatusBadGateway:
 		code = frame.CodeAPI
+	case http.StatusRequestTimeout:
+		// The API has no type for a client too slow to send its request.
+		code = frame.CodeInvalidRequest
 	}
 	w.Write(appendErrorJSON(nil, code, []byte(message)))
 }

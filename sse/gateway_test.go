@@ -6,12 +6,15 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -359,6 +362,83 @@ func TestGatewayErrors(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.status || se.Type != c.typ || resp.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("%s %s: %d %q, want %d %q", c.ct, c.body, resp.StatusCode, se.Type, c.status, c.typ)
+		}
+	}
+}
+
+// trickle is a request body that sends n bytes, one per Read, whatever
+// its Content-Length says: a slow client, or one whose length lies.
+type trickle struct{ n int }
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if t.n == 0 {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	t.n--
+	p[0] = ' '
+	return 1, nil
+}
+
+func (t *trickle) Close() error { return nil }
+
+// TestReadRequestBodyHeldPerByteReceived: the memory ReadRequestBody takes
+// follows the bytes received, not the Content-Length declared: a client that
+// declares 32 MiB and sends a few bytes costs a few KiB (it cost 32 MiB
+// before any byte arrived).
+func TestReadRequestBodyHeldPerByteReceived(t *testing.T) {
+	for _, n := range []int{0, 1, 100, 4096, 100_000, 1 << 20} {
+		r := httptest.NewRequest("POST", "/v1/messages", nil)
+		r.Header.Set("Content-Type", "application/json")
+		r.Body, r.ContentLength = &trickle{n: n}, 32<<20
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := ReadRequestBody(r, RequestLimits{})
+		runtime.ReadMemStats(&after)
+		if err != nil || len(got) != n {
+			t.Fatalf("%d bytes: %d bytes back, %v", n, len(got), err)
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%d bytes received: %d held, %d allocated", n, cap(got), alloc)
+		if held, bound := cap(got), maxBodyHeld(n); held > bound {
+			t.Errorf("%d bytes received: %d bytes held, want at most %d", n, held, bound)
+		}
+		if bound := uint64(2*maxBodyHeld(n)) + 4<<10; alloc > bound {
+			t.Errorf("%d bytes received: %d bytes allocated, want at most %d", n, alloc, bound)
+		}
+	}
+}
+
+// maxBodyHeld is the bound ReadRequestBody's godoc states for n bytes
+// received: twice them and 1 KiB, and the allocator's rounding of that to a
+// size class (at most 1/8 more, or an 8 KiB page).
+func maxBodyHeld(n int) int {
+	b := 2*n + 1<<10
+	return b + max(b/8, 8<<10)
+}
+
+// TestGatewayBodyTimeout: a request whose body stalls gets 408 and its
+// connection closed after BodyTimeout; before, nothing closed it.
+func TestGatewayBodyTimeout(t *testing.T) {
+	u, _ := url.Parse("http://upstream.test")
+	gw := httptest.NewServer(NewGateway(GatewayOptions{Upstream: u, Transport: failingTransport{}, BodyTimeout: 200 * time.Millisecond}))
+	defer gw.Close()
+	for _, path := range []string{"/v1/messages", "/v1/files"} {
+		c, err := net.Dial("tcp", gw.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "POST "+path+" HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, err := io.ReadAll(c) // until the server closes the connection
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: a stalled body was still open after 5 s (%v); read %q", path, err, got)
+		}
+		if path == "/v1/messages" && !bytes.HasPrefix(got, []byte("HTTP/1.1 408 ")) {
+			t.Errorf("%s: %q, want 408", path, got)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 )
 
 const proxyUsage = `usage: anth proxy --upstream URL [--listen ADDR] [--max-request-size N] [--drain TIMEOUT]
+                  [--header-timeout T] [--body-timeout T] [--idle-timeout T]
 Serves the Messages API at ADDR (default 127.0.0.1:8080) in front of URL (such as
 https://api.anthropic.com): POST /v1/messages takes a JSON or ANTH body and goes
 upstream as JSON, with the caller's x-api-key, authorization, anthropic-version
@@ -27,7 +28,10 @@ Accept asks for it (compressed with anth-deflate if its Accept-Encoding names
 that), else as SSE; everything else passes through. One access-log
 line per request goes to standard error (never a header's value). SIGINT or
 SIGTERM stops taking requests and lets streams in flight finish for up to the
-drain timeout (default 30s), then exits 0.
+drain timeout (default 30s), then exits 0. A client gets --header-timeout
+(default 10s) to send its request's headers, --body-timeout (default 1m) its
+body (then 408 and the connection closed), and a kept-alive connection is
+closed after --idle-timeout (default 2m) with no request.
 `
 
 func proxy(args []string, _ io.Reader, stdout io.Writer) error {
@@ -36,6 +40,9 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 	upstream := fs.String("upstream", "", "")
 	maxSize := fs.Int("max-request-size", 32<<20, "")
 	drain := fs.Duration("drain", 30*time.Second, "")
+	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "")
+	bodyTimeout := fs.Duration("body-timeout", sse.DefaultBodyTimeout, "")
+	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "")
 	if err := parseFlags("proxy", fs, args); err != nil {
 		return err
 	}
@@ -49,15 +56,30 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 	if *maxSize <= 0 {
 		return usageErr("proxy", "--max-request-size %d: want a positive size", *maxSize)
 	}
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"header-timeout", *headerTimeout}, {"body-timeout", *bodyTimeout}, {"idle-timeout", *idleTimeout}} {
+		// Zero would mean no bound to net/http: a slow client could hold
+		// a connection for ever.
+		if t.d <= 0 {
+			return usageErr("proxy", "--%s %v: want a positive duration", t.name, t.d)
+		}
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
 	}
 	logger := log.New(os.Stderr, "anth proxy: ", log.LstdFlags|log.Lmicroseconds)
 	srv := &http.Server{
-		Handler:           sse.NewGateway(sse.GatewayOptions{Upstream: up, Limits: sse.RequestLimits{MaxRequestSize: *maxSize}, Log: logger}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		Handler: sse.NewGateway(sse.GatewayOptions{
+			Upstream:    up,
+			Limits:      sse.RequestLimits{MaxRequestSize: *maxSize},
+			BodyTimeout: *bodyTimeout,
+			Log:         logger,
+		}),
+		ReadHeaderTimeout: *headerTimeout,
+		IdleTimeout:       *idleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          logger,
 	}
