@@ -23,6 +23,14 @@ var (
 	ErrMalformed = errors.New("malformed")
 	// ErrMediaType means an HTTP response that is neither ANTH nor SSE.
 	ErrMediaType = errors.New("unsupported media type")
+	// ErrShutdown is the cause a draining server cancels its requests'
+	// base context with (context.WithCancelCause, http.Server.BaseContext)
+	// when its drain time is up: Proxy then ends each stream in flight with
+	// an ERROR frame, or an error event, of overloaded_error saying so, and
+	// returns an *Error of this kind, rather than the stream being cut with
+	// nothing said. Writes through NewResponseWriter go on after it, so a
+	// handler that watches its context can end its response the same way.
+	ErrShutdown = errors.New("the server is shutting down")
 )
 
 // Error says where the input went wrong.

@@ -405,7 +405,14 @@ func TestReadRequestBodyHeldPerByteReceived(t *testing.T) {
 		if held, bound := cap(got), maxBodyHeld(n); held > bound {
 			t.Errorf("%d bytes received: %d bytes held, want at most %d", n, held, bound)
 		}
-		if bound := uint64(2*maxBodyHeld(n)) + 4<<10; alloc > bound {
+		bound := uint64(2*maxBodyHeld(n)) + 4<<10
+		if raceEnabled {
+			// Under the race detector bytes.Buffer's growth allocates
+			// about twice as much (1 MiB received: 8.4 MB, 4.2 MB
+			// without it); what is held is the same.
+			bound *= 2
+		}
+		if alloc > bound {
 			t.Errorf("%d bytes received: %d bytes allocated, want at most %d", n, alloc, bound)
 		}
 	}

@@ -75,6 +75,7 @@ func TestGatewayPaths(t *testing.T) {
 			t.Errorf("%s %s: %d, upstream saw %q; want %d, %q", c.method, c.target, status, got, c.status, c.upstream)
 		}
 	}
+	gw.Close() // every handler has logged its line
 	lines := strings.Split(strings.TrimSuffix(logs.String(), "\n"), "\n")
 	if len(lines) != len(cases) {
 		t.Errorf("%d requests made %d access-log lines:\n%s", len(cases), len(lines), logs.String())

@@ -156,15 +156,21 @@ func (f flusher) ended() error {
 // ours to hide.
 func (f flusher) after(err *error) {
 	if v := recover(); v != nil {
-		if f.ctx.Err() == nil {
+		if !f.over() {
 			panic(v)
 		}
 		*err = f.ended()
 	}
 }
 
+// over reports whether the request is over: its context is done, and not
+// by a server's drain (ErrShutdown), under which the handler still runs.
+func (f flusher) over() bool {
+	return f.ctx.Err() != nil && !errors.Is(context.Cause(f.ctx), ErrShutdown)
+}
+
 func (f flusher) Write(p []byte) (n int, err error) {
-	if f.ctx.Err() != nil {
+	if f.over() {
 		return 0, f.ended()
 	}
 	defer f.after(&err)
@@ -184,7 +190,7 @@ func (f flusher) Write(p []byte) (n int, err error) {
 
 // Flush lets frame.Writer.Flush reach the client.
 func (f flusher) Flush() (err error) {
-	if f.ctx.Err() != nil {
+	if f.over() {
 		return f.ended()
 	}
 	defer f.after(&err)
@@ -258,7 +264,10 @@ func NewResponseWriter(w http.ResponseWriter, r *http.Request, opts ResponseOpti
 // of code frame.CodeAPI (api_error) saying so before the stream ends, and
 // Proxy returns an *Error: of kind ErrTruncated, ErrMalformed or ErrTooLarge,
 // or wrapping the upstream's read error, or the context's error if the
-// client left. A response that ended is never added to.
+// client left. A server draining with ErrShutdown as its base context's
+// cause gets an ERROR frame, or error event, of overloaded_error instead,
+// and an *Error of kind ErrShutdown. A response that ended is never added
+// to.
 func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, opts DecoderOptions) error {
 	defer upstream.Close()
 	stop := context.AfterFunc(r.Context(), func() { upstream.Close() })
@@ -278,21 +287,31 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, opts 
 		// The stream's window deflates EVENT JSON better than each event
 		// alone does.
 		opts.RawEvents = true
-		err = proxyANTH(newFlusher(w, r, z), upstream, opts)
+		err = proxyANTH(r.Context(), newFlusher(w, r, z), upstream, opts)
 		z.Reset(nil)
 		deflaters.Put(z)
 	case anth:
-		err = proxyANTH(newFlusher(w, r, nil), upstream, opts)
+		err = proxyANTH(r.Context(), newFlusher(w, r, nil), upstream, opts)
 	default:
-		err = proxySSE(newFlusher(w, r, nil), upstream, opts)
+		err = proxySSE(r.Context(), newFlusher(w, r, nil), upstream, opts)
 	}
-	if cerr := r.Context().Err(); err != nil && cerr != nil {
+	if cerr := r.Context().Err(); err != nil && cerr != nil && !errors.Is(err, ErrShutdown) {
 		return &Error{Offset: -1, Err: cerr, Detail: "the client left"}
 	}
 	return err
 }
 
-func proxyANTH(out io.Writer, upstream io.Reader, opts DecoderOptions) error {
+// streamFault is what ends a stream whose upstream failed with err at off,
+// and the code its client is told: ErrShutdown when the server's drain
+// closed the upstream (ctx's cause), else the upstream's fault.
+func streamFault(ctx context.Context, err error, off int64) (*Error, frame.ErrorCode) {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
+		return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
+	}
+	return upstreamFault(err, off), frame.CodeAPI
+}
+
+func proxyANTH(ctx context.Context, out io.Writer, upstream io.Reader, opts DecoderOptions) error {
 	d := getDecoder(upstream, opts)
 	defer putDecoder(d)
 	wrote := false
@@ -302,13 +321,13 @@ func proxyANTH(out io.Writer, upstream io.Reader, opts DecoderOptions) error {
 			return nil
 		}
 		if err != nil {
-			fault := upstreamFault(err, d.sc.off)
+			fault, code := streamFault(ctx, err, d.sc.off)
 			if !d.core.ended {
 				var msg []byte
 				if !wrote {
 					msg = frame.AppendMagic(msg)
 				}
-				out.Write(frame.AppendError(msg, frame.CodeAPI, fault.Error()))
+				out.Write(frame.AppendError(msg, code, fault.Error()))
 			}
 			return fault
 		}
@@ -319,7 +338,7 @@ func proxyANTH(out io.Writer, upstream io.Reader, opts DecoderOptions) error {
 	}
 }
 
-func proxySSE(out io.Writer, upstream io.Reader, opts DecoderOptions) error {
+func proxySSE(ctx context.Context, out io.Writer, upstream io.Reader, opts DecoderOptions) error {
 	sc := newScanner(upstream, opts.MaxEvent)
 	ended := false
 	var ev []byte
@@ -336,9 +355,9 @@ func proxySSE(out io.Writer, upstream io.Reader, opts DecoderOptions) error {
 			err = &Error{Offset: sc.at, Err: ErrMalformed, Detail: "event data is not JSON"}
 		}
 		if err != nil {
-			fault := upstreamFault(err, sc.off)
+			fault, code := streamFault(ctx, err, sc.off)
 			if !ended {
-				out.Write(appendEvent(nil, []byte("error"), appendErrorJSON(nil, frame.CodeAPI, []byte(fault.Error()))))
+				out.Write(appendEvent(nil, []byte("error"), appendErrorJSON(nil, code, []byte(fault.Error()))))
 			}
 			return fault
 		}

@@ -88,8 +88,12 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 }
 
 // serve runs srv on ln until SIGINT or SIGTERM, then drains: it stops
-// taking requests and gives those in flight until the timeout.
+// taking requests and gives those in flight until the timeout, then ends
+// the streams still open with an error that says why.
 func serve(srv *http.Server, ln net.Listener, drain time.Duration, logger *log.Logger) error {
+	base, endStreams := context.WithCancelCause(context.Background())
+	defer endStreams(nil)
+	srv.BaseContext = func(net.Listener) context.Context { return base }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 1)
@@ -104,8 +108,16 @@ func serve(srv *http.Server, ln net.Listener, drain time.Duration, logger *log.L
 	defer cancel()
 	err := srv.Shutdown(dctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		logger.Printf("drain timed out: closing the streams left")
-		srv.Close()
+		// Each stream left is told why it ends (sse.ErrShutdown: an ERROR
+		// frame or error event of overloaded_error) before its connection
+		// goes; a second of grace for that, then whatever is left is cut.
+		logger.Printf("drain timed out: ending the streams left")
+		endStreams(sse.ErrShutdown)
+		gctx, gcancel := context.WithTimeout(context.Background(), time.Second)
+		if srv.Shutdown(gctx) != nil {
+			srv.Close()
+		}
+		gcancel()
 		err = nil
 	}
 	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) && err == nil {

@@ -32,49 +32,11 @@ func TestProxyCommand(t *testing.T) {
 	}))
 	defer upstream.Close()
 
-	cmd := exec.Command(anthBin, "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream.URL, "--drain", "5s")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, addr, logs := startProxy(t, upstream.URL, "5s")
 	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	var addr string
-	for lines.Scan() {
-		if _, after, ok := strings.Cut(lines.Text(), "listening on "); ok {
-			addr = strings.Fields(after)[0]
-			addr = strings.TrimSuffix(addr, ",")
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatal("anth proxy did not say where it listens")
-	}
-	var log strings.Builder
-	logDone := make(chan struct{})
-	go func() {
-		for lines.Scan() {
-			log.WriteString(lines.Text() + "\n")
-		}
-		close(logDone)
-	}()
 
 	body, _ := sse.AppendRequestANTH(nil, []byte(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/messages", bytes.NewReader(body))
-	req.Header.Set("Content-Type", sse.ContentType)
-	req.Header.Set("Accept", sse.Accept)
-	req.Header.Set("X-Api-Key", "sk-do-not-log")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := sse.NewFrameReader(resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f, err := fr.Next(); err != nil || f.Type != frame.TypeEvent {
-		t.Fatalf("first frame: %v, %v", f.Type, err)
-	}
+	resp, fr := streamThrough(t, addr, body)
 	cmd.Process.Signal(syscall.SIGTERM)
 	time.Sleep(200 * time.Millisecond) // the proxy is draining: the stream goes on
 	close(release)
@@ -92,20 +54,116 @@ func TestProxyCommand(t *testing.T) {
 	if string(text) != "hi" {
 		t.Fatalf("text %q", text)
 	}
+	log := waitExit(t, cmd, logs)
+	if !strings.Contains(log, `POST "/v1/messages" 200 anth in=`) || strings.Contains(log, "sk-do-not-log") {
+		t.Fatalf("access log:\n%s", log)
+	}
+}
+
+// TestProxyDrainDeadline: a stream still in flight when the drain time is
+// up ends with an ERROR frame of overloaded_error saying the server is
+// shutting down, and the log says so; it was cut with nothing said, and
+// logged as "the client left".
+func TestProxyDrainDeadline(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // a model that never finishes
+	}))
+	defer upstream.Close()
+	defer upstream.CloseClientConnections()
+	cmd, addr, logs := startProxy(t, upstream.URL, "300ms")
+	defer cmd.Process.Kill()
+	body, _ := sse.AppendRequestANTH(nil, []byte(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	resp, fr := streamThrough(t, addr, body)
+	defer resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	f, err := fr.Next()
+	if err != nil || f.Type != frame.TypeError {
+		t.Fatalf("after the drain deadline: %v, %v; want an ERROR frame", f.Type, err)
+	}
+	code, msg, _ := f.ErrorMessage()
+	if code != frame.CodeOverloaded || !strings.Contains(string(msg), "shutting down") {
+		t.Errorf("ERROR frame %d %q, want overloaded_error saying the server is shutting down", code, msg)
+	}
+	log := waitExit(t, cmd, logs)
+	if !strings.Contains(log, "shutting down") || strings.Contains(log, "client left") {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// startProxy starts the built anth proxy in front of upstream and returns
+// it, the address it listens on, and a function that returns its log once
+// it has exited.
+func startProxy(t *testing.T, upstream, drain string) (*exec.Cmd, string, func() string) {
+	t.Helper()
+	cmd := exec.Command(anthBin, "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream, "--drain", drain)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	for lines.Scan() {
+		if _, after, ok := strings.Cut(lines.Text(), "listening on "); ok {
+			addr = strings.TrimSuffix(strings.Fields(after)[0], ",")
+			break
+		}
+	}
+	if addr == "" {
+		cmd.Process.Kill()
+		t.Fatal("anth proxy did not say where it listens")
+	}
+	var log strings.Builder
+	done := make(chan struct{})
+	go func() {
+		for lines.Scan() {
+			log.WriteString(lines.Text() + "\n")
+		}
+		close(done)
+	}()
+	// The log is read once the proxy has exited and closed standard error.
+	return cmd, addr, func() string { <-done; return log.String() }
+}
+
+// streamThrough sends an ANTH request to the proxy at addr and reads the
+// stream's first frame, an EVENT.
+func streamThrough(t *testing.T, addr string, body []byte) (*http.Response, *frame.Reader) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/messages", bytes.NewReader(body))
+	req.Header.Set("Content-Type", sse.ContentType)
+	req.Header.Set("Accept", sse.Accept)
+	req.Header.Set("X-Api-Key", "sk-do-not-log")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := sse.NewFrameReader(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := fr.Next(); err != nil || f.Type != frame.TypeEvent {
+		t.Fatalf("first frame: %v, %v", f.Type, err)
+	}
+	return resp, fr
+}
+
+// waitExit waits for the proxy to exit 0 after SIGTERM and returns its log.
+func waitExit(t *testing.T, cmd *exec.Cmd, logs func() string) string {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		<-logDone
 		if err != nil {
-			t.Fatalf("anth proxy exited with %v after SIGTERM\n%s", err, log.String())
+			t.Fatalf("anth proxy exited with %v after SIGTERM\n%s", err, logs())
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("anth proxy did not exit after SIGTERM")
+		cmd.Process.Kill()
+		t.Fatalf("anth proxy did not exit after SIGTERM\n%s", logs())
 	}
-	if !strings.Contains(log.String(), `POST "/v1/messages" 200 anth in=`) || strings.Contains(log.String(), "sk-do-not-log") {
-		t.Fatalf("access log:\n%s", log.String())
-	}
+	return logs()
 }
 
 // TestRequestCommand: anth request encode and decode are inverses.
