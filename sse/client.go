@@ -7,6 +7,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/layer0/anth/deflate"
 )
 
 // Accept is the Accept header a client sends to ask for ANTH and keep SSE
@@ -76,6 +78,7 @@ func ClientMiddleware(opts ClientOptions) func(*http.Request, func(*http.Request
 			return nil, err
 		}
 		enc := opts.Encoder
+		enc.Coded = strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), deflate.Encoding)
 		if enc.Model == "" {
 			// A stream from a server that never saw SSE names no model; the
 			// one the request asked for is the best name for it.

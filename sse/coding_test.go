@@ -226,8 +226,13 @@ func TestUnknownEncoding(t *testing.T) {
 // and hands the SDK SSE from either, as from an uncoded body.
 func TestMiddlewareCodings(t *testing.T) {
 	mw := ClientMiddleware(ClientOptions{})
-	anth, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.anth"))
 	wantSSE, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.sse"))
+	// Inside anth-deflate EVENT data travels raw (SPEC.md §11.2), as
+	// Proxy sends it.
+	anth, err := io.ReadAll(NewDecoder(bytes.NewReader(wantSSE), DecoderOptions{RawEvents: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var coded bytes.Buffer
 	z := deflate.NewWriter(&coded, eventDict())
 	for i := 0; i < len(anth); i += 7 {

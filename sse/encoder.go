@@ -18,6 +18,12 @@ type EncoderOptions struct {
 	// writes for a stream that has none (ANTH from a server that never saw
 	// SSE). Defaults: "unknown" and "msg_anth".
 	Model, MessageID string
+	// Coded says the ANTH stream arrived in anth-deflate, where EVENT data
+	// travels raw (SPEC.md §11.2): a deflated EVENT is then ErrMalformed,
+	// so the coding's ratio and an EVENT's never multiply (13 KB of
+	// anth-deflate whose EVENTs inflated again made 1,000 MiB of SSE).
+	// ClientMiddleware sets it for an anth-deflate response.
+	Coded bool
 	// Detokenize, if set, spells token IDs for TOKEN and TOKEN32 frames,
 	// appending their bytes (any UTF-8 split is reassembled) to dst.
 	// Without it token frames are an error: SSE carries text.
@@ -52,7 +58,7 @@ type Encoder struct {
 // NewEncoder returns an Encoder that writes SSE to w.
 func NewEncoder(w io.Writer, opts EncoderOptions) *Encoder {
 	e := &Encoder{w: w, opts: opts, fr: frame.NewPushReader()}
-	e.core = toSSE{opts: opts, events: EventReader{MaxEvent: opts.MaxEvent}}
+	e.core = toSSE{opts: opts, events: EventReader{MaxEvent: opts.MaxEvent, RawOnly: opts.Coded}}
 	return e
 }
 

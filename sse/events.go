@@ -26,6 +26,10 @@ type EventReader struct {
 	// MaxEvent bounds an event's data, joined and inflated; 0 means
 	// DefaultMaxEvent.
 	MaxEvent int
+	// RawOnly refuses deflated EVENT data (ErrMalformed): for a stream
+	// that arrived in anth-deflate, whose EVENTs travel raw (SPEC.md
+	// §11.2). Without it an EVENT's data inflates to at most MaxEvent.
+	RawOnly bool
 
 	name     []byte
 	enc      uint8
@@ -45,6 +49,9 @@ func (r *EventReader) Add(f frame.Frame) (Event, bool, error) {
 	ev, err := f.Event()
 	if err != nil {
 		return Event{}, false, err
+	}
+	if r.RawOnly && ev.Encoding == frame.EventDeflate {
+		return Event{}, false, eventErr(ErrMalformed, "a deflated EVENT inside anth-deflate, whose EVENTs are raw")
 	}
 	if r.pending && (string(ev.Name) != string(r.name) || ev.Encoding != r.enc) {
 		return Event{}, false, eventErr(ErrMalformed, "EVENT continuation with another name or encoding")

@@ -134,12 +134,13 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer done()
-	if in, _, err = openANTH(in); err != nil {
+	var kind string
+	if in, kind, err = openANTH(in); err != nil {
 		return inFile(name, err)
 	}
 	switch to {
 	case "sse":
-		enc := sse.NewEncoder(stdout, sse.EncoderOptions{})
+		enc := sse.NewEncoder(stdout, sse.EncoderOptions{Coded: kind == kindDeflate})
 		if _, err = io.Copy(frameWriter{enc, stdout}, in); err == nil {
 			err = enc.Close()
 		}
