@@ -19,7 +19,7 @@ export {
   encodeEvent,
   encodeFrame,
 } from './encode.js';
-export { FrameReader, readFrames } from './reader.js';
+export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from './reader.js';
 export { Role, encodeRequest, parseRequest } from './request.js';
 export { TextReassembler } from './text.js';
 export { EventReader, inflate, DEFAULT_MAX_EVENT } from './events.js';

@@ -12,6 +12,15 @@ const NEED_MORE = Symbol('need more');
 const EOF = Symbol('end of input');
 
 /**
+ * DEFAULT_MAX_VALUE is the default bound on a DONE or ERROR value joined
+ * from continuation frames (SPEC.md §4): 1 MiB, sixteen full frames. A real
+ * value is an error message or a stop sequence of a few hundred bytes; a
+ * bound this far above them costs nothing and keeps a hostile stream from
+ * making one value of everything it sends.
+ */
+export const DEFAULT_MAX_VALUE = 1 << 20;
+
+/**
  * @typedef {object} ReaderOptions
  * @property {boolean} [rawFrames] return every frame as it is on the wire,
  *   for tools that inspect streams rather than read a response: DONE and
@@ -20,6 +29,11 @@ const EOF = Symbol('end of input');
  *   (Go's WithRawFrames)
  * @property {(f: Frame) => void} [onSkip] called with each frame of an
  *   unknown ignorable type before it is skipped, so a proxy can forward it
+ * @property {number} [maxValue] the most bytes of a DONE or ERROR payload
+ *   joined from continuation frames (SPEC.md §4), its reason or code
+ *   included; a value over it is an AnthError of kind 'TooLarge' at the
+ *   offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
+ *   0 or absent takes the default (Go's frame.Reader limit of the same name)
  */
 
 /**
@@ -43,15 +57,24 @@ const EOF = Symbol('end of input');
  * Payloads are views of the bytes given to feed (or of the reader's own
  * copy, for a frame that spans pieces), which the reader never writes to
  * again: they stay valid as long as the caller does not modify what it fed.
+ *
+ * Memory: the reader holds at most one frame's bytes (65,538) beyond the
+ * piece being fed, and, while it joins a DONE or ERROR value, that value:
+ * at most maxValue bytes (it never allocates past the limit), so a joined
+ * value costs at most 1 byte held per byte received, and the limit bounds
+ * it absolutely. Every frame it returns is a view of bytes it was given or
+ * of that one copy: bytes out never exceed bytes in.
  */
 export class FrameReader {
   /** @param {ReaderOptions} [options] */
   constructor(options = {}) {
     this.#raw = options.rawFrames === true;
     this.#onSkip = options.onSkip;
+    this.#maxValue = options.maxValue && options.maxValue > 0 ? options.maxValue : DEFAULT_MAX_VALUE;
   }
 
   #raw;
+  #maxValue;
   /** @type {((f: Frame) => void) | undefined} */
   #onSkip;
 
@@ -202,7 +225,7 @@ export class FrameReader {
           this.#joining = true;
           this.#joinType = f.type;
           this.#joinedLen = 0;
-          this.#append(f.payload);
+          this.#append(f.payload, this.#off - f.size);
           continue;
         }
       }
@@ -231,7 +254,7 @@ export class FrameReader {
       if (f.type !== this.#joinType || p.length < key || p[0] !== this.#joined[0] || (key === 2 && p[1] !== this.#joined[1])) {
         throw new AnthError('Malformed', this.#off - f.size, `frame where the value of a full ${name} frame continues`, f.type);
       }
-      this.#append(p.subarray(key));
+      this.#append(p.subarray(key), this.#off - f.size);
       if (p.length < MAX_PAYLOAD) {
         this.#joining = false;
         const joined = this.#joined.subarray(0, this.#joinedLen);
@@ -241,11 +264,21 @@ export class FrameReader {
     }
   }
 
-  /** @param {Uint8Array} b */
-  #append(b) {
+  /**
+   * append adds b to the value being joined, refusing it past maxValue
+   * before anything is copied or allocated.
+   * @param {Uint8Array} b
+   * @param {number} at the stream offset of the frame b is from
+   */
+  #append(b, at) {
     const n = this.#joinedLen + b.length;
+    if (n > this.#maxValue) {
+      const name = this.#joinType === Type.ERROR ? 'ERROR' : 'DONE';
+      throw new AnthError('TooLarge', at, `${name} value over ${this.#maxValue} bytes (maxValue)`, this.#joinType);
+    }
     if (n > this.#joined.length) {
-      const grown = new Uint8Array(Math.max(n, 2 * this.#joined.length));
+      // Doubling keeps the copies linear; the limit caps the array.
+      const grown = new Uint8Array(Math.min(Math.max(n, 2 * this.#joined.length), this.#maxValue));
       grown.set(this.#joined.subarray(0, this.#joinedLen));
       this.#joined = grown;
     }

@@ -10,6 +10,14 @@
  */
 export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
 /**
+ * DEFAULT_MAX_VALUE is the default bound on a DONE or ERROR value joined
+ * from continuation frames (SPEC.md §4): 1 MiB, sixteen full frames. A real
+ * value is an error message or a stop sequence of a few hundred bytes; a
+ * bound this far above them costs nothing and keeps a hostile stream from
+ * making one value of everything it sends.
+ */
+export const DEFAULT_MAX_VALUE: number;
+/**
  * @typedef {object} ReaderOptions
  * @property {boolean} [rawFrames] return every frame as it is on the wire,
  *   for tools that inspect streams rather than read a response: DONE and
@@ -18,6 +26,11 @@ export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
  *   (Go's WithRawFrames)
  * @property {(f: Frame) => void} [onSkip] called with each frame of an
  *   unknown ignorable type before it is skipped, so a proxy can forward it
+ * @property {number} [maxValue] the most bytes of a DONE or ERROR payload
+ *   joined from continuation frames (SPEC.md §4), its reason or code
+ *   included; a value over it is an AnthError of kind 'TooLarge' at the
+ *   offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
+ *   0 or absent takes the default (Go's frame.Reader limit of the same name)
  */
 /**
  * FrameReader reads the frames of an ANTH response from bytes pushed to it
@@ -40,6 +53,13 @@ export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
  * Payloads are views of the bytes given to feed (or of the reader's own
  * copy, for a frame that spans pieces), which the reader never writes to
  * again: they stay valid as long as the caller does not modify what it fed.
+ *
+ * Memory: the reader holds at most one frame's bytes (65,538) beyond the
+ * piece being fed, and, while it joins a DONE or ERROR value, that value:
+ * at most maxValue bytes (it never allocates past the limit), so a joined
+ * value costs at most 1 byte held per byte received, and the limit bounds
+ * it absolutely. Every frame it returns is a view of bytes it was given or
+ * of that one copy: bytes out never exceed bytes in.
  */
 export class FrameReader {
     /** @param {ReaderOptions} [options] */
@@ -76,5 +96,13 @@ export type ReaderOptions = {
      * unknown ignorable type before it is skipped, so a proxy can forward it
      */
     onSkip?: ((f: Frame) => void) | undefined;
+    /**
+     * the most bytes of a DONE or ERROR payload
+     * joined from continuation frames (SPEC.md §4), its reason or code
+     * included; a value over it is an AnthError of kind 'TooLarge' at the
+     * offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
+     * 0 or absent takes the default (Go's frame.Reader limit of the same name)
+     */
+    maxValue?: number | undefined;
 };
 import { Frame } from './frame.js';
