@@ -2,7 +2,7 @@
 // (SPEC.md), for JavaScript: frames, requests, text reassembly, ANTH to SSE
 // conversion, and adapters for the official Anthropic TypeScript SDK.
 
-export { AnthError } from './errors.js';
+export { AnthError, StatusError } from './errors.js';
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from './type.js';
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parseFrame, parseMagic } from './frame.js';
 export {

@@ -2,7 +2,7 @@
 // ReadableStream. It follows Go's frame.Reader step by step, so that every
 // error has the kind and offset Go gives.
 
-import { AnthError } from './errors.js';
+import { AnthError, StatusError } from './errors.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
 
@@ -435,21 +435,90 @@ export class FrameReader {
 }
 
 /**
- * readFrames reads an ANTH response from a stream of bytes (a fetch
- * Response's body, or any async iterable of Uint8Array) and yields its
- * frames, holding it to the response grammar as FrameReader does: a stream
- * cut before its DONE or ERROR throws an AnthError of kind 'Truncated'.
- * Leaving the loop early cancels the stream.
- * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * readFrames reads an ANTH response and yields its frames, holding it to
+ * the response grammar as FrameReader does: a stream cut before its DONE or
+ * ERROR throws an AnthError of kind 'Truncated'. Leaving the loop early
+ * cancels the stream.
+ *
+ * Given a fetch Response, it first checks what the server answered, as
+ * Go's sse.NewFrameReader does: a status that is not 2xx throws a
+ * StatusError with the status, the API's error type and message (from at
+ * most 64 KiB of its JSON body) and the request-id; a success whose
+ * Content-Type is not application/x-anthropic-binary throws a StatusError
+ * that names the Content-Type, where reading it would say "bad magic".
+ * Given a stream of bytes (a Response's body, or any async iterable of
+ * Uint8Array), it reads it as ANTH.
+ * @param {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
 export async function* readFrames(source, options) {
+  if (isResponse(source)) source = await checkedBody(source);
   const r = new FrameReader(options);
   for await (const chunk of chunks(source)) {
     for (const f of r.feed(chunk)) yield f;
   }
   r.end();
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is Response}
+ */
+function isResponse(v) {
+  return typeof v === 'object' && v !== null && 'status' in v && 'headers' in v && 'body' in v;
+}
+
+/** The most of a failed response's body read for its error. */
+const MAX_ERROR_BODY = 64 << 10;
+
+/**
+ * checkedBody returns the body of a 2xx ANTH response, and throws a
+ * StatusError for anything else.
+ * @param {Response} res
+ * @returns {Promise<ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>>}
+ */
+async function checkedBody(res) {
+  const requestId = res.headers.get('request-id') ?? res.headers.get('x-request-id') ?? '';
+  if (res.status < 200 || res.status > 299) {
+    const body = res.body ? await prefix(res.body, MAX_ERROR_BODY) : new Uint8Array(0);
+    /** @type {any} */
+    let api;
+    try {
+      api = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      api = undefined;
+    }
+    const e = api?.type === 'error' && typeof api.error === 'object' && api.error !== null ? api.error : {};
+    throw new StatusError(res.status, {
+      type: typeof e.type === 'string' ? e.type : '',
+      message: typeof e.message === 'string' ? e.message : '',
+      requestId,
+    });
+  }
+  const ct = res.headers.get('content-type') ?? '';
+  if (ct.split(';')[0].trim().toLowerCase() !== 'application/x-anthropic-binary' || !res.body) {
+    await res.body?.cancel().catch(() => {});
+    throw new StatusError(res.status, { contentType: ct, requestId });
+  }
+  return res.body;
+}
+
+/**
+ * prefix reads at most n bytes of a stream, then cancels it.
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {number} n
+ */
+async function prefix(body, n) {
+  const out = new Uint8Array(n);
+  let have = 0;
+  for await (const c of chunks(body)) {
+    const k = Math.min(c.length, n - have);
+    out.set(c.subarray(0, k), have);
+    have += k;
+    if (have === n) break;
+  }
+  return out.subarray(0, have);
 }
 
 /**

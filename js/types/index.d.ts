@@ -1,6 +1,6 @@
-export { AnthError } from "./errors.js";
 export { TextReassembler } from "./text.js";
 export { EVENT_DICTIONARY } from "./dictionary.js";
+export { AnthError, StatusError } from "./errors.js";
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from "./type.js";
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parseFrame, parseMagic } from "./frame.js";
 export { encodeMagic, encodeToken, encodeUsage, encodeCacheUsage, encodeError, encodeDone, encodeText, encodeDelta, encodeBlock, encodePad, encodeEvent, encodeFrame } from "./encode.js";

@@ -1,14 +1,22 @@
 /**
- * readFrames reads an ANTH response from a stream of bytes (a fetch
- * Response's body, or any async iterable of Uint8Array) and yields its
- * frames, holding it to the response grammar as FrameReader does: a stream
- * cut before its DONE or ERROR throws an AnthError of kind 'Truncated'.
- * Leaving the loop early cancels the stream.
- * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * readFrames reads an ANTH response and yields its frames, holding it to
+ * the response grammar as FrameReader does: a stream cut before its DONE or
+ * ERROR throws an AnthError of kind 'Truncated'. Leaving the loop early
+ * cancels the stream.
+ *
+ * Given a fetch Response, it first checks what the server answered, as
+ * Go's sse.NewFrameReader does: a status that is not 2xx throws a
+ * StatusError with the status, the API's error type and message (from at
+ * most 64 KiB of its JSON body) and the request-id; a success whose
+ * Content-Type is not application/x-anthropic-binary throws a StatusError
+ * that names the Content-Type, where reading it would say "bad magic".
+ * Given a stream of bytes (a Response's body, or any async iterable of
+ * Uint8Array), it reads it as ANTH.
+ * @param {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
-export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
+export function readFrames(source: Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
 /**
  * DEFAULT_MAX_VALUE is the default bound on a DONE or ERROR value joined
  * from continuation frames (SPEC.md §4): 1 MiB, sixteen full frames. A real
