@@ -11,7 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { dictionaryFromGo, dictionaryModule, goSource, jsFile } from './dictionary.js';
+import {
+  dictionaryFromGo,
+  dictionaryModule,
+  goSource,
+  jsFile,
+  requestDictionaryFromGo,
+  requestDictionaryModule,
+  requestGoSource,
+  requestJsFile,
+} from './dictionary.js';
 
 const pkg = fileURLToPath(new URL('..', import.meta.url));
 const problems = [];
@@ -23,6 +32,9 @@ for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']
 
 if (readFileSync(jsFile, 'utf8') !== dictionaryModule(dictionaryFromGo(readFileSync(goSource, 'utf8')))) {
   problems.push('src/dictionary.js differs from sse/dictionary.go: run npm run generate');
+}
+if (readFileSync(requestJsFile, 'utf8') !== requestDictionaryModule(requestDictionaryFromGo(readFileSync(requestGoSource, 'utf8')))) {
+  problems.push('src/requestdict.js differs from sse/requestdict.go: run npm run generate');
 }
 
 const out = mkdtempSync(join(tmpdir(), 'anth-types-'));

@@ -1,3 +1,4 @@
+import { errorTypeName } from './names.js';
 import { typeName } from './type.js';
 
 // The kinds of failure of SPEC.md §6, with the words package frame uses for
@@ -60,4 +61,74 @@ function message(kind, offset, detail, type) {
   s += kindWords[kind];
   if (detail) s += ': ' + detail;
   return s;
+}
+
+/** Reason phrases of the statuses the Messages API answers with. */
+/** @type {Record<number, string>} */
+const statusText = {
+  200: 'OK',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+  529: 'Overloaded',
+};
+
+/**
+ * StatusError is a response that failed before or instead of being an ANTH
+ * stream: the JavaScript form of Go's *sse.StatusError. `status` is the
+ * HTTP status, or an ERROR frame's code (an HTTP status too, SPEC.md §3.3);
+ * `type` and `apiMessage` are the API's error type and message when the body
+ * was its JSON error ({"type":"error","error":{"type":…,"message":…}}) or
+ * the frame said them, else ''; `requestId` is the response's request-id
+ * header, if any; `contentType` is set when a success carried something
+ * other than ANTH (readFrames says what it was instead of "bad magic").
+ */
+export class StatusError extends Error {
+  /**
+   * @param {number} status
+   * @param {{type?: string, message?: string, requestId?: string, contentType?: string, cause?: unknown}} [fields]
+   */
+  constructor(status, fields = {}) {
+    const { type = '', message = '', requestId = '', contentType } = fields;
+    let s = `anth: HTTP ${status}`;
+    if (statusText[status]) s += ' ' + statusText[status];
+    if (contentType !== undefined) s += `: Content-Type ${JSON.stringify(contentType)}, want application/x-anthropic-binary`;
+    if (type) s += ': ' + type;
+    if (message) s += ': ' + message;
+    if (requestId) s += ` (request-id ${requestId})`;
+    super(s, fields.cause === undefined ? undefined : { cause: fields.cause });
+    this.name = 'StatusError';
+    /** @type {number} */
+    this.status = status;
+    /** @type {string} */
+    this.type = type;
+    /** The API's error message, '' when it gave none (`message` is this error's whole text). @type {string} */
+    this.apiMessage = message;
+    /** @type {string} */
+    this.requestId = requestId;
+    /** @type {string | undefined} */
+    this.contentType = contentType;
+  }
+
+  /**
+   * fromFrame is the error an ERROR frame reports (SPEC.md §3.3): its code
+   * as the status, the API's error type for it, and its message (ill-formed
+   * UTF-8 replaced). A response that ends with ERROR failed, though its
+   * stream is whole.
+   * @param {import('./frame.js').Frame} f an ERROR frame
+   */
+  static fromFrame(f) {
+    const { code, message } = f.errorMessage();
+    return new StatusError(code, { type: errorTypeName(code), message: new TextDecoder().decode(message) });
+  }
 }

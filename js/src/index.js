@@ -2,7 +2,7 @@
 // (SPEC.md), for JavaScript: frames, requests, text reassembly, ANTH to SSE
 // conversion, and adapters for the official Anthropic TypeScript SDK.
 
-export { AnthError } from './errors.js';
+export { AnthError, StatusError } from './errors.js';
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from './type.js';
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parseFrame, parseMagic } from './frame.js';
 export {
@@ -19,7 +19,7 @@ export {
   encodeEvent,
   encodeFrame,
 } from './encode.js';
-export { FrameReader, readFrames } from './reader.js';
+export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from './reader.js';
 export { Role, encodeRequest, parseRequest } from './request.js';
 export { TextReassembler } from './text.js';
 export { EventReader, inflate, DEFAULT_MAX_EVENT } from './events.js';

@@ -2,7 +2,7 @@
 // ReadableStream. It follows Go's frame.Reader step by step, so that every
 // error has the kind and offset Go gives.
 
-import { AnthError } from './errors.js';
+import { AnthError, StatusError } from './errors.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
 
@@ -10,6 +10,15 @@ import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './
 const NEED_MORE = Symbol('need more');
 /** The end of the input on a frame boundary; never escapes. */
 const EOF = Symbol('end of input');
+
+/**
+ * DEFAULT_MAX_VALUE is the default bound on a DONE or ERROR value joined
+ * from continuation frames (SPEC.md §4): 1 MiB, sixteen full frames. A real
+ * value is an error message or a stop sequence of a few hundred bytes; a
+ * bound this far above them costs nothing and keeps a hostile stream from
+ * making one value of everything it sends.
+ */
+export const DEFAULT_MAX_VALUE = 1 << 20;
 
 /**
  * @typedef {object} ReaderOptions
@@ -20,6 +29,11 @@ const EOF = Symbol('end of input');
  *   (Go's WithRawFrames)
  * @property {(f: Frame) => void} [onSkip] called with each frame of an
  *   unknown ignorable type before it is skipped, so a proxy can forward it
+ * @property {number} [maxValue] the most bytes of a DONE or ERROR payload
+ *   joined from continuation frames (SPEC.md §4), its reason or code
+ *   included; a value over it is an AnthError of kind 'TooLarge' at the
+ *   offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
+ *   0 or absent takes the default (Go's frame.Reader limit of the same name)
  */
 
 /**
@@ -43,15 +57,24 @@ const EOF = Symbol('end of input');
  * Payloads are views of the bytes given to feed (or of the reader's own
  * copy, for a frame that spans pieces), which the reader never writes to
  * again: they stay valid as long as the caller does not modify what it fed.
+ *
+ * Memory: the reader holds at most one frame's bytes (65,538) beyond the
+ * piece being fed, and, while it joins a DONE or ERROR value, that value:
+ * at most maxValue bytes (it never allocates past the limit), so a joined
+ * value costs at most 1 byte held per byte received, and the limit bounds
+ * it absolutely. Every frame it returns is a view of bytes it was given or
+ * of that one copy: bytes out never exceed bytes in.
  */
 export class FrameReader {
   /** @param {ReaderOptions} [options] */
   constructor(options = {}) {
     this.#raw = options.rawFrames === true;
     this.#onSkip = options.onSkip;
+    this.#maxValue = options.maxValue && options.maxValue > 0 ? options.maxValue : DEFAULT_MAX_VALUE;
   }
 
   #raw;
+  #maxValue;
   /** @type {((f: Frame) => void) | undefined} */
   #onSkip;
 
@@ -202,7 +225,7 @@ export class FrameReader {
           this.#joining = true;
           this.#joinType = f.type;
           this.#joinedLen = 0;
-          this.#append(f.payload);
+          this.#append(f.payload, this.#off - f.size);
           continue;
         }
       }
@@ -231,7 +254,7 @@ export class FrameReader {
       if (f.type !== this.#joinType || p.length < key || p[0] !== this.#joined[0] || (key === 2 && p[1] !== this.#joined[1])) {
         throw new AnthError('Malformed', this.#off - f.size, `frame where the value of a full ${name} frame continues`, f.type);
       }
-      this.#append(p.subarray(key));
+      this.#append(p.subarray(key), this.#off - f.size);
       if (p.length < MAX_PAYLOAD) {
         this.#joining = false;
         const joined = this.#joined.subarray(0, this.#joinedLen);
@@ -241,11 +264,21 @@ export class FrameReader {
     }
   }
 
-  /** @param {Uint8Array} b */
-  #append(b) {
+  /**
+   * append adds b to the value being joined, refusing it past maxValue
+   * before anything is copied or allocated.
+   * @param {Uint8Array} b
+   * @param {number} at the stream offset of the frame b is from
+   */
+  #append(b, at) {
     const n = this.#joinedLen + b.length;
+    if (n > this.#maxValue) {
+      const name = this.#joinType === Type.ERROR ? 'ERROR' : 'DONE';
+      throw new AnthError('TooLarge', at, `${name} value over ${this.#maxValue} bytes (maxValue)`, this.#joinType);
+    }
     if (n > this.#joined.length) {
-      const grown = new Uint8Array(Math.max(n, 2 * this.#joined.length));
+      // Doubling keeps the copies linear; the limit caps the array.
+      const grown = new Uint8Array(Math.min(Math.max(n, 2 * this.#joined.length), this.#maxValue));
       grown.set(this.#joined.subarray(0, this.#joinedLen));
       this.#joined = grown;
     }
@@ -402,21 +435,90 @@ export class FrameReader {
 }
 
 /**
- * readFrames reads an ANTH response from a stream of bytes (a fetch
- * Response's body, or any async iterable of Uint8Array) and yields its
- * frames, holding it to the response grammar as FrameReader does: a stream
- * cut before its DONE or ERROR throws an AnthError of kind 'Truncated'.
- * Leaving the loop early cancels the stream.
- * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * readFrames reads an ANTH response and yields its frames, holding it to
+ * the response grammar as FrameReader does: a stream cut before its DONE or
+ * ERROR throws an AnthError of kind 'Truncated'. Leaving the loop early
+ * cancels the stream.
+ *
+ * Given a fetch Response, it first checks what the server answered, as
+ * Go's sse.NewFrameReader does: a status that is not 2xx throws a
+ * StatusError with the status, the API's error type and message (from at
+ * most 64 KiB of its JSON body) and the request-id; a success whose
+ * Content-Type is not application/x-anthropic-binary throws a StatusError
+ * that names the Content-Type, where reading it would say "bad magic".
+ * Given a stream of bytes (a Response's body, or any async iterable of
+ * Uint8Array), it reads it as ANTH.
+ * @param {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
 export async function* readFrames(source, options) {
+  if (isResponse(source)) source = await checkedBody(source);
   const r = new FrameReader(options);
   for await (const chunk of chunks(source)) {
     for (const f of r.feed(chunk)) yield f;
   }
   r.end();
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is Response}
+ */
+function isResponse(v) {
+  return typeof v === 'object' && v !== null && 'status' in v && 'headers' in v && 'body' in v;
+}
+
+/** The most of a failed response's body read for its error. */
+const MAX_ERROR_BODY = 64 << 10;
+
+/**
+ * checkedBody returns the body of a 2xx ANTH response, and throws a
+ * StatusError for anything else.
+ * @param {Response} res
+ * @returns {Promise<ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>>}
+ */
+async function checkedBody(res) {
+  const requestId = res.headers.get('request-id') ?? res.headers.get('x-request-id') ?? '';
+  if (res.status < 200 || res.status > 299) {
+    const body = res.body ? await prefix(res.body, MAX_ERROR_BODY) : new Uint8Array(0);
+    /** @type {any} */
+    let api;
+    try {
+      api = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      api = undefined;
+    }
+    const e = api?.type === 'error' && typeof api.error === 'object' && api.error !== null ? api.error : {};
+    throw new StatusError(res.status, {
+      type: typeof e.type === 'string' ? e.type : '',
+      message: typeof e.message === 'string' ? e.message : '',
+      requestId,
+    });
+  }
+  const ct = res.headers.get('content-type') ?? '';
+  if (ct.split(';')[0].trim().toLowerCase() !== 'application/x-anthropic-binary' || !res.body) {
+    await res.body?.cancel().catch(() => {});
+    throw new StatusError(res.status, { contentType: ct, requestId });
+  }
+  return res.body;
+}
+
+/**
+ * prefix reads at most n bytes of a stream, then cancels it.
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {number} n
+ */
+async function prefix(body, n) {
+  const out = new Uint8Array(n);
+  let have = 0;
+  for await (const c of chunks(body)) {
+    const k = Math.min(c.length, n - have);
+    out.set(c.subarray(0, k), have);
+    have += k;
+    if (have === n) break;
+  }
+  return out.subarray(0, have);
 }
 
 /**

@@ -10,21 +10,39 @@ const decoderOptions = { fatal: false, ignoreBOM: true };
 const streaming = { stream: true };
 
 /**
- * TextReassembler turns the bytes of TEXT frames and of DELTA frames of kinds
- * 1–3 (tool input JSON, thinking, signature) into whole characters, one
- * streaming TextDecoder per block and kind: kind 0 is a TEXT frame's text.
- * Ill-formed bytes become U+FFFD, one per maximal subpart; a character cut
- * off by its block's end becomes one U+FFFD when the block ends.
+ * @typedef {object} TextOptions which DELTA kinds add returns besides the
+ *   text of text blocks (none by default, as `anth decode --to text`)
+ * @property {boolean} [toolInput] tool_use input JSON (DELTA kind 1)
+ * @property {boolean} [thinking] thinking text (DELTA kind 2)
+ * @property {boolean} [signature] thinking signatures (DELTA kind 3)
+ */
+
+/**
+ * TextReassembler turns the bytes of TEXT frames, and of the DELTA frames
+ * of kinds 1–3 (tool input JSON, thinking, signature) it is asked for, into
+ * whole characters, one streaming TextDecoder per block and kind: kind 0 is
+ * a TEXT frame's text. By default add gives the text of text blocks only,
+ * what `anth decode --to text` prints. Ill-formed bytes become U+FFFD, one
+ * per maximal subpart; a character cut off by its block's end becomes one
+ * U+FFFD when the block ends.
  */
 export class TextReassembler {
   /** @type {Map<number, Kinds>} */
   #blocks = new Map();
+  /** Whether add returns each kind, by kind. */
+  #want = [true, false, false, false];
+
+  /** @param {TextOptions} [options] */
+  constructor(options = {}) {
+    this.#want = [true, options.toolInput === true, options.thinking === true, options.signature === true];
+  }
 
   /**
    * add returns the text a frame completes: for a TEXT frame, or a DELTA
-   * frame of kind 1–3, the whole characters its bytes complete ('' when they
-   * are all held back); for a BLOCK frame that stops a block, what that
-   * block still held (see end); for any other frame, null.
+   * frame of a kind asked for, the whole characters its bytes complete (''
+   * when they are all held back); for a BLOCK frame that stops a block, what
+   * that block still held of the kinds asked for (see end); for a DONE, what
+   * every block still held; for any other frame, null.
    * @param {import('./frame.js').Frame} f
    * @returns {string | null}
    */
@@ -34,11 +52,24 @@ export class TextReassembler {
       case Type.TEXT:
         return this.#decode((p[0] << 8) | p[1], 0, p, 2);
       case Type.DELTA:
-        return p[2] <= 3 ? this.#decode((p[0] << 8) | p[1], p[2], p, 3) : null;
+        return p[2] <= 3 && this.#want[p[2]] ? this.#decode((p[0] << 8) | p[1], p[2], p, 3) : null;
       case Type.BLOCK:
-        return p[2] === 0 ? this.end((p[0] << 8) | p[1]).join('') : null;
+        return p[2] === 0 ? this.#wanted(this.end((p[0] << 8) | p[1])) : null;
+      case Type.DONE: {
+        // The end of the response ends every block still open, in block order.
+        let s = '';
+        for (const block of [...this.#blocks.keys()].sort((a, b) => a - b)) s += this.#wanted(this.end(block));
+        return s;
+      }
     }
     return null;
+  }
+
+  /** @param {string[]} held by kind */
+  #wanted(held) {
+    let s = '';
+    for (let i = 0; i < 4; i++) if (this.#want[i]) s += held[i];
+    return s;
   }
 
   /**

@@ -3,10 +3,12 @@
 // payloads that stay valid, and readFrames over streams.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import test from 'node:test';
 
 import {
   AnthError,
+  DEFAULT_MAX_VALUE,
   FrameReader,
   MAX_PAYLOAD,
   StopReason,
@@ -158,4 +160,116 @@ test('readFrames reads a ReadableStream and an async iterable, and cancels the s
     })(),
     (e) => e.kind === 'Truncated' && e.offset === 12,
   );
+});
+
+/**
+ * fullErrors is the worst input for joining: the magic, then n ERROR frames
+ * of code 500, every one full, so each continues the value (SPEC.md §4).
+ * @param {number} n
+ */
+function fullErrors(n) {
+  const frame = 3 + MAX_PAYLOAD;
+  const b = new Uint8Array(4 + n * frame).fill(0x41);
+  b.set(encodeMagic());
+  for (let i = 0; i < n; i++) b.set([Type.ERROR, 0xff, 0xff, 500 >> 8, 500 & 0xff], 4 + i * frame);
+  return b;
+}
+
+test('a joined DONE or ERROR value over maxValue is TooLarge at the frame that crossed it', () => {
+  const frame = 3 + MAX_PAYLOAD;
+  for (const [maxValue, limit] of [
+    [undefined, DEFAULT_MAX_VALUE],
+    [0, DEFAULT_MAX_VALUE],
+    [100_000, 100_000],
+    [10, 10],
+  ]) {
+    // The first frame brings 65,535 bytes, each next one 65,533 (the code is not repeated).
+    const crossing = limit < MAX_PAYLOAD ? 0 : 1 + Math.floor((limit - MAX_PAYLOAD) / (MAX_PAYLOAD - 2));
+    const stream = fullErrors(crossing + 3);
+    for (const pieces of [[stream], chunk(stream, 40_000)]) {
+      const r = new FrameReader(maxValue === undefined ? {} : { maxValue });
+      let err;
+      try {
+        for (const p of pieces) r.feed(p);
+        r.end();
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err instanceof AnthError, `maxValue ${maxValue}: ${err}`);
+      assert.equal(err.kind, 'TooLarge');
+      assert.equal(err.type, Type.ERROR);
+      assert.equal(err.offset, 4 + crossing * frame, `maxValue ${maxValue}`);
+      assert.throws(() => r.end(), (e) => e === err); // sticky
+    }
+  }
+  // A value of exactly maxValue bytes is read.
+  const msg = new Uint8Array(150_000 - 2).fill(0x62);
+  const frames = readAll([concat([encodeMagic(), encodeError(529, msg)])], { maxValue: 150_000 });
+  assert.equal(frames[0].payload.length, 150_000);
+  assert.throws(
+    () => readAll([concat([encodeMagic(), encodeError(529, msg)])], { maxValue: 150_000 - 1 }),
+    (e) => e instanceof AnthError && e.kind === 'TooLarge' && e.offset === 4 + 2 * frame,
+  );
+  // DONE too.
+  assert.throws(
+    () => readAll([concat([encodeMagic(), encodeDone(StopReason.STOP_SEQUENCE, new Uint8Array(70_000))])], { maxValue: 65_535 }),
+    (e) => e instanceof AnthError && e.kind === 'TooLarge' && e.type === Type.DONE && e.offset === 4 + frame,
+  );
+});
+
+/**
+ * heldWhileJoining runs, in a fresh Node with a synchronous collector (so
+ * that the ArrayBuffer bytes it reports after gc() are those alive), a
+ * FrameReader over 16 MiB of full ERROR frames fed as 64 KiB views, every
+ * frame spanning two pieces: the most ArrayBuffer bytes alive after a
+ * collection following each piece (held), or without collections (an upper
+ * bound on what was allocated), and where it failed.
+ * @param {number} maxValue
+ * @param {boolean} collect
+ * @returns {{peak: number, fed: number, kind: string, offset: number}}
+ */
+function heldWhileJoining(maxValue, collect) {
+  const code = `
+    import { FrameReader, MAX_PAYLOAD, Type, encodeMagic } from ${JSON.stringify(new URL('../src/index.js', import.meta.url).href)};
+    const frame = 3 + MAX_PAYLOAD;
+    const b = new Uint8Array(4 + 256 * frame).fill(0x41);
+    b.set(encodeMagic());
+    for (let i = 0; i < 256; i++) b.set([Type.ERROR, 0xff, 0xff, 1, 0xf4], 4 + i * frame);
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    const r = new FrameReader({ maxValue: ${maxValue} });
+    let peak = 0, fed = 0, kind = '', offset = -1;
+    try {
+      for (; fed < b.length; fed += 1 << 16) {
+        r.feed(b.subarray(fed, fed + (1 << 16)));
+        if (${collect}) gc();
+        peak = Math.max(peak, process.memoryUsage().arrayBuffers - before);
+      }
+      r.end();
+    } catch (e) {
+      kind = e.kind;
+      offset = e.offset;
+    }
+    console.log(JSON.stringify({ peak, fed, kind, offset }));`;
+  const out = execFileSync(process.execPath, ['--expose-gc', '--single-threaded-gc', '--input-type=module', '-e', code], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+test('joining holds at most maxValue bytes, whatever the stream sends', () => {
+  const frame = 3 + MAX_PAYLOAD;
+  for (const maxValue of [DEFAULT_MAX_VALUE, 4 * DEFAULT_MAX_VALUE]) {
+    for (const collect of [true, false]) {
+      const { peak, fed, kind, offset } = heldWhileJoining(maxValue, collect);
+      assert.equal(kind, 'TooLarge', `maxValue ${maxValue}: ${fed} bytes fed, ${peak} bytes at the peak`);
+      assert.ok(offset <= maxValue + 2 * frame, `error at ${offset}`);
+      if (collect) {
+        // The value, and one frame spanning pieces.
+        assert.ok(peak <= maxValue + frame, `held ${peak} bytes for a limit of ${maxValue}`);
+      } else {
+        // Each frame copied once, and the value's doublings.
+        assert.ok(peak <= fed + 2 * maxValue, `allocated ${peak} bytes for ${fed} fed and a limit of ${maxValue}`);
+      }
+      console.log(`maxValue ${maxValue}: ${fed} bytes fed, ${peak} bytes ${collect ? 'held' : 'allocated'} at most, TooLarge at ${offset}`);
+    }
+  }
 });

@@ -32,15 +32,45 @@ test('blocks and kinds are reassembled apart', () => {
   assert.deepEqual(t.end(0), ['', '', '', '']);
 });
 
-test('BLOCK stop gives what the block held; other frames give null', () => {
-  const t = new TextReassembler();
+test('BLOCK stop gives what the block held of the kinds asked for; DONE what all held; other frames give null', () => {
   const [a, b, c, d] = new FrameReader({ rawFrames: true }).feed(
     concat([encodeMagic(), encodeDelta(2, DeltaKind.THINKING, new Uint8Array([0xf0, 0x9f])), encodeBlock(2, BlockOp.STOP), encodeDone(1), encodeDelta(2, DeltaKind.CITATION, '{}')]),
   );
+  const t = new TextReassembler({ thinking: true });
   assert.equal(t.add(a), '');
   assert.equal(t.add(b), '\uFFFD');
-  assert.equal(t.add(c), null);
+  assert.equal(t.add(c), '');
   assert.equal(t.add(d), null);
+  // By default thinking is not text.
+  const plain = new TextReassembler();
+  assert.equal(plain.add(a), null);
+  assert.equal(plain.add(b), '');
+  // DONE ends the blocks still open, in block order.
+  const [x, y, done] = new FrameReader({ rawFrames: true }).feed(
+    concat([encodeMagic(), encodeText(3, new Uint8Array([0xc3])), encodeText(1, new Uint8Array([0xe4, 0xbd])), encodeDone(1)]),
+  );
+  assert.equal(plain.add(x), '');
+  assert.equal(plain.add(y), '');
+  assert.equal(plain.add(done), '\uFFFD\uFFFD');
+});
+
+test('by default only TEXT frames are text: no thinking, signature or tool input JSON', () => {
+  const frames = new FrameReader({ rawFrames: true }).feed(
+    concat([
+      encodeMagic(),
+      encodeDelta(0, DeltaKind.THINKING, 'hmm'),
+      encodeDelta(0, DeltaKind.SIGNATURE, 'c2ln'),
+      encodeText(1, 'Hi'),
+      encodeDelta(2, DeltaKind.INPUT_JSON, '{"a":1}'),
+    ]),
+  );
+  const run = (/** @type {import('../src/text.js').TextOptions | undefined} */ o) => {
+    const t = new TextReassembler(o);
+    return frames.map((f) => t.add(f) ?? '').join('');
+  };
+  assert.equal(run(undefined), 'Hi');
+  assert.equal(run({ thinking: true }), 'hmmHi');
+  assert.equal(run({ thinking: true, signature: true, toolInput: true }), 'hmmc2lnHi{"a":1}');
 });
 
 test('any split gives the text of the whole, as TextDecoder on the whole does (random splits, ill-formed bytes included)', () => {

@@ -26,4 +26,45 @@ export class AnthError extends Error {
     /** @type {number | undefined} */
     type: number | undefined;
 }
+/**
+ * StatusError is a response that failed before or instead of being an ANTH
+ * stream: the JavaScript form of Go's *sse.StatusError. `status` is the
+ * HTTP status, or an ERROR frame's code (an HTTP status too, SPEC.md §3.3);
+ * `type` and `apiMessage` are the API's error type and message when the body
+ * was its JSON error ({"type":"error","error":{"type":…,"message":…}}) or
+ * the frame said them, else ''; `requestId` is the response's request-id
+ * header, if any; `contentType` is set when a success carried something
+ * other than ANTH (readFrames says what it was instead of "bad magic").
+ */
+export class StatusError extends Error {
+    /**
+     * fromFrame is the error an ERROR frame reports (SPEC.md §3.3): its code
+     * as the status, the API's error type for it, and its message (ill-formed
+     * UTF-8 replaced). A response that ends with ERROR failed, though its
+     * stream is whole.
+     * @param {import('./frame.js').Frame} f an ERROR frame
+     */
+    static fromFrame(f: import("./frame.js").Frame): StatusError;
+    /**
+     * @param {number} status
+     * @param {{type?: string, message?: string, requestId?: string, contentType?: string, cause?: unknown}} [fields]
+     */
+    constructor(status: number, fields?: {
+        type?: string;
+        message?: string;
+        requestId?: string;
+        contentType?: string;
+        cause?: unknown;
+    });
+    /** @type {number} */
+    status: number;
+    /** @type {string} */
+    type: string;
+    /** The API's error message, '' when it gave none (`message` is this error's whole text). @type {string} */
+    apiMessage: string;
+    /** @type {string} */
+    requestId: string;
+    /** @type {string | undefined} */
+    contentType: string | undefined;
+}
 export type ErrorKind = "BadMagic" | "Truncated" | "UnknownType" | "Malformed" | "TooLarge" | "WrongType";

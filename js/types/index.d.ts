@@ -1,10 +1,10 @@
-export { AnthError } from "./errors.js";
 export { TextReassembler } from "./text.js";
 export { EVENT_DICTIONARY } from "./dictionary.js";
+export { AnthError, StatusError } from "./errors.js";
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from "./type.js";
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parseFrame, parseMagic } from "./frame.js";
 export { encodeMagic, encodeToken, encodeUsage, encodeCacheUsage, encodeError, encodeDone, encodeText, encodeDelta, encodeBlock, encodePad, encodeEvent, encodeFrame } from "./encode.js";
-export { FrameReader, readFrames } from "./reader.js";
+export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from "./reader.js";
 export { Role, encodeRequest, parseRequest } from "./request.js";
 export { EventReader, inflate, DEFAULT_MAX_EVENT } from "./events.js";
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from "./sse.js";

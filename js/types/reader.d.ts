@@ -1,14 +1,30 @@
 /**
- * readFrames reads an ANTH response from a stream of bytes (a fetch
- * Response's body, or any async iterable of Uint8Array) and yields its
- * frames, holding it to the response grammar as FrameReader does: a stream
- * cut before its DONE or ERROR throws an AnthError of kind 'Truncated'.
- * Leaving the loop early cancels the stream.
- * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * readFrames reads an ANTH response and yields its frames, holding it to
+ * the response grammar as FrameReader does: a stream cut before its DONE or
+ * ERROR throws an AnthError of kind 'Truncated'. Leaving the loop early
+ * cancels the stream.
+ *
+ * Given a fetch Response, it first checks what the server answered, as
+ * Go's sse.NewFrameReader does: a status that is not 2xx throws a
+ * StatusError with the status, the API's error type and message (from at
+ * most 64 KiB of its JSON body) and the request-id; a success whose
+ * Content-Type is not application/x-anthropic-binary throws a StatusError
+ * that names the Content-Type, where reading it would say "bad magic".
+ * Given a stream of bytes (a Response's body, or any async iterable of
+ * Uint8Array), it reads it as ANTH.
+ * @param {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
-export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
+export function readFrames(source: Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
+/**
+ * DEFAULT_MAX_VALUE is the default bound on a DONE or ERROR value joined
+ * from continuation frames (SPEC.md §4): 1 MiB, sixteen full frames. A real
+ * value is an error message or a stop sequence of a few hundred bytes; a
+ * bound this far above them costs nothing and keeps a hostile stream from
+ * making one value of everything it sends.
+ */
+export const DEFAULT_MAX_VALUE: number;
 /**
  * @typedef {object} ReaderOptions
  * @property {boolean} [rawFrames] return every frame as it is on the wire,
@@ -18,6 +34,11 @@ export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
  *   (Go's WithRawFrames)
  * @property {(f: Frame) => void} [onSkip] called with each frame of an
  *   unknown ignorable type before it is skipped, so a proxy can forward it
+ * @property {number} [maxValue] the most bytes of a DONE or ERROR payload
+ *   joined from continuation frames (SPEC.md §4), its reason or code
+ *   included; a value over it is an AnthError of kind 'TooLarge' at the
+ *   offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
+ *   0 or absent takes the default (Go's frame.Reader limit of the same name)
  */
 /**
  * FrameReader reads the frames of an ANTH response from bytes pushed to it
@@ -40,6 +61,13 @@ export function readFrames(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
  * Payloads are views of the bytes given to feed (or of the reader's own
  * copy, for a frame that spans pieces), which the reader never writes to
  * again: they stay valid as long as the caller does not modify what it fed.
+ *
+ * Memory: the reader holds at most one frame's bytes (65,538) beyond the
+ * piece being fed, and, while it joins a DONE or ERROR value, that value:
+ * at most maxValue bytes (it never allocates past the limit), so a joined
+ * value costs at most 1 byte held per byte received, and the limit bounds
+ * it absolutely. Every frame it returns is a view of bytes it was given or
+ * of that one copy: bytes out never exceed bytes in.
  */
 export class FrameReader {
     /** @param {ReaderOptions} [options] */
@@ -76,5 +104,13 @@ export type ReaderOptions = {
      * unknown ignorable type before it is skipped, so a proxy can forward it
      */
     onSkip?: ((f: Frame) => void) | undefined;
+    /**
+     * the most bytes of a DONE or ERROR payload
+     * joined from continuation frames (SPEC.md §4), its reason or code
+     * included; a value over it is an AnthError of kind 'TooLarge' at the
+     * offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
+     * 0 or absent takes the default (Go's frame.Reader limit of the same name)
+     */
+    maxValue?: number | undefined;
 };
 import { Frame } from './frame.js';

@@ -1,16 +1,28 @@
 /**
- * TextReassembler turns the bytes of TEXT frames and of DELTA frames of kinds
- * 1–3 (tool input JSON, thinking, signature) into whole characters, one
- * streaming TextDecoder per block and kind: kind 0 is a TEXT frame's text.
- * Ill-formed bytes become U+FFFD, one per maximal subpart; a character cut
- * off by its block's end becomes one U+FFFD when the block ends.
+ * @typedef {object} TextOptions which DELTA kinds add returns besides the
+ *   text of text blocks (none by default, as `anth decode --to text`)
+ * @property {boolean} [toolInput] tool_use input JSON (DELTA kind 1)
+ * @property {boolean} [thinking] thinking text (DELTA kind 2)
+ * @property {boolean} [signature] thinking signatures (DELTA kind 3)
+ */
+/**
+ * TextReassembler turns the bytes of TEXT frames, and of the DELTA frames
+ * of kinds 1–3 (tool input JSON, thinking, signature) it is asked for, into
+ * whole characters, one streaming TextDecoder per block and kind: kind 0 is
+ * a TEXT frame's text. By default add gives the text of text blocks only,
+ * what `anth decode --to text` prints. Ill-formed bytes become U+FFFD, one
+ * per maximal subpart; a character cut off by its block's end becomes one
+ * U+FFFD when the block ends.
  */
 export class TextReassembler {
+    /** @param {TextOptions} [options] */
+    constructor(options?: TextOptions);
     /**
      * add returns the text a frame completes: for a TEXT frame, or a DELTA
-     * frame of kind 1–3, the whole characters its bytes complete ('' when they
-     * are all held back); for a BLOCK frame that stops a block, what that
-     * block still held (see end); for any other frame, null.
+     * frame of a kind asked for, the whole characters its bytes complete (''
+     * when they are all held back); for a BLOCK frame that stops a block, what
+     * that block still held of the kinds asked for (see end); for a DONE, what
+     * every block still held; for any other frame, null.
      * @param {import('./frame.js').Frame} f
      * @returns {string | null}
      */
@@ -33,3 +45,21 @@ export class TextReassembler {
     end(block: number): string[];
     #private;
 }
+/**
+ * which DELTA kinds add returns besides the
+ *   text of text blocks (none by default, as `anth decode --to text`)
+ */
+export type TextOptions = {
+    /**
+     * tool_use input JSON (DELTA kind 1)
+     */
+    toolInput?: boolean | undefined;
+    /**
+     * thinking text (DELTA kind 2)
+     */
+    thinking?: boolean | undefined;
+    /**
+     * thinking signatures (DELTA kind 3)
+     */
+    signature?: boolean | undefined;
+};
