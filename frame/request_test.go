@@ -445,5 +445,15 @@ func TestRequestManyEmptyParts(t *testing.T) {
 		if got > 8*uint64(len(b))+8<<10 {
 			t.Errorf("%d empty parts: %d bytes allocated for %d bytes, want at most 8 per byte + 8 KiB", n, got, len(b))
 		}
+		// ReadRequest cannot see how many parts will come: its Messages
+		// grow as they arrive, the bound SECURITY.md and SPEC §12 state.
+		got = heapAllocs(func() { _, err = ReadRequest(bytes.NewReader(b)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d empty parts, %d bytes: ReadRequest %.2f bytes allocated per input byte", n, len(b), float64(got)/float64(len(b)))
+		if got > 35*uint64(len(b))+8<<10 {
+			t.Errorf("%d empty parts: ReadRequest allocated %d bytes for %d bytes, want at most 35 per byte + 8 KiB", n, got, len(b))
+		}
 	}
 }
