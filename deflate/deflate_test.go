@@ -438,12 +438,11 @@ func TestStoredBlockCut(t *testing.T) {
 }
 
 // TestRecordInsideBlock: a record that ends inside a block, without the
-// block's end, is read as the DEFLATE stream the coding defines, the
-// record then 00 00 FF FF, which compress/flate then reads with ReadByte:
-// the marker's zero bits end the block and begin a stored one, whose LEN
-// and NLEN the marker's last three bytes cannot complete. So the text
-// comes out, and the input then ends between records (io.EOF), or the next
-// record's bytes make LEN and NLEN disagree (ErrMalformed).
+// block's end and a sync flush, is malformed at its end (SPEC.md §11.2),
+// after the text it holds: the 00 00 FF FF put back after it are not
+// codes. Before, compress/flate read the marker's zero bits as the end of
+// the block and the start of a stored one, and the input read as "ab" and
+// io.EOF; at worst (TestRecordEndsOnSyncFlush) the marker was output.
 func TestRecordInsideBlock(t *testing.T) {
 	w := fixedflate.Writer{}
 	w.StartBlock(false)
@@ -451,19 +450,26 @@ func TestRecordInsideBlock(t *testing.T) {
 	w.Literal('b')
 	w.Align()
 	rec := append([]byte{byte(len(w.B))}, w.B...)
+	// A stored block whose LEN and NLEN the record does not finish, and
+	// one whose data would be the marker.
+	storedHead := []byte{3, 0, 0x00, 0x00}
+	storedData := []byte{5, 0, 0x04, 0x00, 0xFB, 0xFF}
 	for _, c := range []struct {
 		in   []byte
 		read string
-		kind error
 		off  int64
 	}{
-		{rec, "ab", nil, 0},
-		{append(rec, coded(t, "x")...), "ab", ErrMalformed, 6},
+		{rec, "ab", int64(len(rec))},
+		{append(rec, coded(t, "x")...), "ab", int64(len(rec))},
+		{storedHead, "", 4},
+		{storedData, "", 6},
 	} {
-		got, err := readEach(t, NewReader(bytes.NewReader(c.in), nil), 64)
-		var e *Error
-		if string(got) != c.read || c.kind == nil && err != io.EOF || c.kind != nil && (!errors.As(err, &e) || e.Err != c.kind || e.Offset != c.off) {
-			t.Errorf("% X: read %q, %v; want %q, %v at %d", c.in, got, err, c.read, c.kind, c.off)
+		for _, size := range []int{1, 64} {
+			got, err := readEach(t, NewReader(bytes.NewReader(c.in), nil), size)
+			var e *Error
+			if string(got) != c.read || !errors.As(err, &e) || e.Err != ErrMalformed || e.Offset != c.off {
+				t.Errorf("% X: read %q, %v; want %q, ErrMalformed at %d", c.in, got, err, c.read, c.off)
+			}
 		}
 	}
 }

@@ -26,10 +26,15 @@ var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
 // response was whole. Input that ends inside a record is ErrTruncated, a
 // record length of zero, over MaxRecord or not in its shortest form, and
 // bytes that are not DEFLATE, ErrMalformed, both as an *Error with the offset in the coded input.
-// Errors of the underlying reader are returned as they are. Memory is
-// fixed (DEFLATE's 32 KiB window and a 4 KiB buffer, which go back to a
-// pool for the next Reader once Read has returned its last error), and each
-// input byte gives at most 1,032 output bytes, DEFLATE's limit.
+// A record that does not end on a sync flush (§11.2) is ErrMalformed at
+// its end. Errors of the underlying reader are returned as they are.
+//
+// Bounds: memory is fixed, whatever the input (DEFLATE's 32 KiB window and
+// a 4 KiB buffer, which go back to a pool for the next Reader once Read
+// has returned its last error; no allocation per record); and each input
+// byte gives at most 1,032 output bytes, DEFLATE's limit (a 258-byte match
+// in 2 bits), since the four bytes put back after a record give none.
+// TestOutputBound reads the input closest to it: 1,031.7 a byte.
 type Reader struct {
 	in  feeder
 	fr  io.ReadCloser
@@ -131,6 +136,16 @@ func (z *Reader) fault(err error) error {
 
 // feeder gives compress/flate the DEFLATE stream: the bytes of each record
 // and then syncMarker.
+//
+// compress/flate reads codes and block headers with ReadByte, and a stored
+// block's LEN and NLEN and its data with Read, in that order, exactly as
+// long as they are. So the feeder follows the stored blocks in what it
+// gives by Read, and can tell what syncMarker is read as: SPEC.md §11.2
+// wants a record to end on a sync flush, so syncMarker must be read, by
+// Read, as the whole LEN and NLEN of a stored block. Anything else — a
+// record that ends inside a block, whose codes would read the marker's 32
+// bits as output, or inside a stored block's header or data — is
+// ErrMalformed at the record's end, and the marker never gives output.
 type feeder struct {
 	br     *bufio.Reader
 	dict   []byte
@@ -139,6 +154,10 @@ type feeder struct {
 	marker int   // bytes of syncMarker given after it; len(syncMarker) when none are due
 	clean  bool  // the input ended between records
 	err    error // a fault of the coding itself, sticky
+
+	head   int     // bytes given of a stored block's LEN and NLEN
+	len    [2]byte // its LEN
+	stored int     // bytes of the stored block's data not yet given
 }
 
 func (f *feeder) reset(r io.Reader) {
@@ -148,6 +167,13 @@ func (f *feeder) reset(r io.Reader) {
 		f.br.Reset(r)
 	}
 	f.off, f.left, f.marker, f.clean, f.err = 0, 0, len(syncMarker), false, nil
+	f.head, f.stored = 0, 0
+}
+
+// notFlushed is the fault of a record that does not end on a sync flush.
+func (f *feeder) notFlushed() error {
+	f.err = &Error{Offset: f.off, Err: ErrMalformed, Detail: "record does not end on a sync flush"}
+	return f.err
 }
 
 // ReadByte gives the next byte of the DEFLATE stream.
@@ -156,9 +182,8 @@ func (f *feeder) ReadByte() (byte, error) {
 		return 0, err
 	}
 	if f.left == 0 {
-		b := syncMarker[f.marker]
-		f.marker++
-		return b, nil
+		// The marker read as codes or a block header (§11.2).
+		return 0, f.notFlushed()
 	}
 	b, err := f.br.ReadByte()
 	if err != nil {
@@ -178,13 +203,39 @@ func (f *feeder) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	if f.left == 0 {
+		// The marker must be the whole LEN and NLEN of a stored block
+		// (§11.2): it starts one, and is not its data.
+		if f.stored > 0 || f.head != f.marker {
+			return 0, f.notFlushed()
+		}
 		n := copy(p, syncMarker[f.marker:])
 		f.marker += n
+		if f.head += n; f.head == len(syncMarker) {
+			f.head = 0 // LEN 0: no data
+		}
 		return n, nil
+	}
+	if f.stored > 0 {
+		p = p[:min(len(p), f.stored)]
+	} else {
+		p = p[:min(len(p), len(syncMarker)-f.head)]
 	}
 	n, err := f.br.Read(p[:min(len(p), f.left)])
 	f.left -= n
 	f.off += int64(n)
+	if f.stored > 0 {
+		f.stored -= n
+	} else {
+		for _, b := range p[:n] {
+			if f.head < len(f.len) {
+				f.len[f.head] = b
+			}
+			f.head++
+		}
+		if f.head == len(syncMarker) {
+			f.head, f.stored = 0, int(f.len[0])|int(f.len[1])<<8
+		}
+	}
 	if n > 0 {
 		return n, nil
 	}
