@@ -226,8 +226,8 @@ type ResponseOptions struct {
 
 // NewResponseWriter returns a frame.Writer for a handler's response: ANTH if
 // the client of r negotiated it (see Negotiate), compressed with
-// anth-deflate if its Accept-Encoding names that too (SPEC.md §11; a
-// handler then writes its EVENT frames raw, §11.2), else
+// anth-deflate if its Accept-Encoding names that too (SPEC.md §11; its
+// deflated EVENT frames are then written raw, §11.2), else
 // the same frames as the Messages API's SSE, converted frame by frame (an
 // Encoder with opts.Encoder). It sets the headers of setStreamHeaders' list
 // and flushes after every frame or event, or, with opts.Coalesce, after
@@ -245,7 +245,7 @@ func NewResponseWriter(w http.ResponseWriter, r *http.Request, opts ResponseOpti
 	}
 	switch {
 	case coded:
-		return frame.NewWriter(newFlusher(w, r, deflate.NewWriter(w, eventDict())), wopts...)
+		return frame.NewWriter(&rawEvents{w: newFlusher(w, r, deflate.NewWriter(w, eventDict()))}, wopts...)
 	case anth:
 		return frame.NewWriter(newFlusher(w, r, nil), append(wopts, frame.WithPadding(opts.Padding))...)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -71,5 +72,55 @@ func TestNestedAmplification(t *testing.T) {
 	}
 	if !bytes.Contains(plain.Bytes(), []byte(`"type":"x"`)) {
 		t.Errorf("a deflated EVENT in plain ANTH did not reach the SSE: %q", plain.Bytes())
+	}
+}
+
+// TestResponseWriterRawEvents: a handler that writes deflated EVENTs (as a
+// Decoder makes them) to a client of anth-deflate has them sent raw, so the
+// client, which refuses a deflated EVENT there, reads the same events.
+func TestResponseWriterRawEvents(t *testing.T) {
+	js := []byte(`{"type":"message_start","message":{"id":"msg_1","model":"m","content":[]}}`)
+	long := []byte(`{"type":"x","pad":"` + strings.Repeat("ab", 70_000) + `"}`) // continues over frames
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fw := NewResponseWriter(w, r, ResponseOptions{})
+		fw.WriteEvent(frame.EventDeflate, []byte("message_start"), appendDeflate(nil, js))
+		fw.WriteEvent(frame.EventJSON, []byte("x"), long)
+		fw.WriteText(0, []byte("hi"))
+		fw.WriteDone(frame.StopEndTurn, "")
+		fw.Flush()
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	req.Header.Set("Accept", Accept)
+	req.Header.Set("Accept-Encoding", deflate.Encoding)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != deflate.Encoding {
+		t.Fatalf("Content-Encoding %q", ce)
+	}
+	fr, err := NewFrameReader(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]byte
+	events := EventReader{RawOnly: true, MaxEvent: 1 << 20}
+	for f, err := range fr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == frame.TypeEvent {
+			e, whole, err := events.Add(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if whole {
+				got = append(got, bytes.Clone(e.Data))
+			}
+		}
+	}
+	if len(got) != 2 || !bytes.Equal(got[0], js) || !bytes.Equal(got[1], long) {
+		t.Fatalf("events %d: %.80q", len(got), got)
 	}
 }
