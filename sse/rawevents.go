@@ -20,6 +20,7 @@ type rawEvents struct {
 	w      io.Writer
 	magic  bool
 	events EventReader
+	held   []byte // the frames of a deflated event still being joined
 	out    []byte
 }
 
@@ -38,16 +39,26 @@ func (r *rawEvents) Write(p []byte) (int, error) {
 		}
 		ev, evErr := f.Event()
 		if f.Type != frame.TypeEvent || evErr != nil || (ev.Encoding != frame.EventDeflate && !r.events.Pending()) {
+			if r.events.Pending() {
+				// A continuation broken off (SPEC §4): the frames go as
+				// they came, for the client's reader to refuse.
+				out, r.held = append(out, r.held...), r.held[:0]
+				r.events.Reset()
+			}
 			out = append(out, rest[:n]...)
 			rest = rest[n:]
 			continue
 		}
+		r.held = append(r.held, rest[:n]...)
 		e, whole, err := r.events.Add(f)
-		if err != nil {
+		switch {
+		case err != nil:
 			r.events.Reset()
-			out = append(out, rest[:n]...) // the client's reader reports it
-		} else if whole {
+			out = append(out, r.held...) // the client's reader reports it
+			r.held = r.held[:0]
+		case whole:
 			out = frame.AppendEvent(out, frame.EventJSON, e.Name, e.Data)
+			r.held = r.held[:0]
 		}
 		rest = rest[n:]
 	}
