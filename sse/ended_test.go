@@ -1,8 +1,6 @@
 package sse
 
 import (
-	"context"
-	"errors"
 	"io"
 	"log"
 	"net/http"
@@ -70,24 +68,10 @@ func TestResponseWriterClientLeaves(t *testing.T) {
 			<-r.Context().Done() // the model stalls; the client leaves
 			result <- fw.WriteText(0, []byte(" second"))
 		}))
-		ctx, cancel := context.WithCancel(context.Background())
-		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
-		req.Header.Set("Accept", accept)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.ReadAtLeast(resp.Body, make([]byte, 4), 1); err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		resp.Body.Close()
+		clientLeaves(t, srv, accept)
 		select {
 		case err := <-result:
-			var e *Error
-			if !errors.Is(err, context.Canceled) || !errors.As(err, &e) || e.Offset != -1 {
-				t.Errorf("%s: the write after the client left returned %v, want context.Canceled", accept, err)
-			}
+			wantClientLeft(t, accept+": the write after the client left", err)
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: the handler did not return", accept)
 		}

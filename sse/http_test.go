@@ -297,20 +297,7 @@ func TestProxyClientLeaves(t *testing.T) {
 			proxyErr = Proxy(w, r, &stalled{head: bytes.NewReader(sse[:300]), closed: make(chan struct{})}, DecoderOptions{})
 			returned <- time.Now()
 		}))
-		ctx, cancel := context.WithCancel(context.Background())
-		req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL, nil)
-		req.Header.Set("Accept", accept)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 16)
-		if _, err := io.ReadAtLeast(resp.Body, buf, 1); err != nil {
-			t.Fatal(err)
-		}
-		left := time.Now()
-		cancel()
-		resp.Body.Close()
+		left := clientLeaves(t, srv, accept)
 		select {
 		case at := <-returned:
 			took := at.Sub(left)
@@ -318,10 +305,7 @@ func TestProxyClientLeaves(t *testing.T) {
 			if took > 100*time.Millisecond {
 				t.Errorf("%s: Proxy took %v to stop, want at most 100 ms", accept, took)
 			}
-			var e *Error
-			if !errors.Is(proxyErr, context.Canceled) || !errors.As(proxyErr, &e) || e.Offset != -1 {
-				t.Errorf("%s: Proxy returned %v, want context.Canceled with no offset", accept, proxyErr)
-			}
+			wantClientLeft(t, accept+": Proxy", proxyErr)
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: Proxy did not stop after the client left", accept)
 		}
@@ -507,5 +491,35 @@ func TestFrameArrival(t *testing.T) {
 		}
 		mu.Unlock()
 		srv.Close()
+	}
+}
+
+// clientLeaves makes a request of srv with accept, reads the first bytes
+// of its response and goes away, and returns when it left.
+func clientLeaves(t *testing.T, srv *httptest.Server, accept string) time.Time {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL, nil)
+	req.Header.Set("Accept", accept)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAtLeast(resp.Body, make([]byte, 16), 1); err != nil {
+		t.Fatal(err)
+	}
+	left := time.Now()
+	cancel()
+	resp.Body.Close()
+	return left
+}
+
+// wantClientLeft checks that err says the client left: context.Canceled,
+// in an *Error with no offset.
+func wantClientLeft(t *testing.T, what string, err error) {
+	t.Helper()
+	var e *Error
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &e) || e.Offset != -1 {
+		t.Errorf("%s: %v, want context.Canceled with no offset", what, err)
 	}
 }
