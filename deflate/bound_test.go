@@ -66,7 +66,7 @@ func markerBlock() []byte {
 // of one zero byte, each followed by the four bytes put back.
 func worstRecords(n int) []byte {
 	head := markerBlock()
-	in := append([]byte{byte(len(head))}, head...)
+	in := body(nil, append([]byte{byte(len(head))}, head...)...)
 	for range n {
 		in = append(in, 1, 0)
 	}
@@ -84,8 +84,8 @@ func TestRecordEndsOnSyncFlush(t *testing.T) {
 	in := worstRecords(16)
 	n, err := io.Copy(io.Discard, NewReader(bytes.NewReader(in), nil))
 	var e *Error
-	if !errors.As(err, &e) || e.Err != ErrMalformed || e.Offset != int64(1+len(markerBlock())) {
-		t.Errorf("a record that ends inside a block: %d bytes, %v; want ErrMalformed at %d", n, err, 1+len(markerBlock()))
+	if !errors.As(err, &e) || e.Err != ErrMalformed || e.Offset != int64(idSize+1+len(markerBlock())) {
+		t.Errorf("a record that ends inside a block: %d bytes, %v; want ErrMalformed at %d", n, err, idSize+1+len(markerBlock()))
 	}
 	if n > 1032*int64(len(in)) {
 		t.Errorf("%d bytes out of %d in, over 1,032 a byte", n, len(in))
@@ -106,7 +106,7 @@ func TestOutputBound(t *testing.T) {
 	// This block has no end-of-block code, so no sync flush can follow
 	// it: the record ends inside the block, which is ErrMalformed once
 	// all the record holds is out.
-	in := append(appendLen(nil, len(w.B)), w.B...)
+	in := body(nil, append(appendLen(nil, len(w.B)), w.B...)...)
 	alloc := func() uint64 {
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)

@@ -104,7 +104,8 @@ func TestRoundTrip(t *testing.T) {
 // it is sync-flushed and cut the same way; the coding is not this Writer's.
 func TestOtherEncoders(t *testing.T) {
 	text := []string{"The model", " streams", " each token", " as it is", " sampled.", " The model streams", ""}
-	var coded, want []byte
+	coded := body(testDict)
+	var want []byte
 	var buf bytes.Buffer
 	zw, _ := flate.NewWriterDict(&buf, flate.BestCompression, testDict.Bytes())
 	for _, p := range text {
@@ -130,6 +131,11 @@ func TestOtherEncoders(t *testing.T) {
 	}
 }
 
+// body is a coded body of records from dict: its DICTID, then the records.
+func body(dict *Dictionary, records ...byte) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, dict.ID()), records...)
+}
+
 func coded(t *testing.T, parts ...string) []byte {
 	t.Helper()
 	var out bytes.Buffer
@@ -145,7 +151,7 @@ func coded(t *testing.T, parts ...string) []byte {
 // offset where it went wrong, after whatever came before it.
 func TestFaults(t *testing.T) {
 	good := coded(t, "hello, ", "world")
-	first := int(good[0]) + 1 // the first record, with its one-byte length
+	first := idSize + int(good[idSize]) + 1 // the DICTID and the first record, with its one-byte length
 	finalBlock := []byte{0x03, 0x00}
 	tests := []struct {
 		name string
@@ -165,9 +171,13 @@ func TestFaults(t *testing.T) {
 		{"ends inside a record's text", good[:len(good)-3], ErrTruncated, int64(len(good) - 3), "hello, wor"},
 		{"reserved block type", append(good[:first:first], 1, 0x07), ErrMalformed, int64(first + 2), "hello, "},
 		// Found after reading the match: its offset is within the record.
-		{"distance before the dictionary", farMatch(), ErrMalformed, -1, ""},
-		{"bytes after the final block", append([]byte{3}, append(finalBlock, 0)...), ErrMalformed, 3, ""},
-		{"a record after the final block", append([]byte{2}, append(finalBlock, good...)...), ErrMalformed, 3, ""},
+		{"distance before the dictionary", body(testDict, farMatch()...), ErrMalformed, -1, ""},
+		{"bytes after the final block", body(testDict, append([]byte{3}, append(finalBlock, 0)...)...), ErrMalformed, idSize + 3, ""},
+		{"a record after the final block", body(testDict, append([]byte{2}, append(finalBlock, good[idSize:]...)...)...), ErrMalformed, idSize + 3, ""},
+		// The DICTID first (§11.2): a body from another dictionary is
+		// refused before a byte of it is inflated to the wrong text.
+		{"another dictionary", append(body(nil), good[idSize:]...), ErrMalformed, 0, ""},
+		{"ends inside the DICTID", good[:3], ErrTruncated, 3, ""},
 	}
 	for _, tt := range tests {
 		got, err := io.ReadAll(NewReader(bytes.NewReader(tt.in), testDict))
@@ -286,7 +296,7 @@ func TestDictionary(t *testing.T) {
 	w := NewWriter(&out, nil)
 	w.Write([]byte(string(testDict.Bytes()) + `Hello"}}`))
 	w.Flush()
-	if len(with) > 16 || out.Len() < 60 {
+	if len(with) > 16+idSize || out.Len() < 60+idSize {
 		t.Fatalf("with the dictionary %d bytes, without %d", len(with), out.Len())
 	}
 }
@@ -419,8 +429,8 @@ func TestStoredBlockCut(t *testing.T) {
 	zw.Write([]byte(text))
 	zw.Flush()
 	rec := bytes.TrimSuffix(buf.Bytes(), syncMarker[:])
-	in := append([]byte{byte(len(rec))}, rec...)
-	const header = 6 // the length, then the stored block's header, LEN and NLEN
+	in := body(nil, append([]byte{byte(len(rec))}, rec...)...)
+	const header = idSize + 6 // the DICTID, the length, then the stored block's header, LEN and NLEN
 	for cut := 1; cut <= len(in); cut++ {
 		for _, size := range []int{1, 64} {
 			got, err := readEach(t, NewReader(bytes.NewReader(in[:cut]), nil), size)
@@ -429,6 +439,12 @@ func TestStoredBlockCut(t *testing.T) {
 			case cut == len(in):
 				if err != io.EOF || string(got) != text {
 					t.Errorf("whole: read %q, %v", got, err)
+				}
+			case cut == idSize:
+				// The DICTID and no record: a body that ends between
+				// records, whose response the frame layer finds cut.
+				if err != io.EOF || len(got) != 0 {
+					t.Errorf("the DICTID alone: read %q, %v; want io.EOF", got, err)
 				}
 			case !errors.As(err, &e) || e.Err != ErrTruncated || e.Offset != int64(cut) || string(got) != text[:max(0, cut-header)]:
 				t.Errorf("cut at %d, %d-byte reads: read %q, %v; want %q and ErrTruncated at %d", cut, size, got, err, text[:max(0, cut-header)], cut)
@@ -460,10 +476,11 @@ func TestRecordInsideBlock(t *testing.T) {
 		off  int64
 	}{
 		{rec, "ab", int64(len(rec))},
-		{append(rec, coded(t, "x")...), "ab", int64(len(rec))},
+		{append(rec, coded(t, "x")[idSize:]...), "ab", int64(len(rec))},
 		{storedHead, "", 4},
 		{storedData, "", 6},
 	} {
+		c.in, c.off = body(nil, c.in...), c.off+idSize
 		for _, size := range []int{1, 64} {
 			got, err := readEach(t, NewReader(bytes.NewReader(c.in), nil), size)
 			var e *Error
@@ -475,16 +492,16 @@ func TestRecordInsideBlock(t *testing.T) {
 }
 
 // TestRecordCut: a Writer ends a record by itself as soon as it holds
-// maxRecord bytes, the room for the length included, and not before:
-// these 16,380 bytes of 8-bit literals (and a few short matches) reach it
+// maxRecord bytes, the room for the DICTID and the length included, and
+// not before: these 16,376 bytes of 8-bit literals (and a few short matches) reach it
 // exactly, and all but their last byte do not.
 func TestRecordCut(t *testing.T) {
-	b := make([]byte, 16380)
+	b := make([]byte, 16376)
 	rand.NewChaCha8([32]byte{9}).Read(b)
 	for i := range b {
 		b[i] %= 0x90 // the literals of 8-bit codes
 	}
-	for _, c := range []struct{ n, records int }{{16379, 0}, {16380, 1}} {
+	for _, c := range []struct{ n, records int }{{16375, 0}, {16376, 1}} {
 		var out recordWriter
 		w := NewWriter(&out, nil)
 		if n, err := w.Write(b[:c.n]); n != c.n || err != nil || len(out.ends) != c.records {
@@ -509,5 +526,35 @@ func TestFixedMemory(t *testing.T) {
 			}
 			sink.Reset()
 		}
+	}
+}
+
+// TestDictionaryMismatch: a body coded from one dictionary and read with
+// another is refused at offset 0, before any output (SPEC.md §11.2).
+// Before the DICTID, it read back as other text and io.EOF: here "Hello,
+// wprld" for "Hello, world", the match into the dictionary copying the
+// reader's bytes.
+func TestDictionaryMismatch(t *testing.T) {
+	a, b := NewDictionary([]byte("the world is round")), NewDictionary([]byte("the wprld is round"))
+	var out bytes.Buffer
+	w := NewWriter(&out, a)
+	w.Write([]byte("Hello, world"))
+	w.Flush()
+	for _, c := range []struct {
+		dict *Dictionary
+		name string
+	}{{b, "another dictionary"}, {nil, "no dictionary"}} {
+		got, err := io.ReadAll(NewReader(bytes.NewReader(out.Bytes()), c.dict))
+		var e *Error
+		if len(got) != 0 || !errors.As(err, &e) || e.Err != ErrMalformed || e.Offset != 0 {
+			t.Errorf("%s: read %q, %v; want nothing and ErrMalformed at 0", c.name, got, err)
+		}
+	}
+	if got, err := io.ReadAll(NewReader(bytes.NewReader(out.Bytes()), a)); err != nil || string(got) != "Hello, world" {
+		t.Errorf("the same dictionary: %q, %v", got, err)
+	}
+	// Equal bytes are the same dictionary, whoever prepared them.
+	if a.ID() != NewDictionary([]byte("the world is round")).ID() || a.ID() == b.ID() {
+		t.Errorf("IDs %08x and %08x", a.ID(), b.ID())
 	}
 }

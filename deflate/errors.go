@@ -11,7 +11,8 @@ var (
 	// ErrTruncated means the input ended inside a record. It is
 	// io.ErrUnexpectedEOF.
 	ErrTruncated = io.ErrUnexpectedEOF
-	// ErrMalformed means a record length that is zero, over MaxRecord or not minimal, or
+	// ErrMalformed means a DICTID that is not the reader's dictionary's,
+	// a record length that is zero, over MaxRecord or not minimal, or
 	// bytes that are not DEFLATE.
 	ErrMalformed = errors.New("malformed")
 )

@@ -28,7 +28,7 @@ func Example() {
 	text, err := io.ReadAll(deflate.NewReader(&body, nil))
 	fmt.Printf("%q %v\n", text, err)
 	// Output:
-	// pass 1: 9 records, 73 bytes
+	// pass 1: 9 records, 77 bytes
 	// pass 2: 9 records, 49 bytes
 	// "The model streams each token as it is sampled.The model streams each token as it is sampled." <nil>
 }

@@ -3,6 +3,8 @@ package deflate
 import (
 	"bufio"
 	"compress/flate"
+	"encoding/binary"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -23,9 +25,11 @@ var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
 //
 // The coding has no end marker: at the end of its input between two
 // records, Read returns io.EOF, and the ANTH stream inside says whether the
-// response was whole. Input that ends inside a record is ErrTruncated, a
+// response was whole. Input that ends inside the DICTID or a record is
+// ErrTruncated; a DICTID that is not the dictionary's (SPEC.md §11.2), a
 // record length of zero, over MaxRecord or not in its shortest form, and
-// bytes that are not DEFLATE, ErrMalformed, both as an *Error with the offset in the coded input.
+// bytes that are not DEFLATE are ErrMalformed, each as an *Error with the
+// offset in the coded input.
 // A record that does not end on a sync flush (§11.2) is ErrMalformed at
 // its end. Errors of the underlying reader are returned as they are.
 //
@@ -48,6 +52,7 @@ func NewReader(r io.Reader, dict *Dictionary) *Reader {
 	if dict != nil {
 		z.in.dict = dict.b
 	}
+	z.in.id = dict.ID()
 	z.Reset(r)
 	return z
 }
@@ -149,11 +154,13 @@ func (z *Reader) fault(err error) error {
 type feeder struct {
 	br     *bufio.Reader
 	dict   []byte
-	off    int64 // coded bytes consumed
-	left   int   // bytes of the current record not yet given
-	marker int   // bytes of syncMarker given after it; len(syncMarker) when none are due
-	clean  bool  // the input ended between records
-	err    error // a fault of the coding itself, sticky
+	id     uint32 // the dictionary's DICTID
+	idRead bool   // the body's DICTID is read and matches
+	off    int64  // coded bytes consumed
+	left   int    // bytes of the current record not yet given
+	marker int    // bytes of syncMarker given after it; len(syncMarker) when none are due
+	clean  bool   // the input ended between records
+	err    error  // a fault of the coding itself, sticky
 
 	head   int     // bytes given of a stored block's LEN and NLEN
 	len    [2]byte // its LEN
@@ -166,7 +173,7 @@ func (f *feeder) reset(r io.Reader) {
 	} else {
 		f.br.Reset(r)
 	}
-	f.off, f.left, f.marker, f.clean, f.err = 0, 0, len(syncMarker), false, nil
+	f.off, f.left, f.marker, f.clean, f.err, f.idRead = 0, 0, len(syncMarker), false, nil, false
 	f.head, f.stored = 0, 0
 }
 
@@ -251,6 +258,9 @@ func (f *feeder) ready() error {
 	if f.left > 0 || f.marker < len(syncMarker) {
 		return nil
 	}
+	if !f.idRead {
+		return f.readID()
+	}
 	start := f.off
 	var n uint64
 	for shift := uint(0); ; shift += 7 {
@@ -282,6 +292,32 @@ func (f *feeder) ready() error {
 	}
 	f.err = &Error{Offset: start, Err: ErrMalformed, Detail: "record length " + strconv.FormatUint(n, 10) + ", want 1 to " + strconv.Itoa(MaxRecord)}
 	return f.err
+}
+
+// readID reads the DICTID that starts the body and then the first record's
+// length. A body written from another dictionary than the reader's would
+// inflate to other bytes without a fault: SPEC.md §11.2 has it refused.
+func (f *feeder) readID() error {
+	b, err := f.br.Peek(idSize)
+	f.off += int64(len(b))
+	f.br.Discard(len(b))
+	if len(b) == 0 && err == io.EOF {
+		f.clean = true // no records at all: the frame layer says what is missing
+		return io.EOF
+	}
+	if err == io.EOF {
+		f.err = &Error{Offset: f.off, Err: ErrTruncated, Detail: "input ends inside the DICTID"}
+		return f.err
+	}
+	if err != nil {
+		return err
+	}
+	if id := binary.BigEndian.Uint32(b); id != f.id {
+		f.err = &Error{Offset: 0, Err: ErrMalformed, Detail: fmt.Sprintf("DICTID %08x, want %08x: the body was coded from another preset dictionary", id, f.id)}
+		return f.err
+	}
+	f.idRead = true
+	return f.ready()
 }
 
 // noEOF: the input may end only between records.

@@ -18,7 +18,8 @@ const (
 	lazyMatch  = 16       // a match shorter than this waits to see the next position's
 	skipInsert = 32       // the positions inside a match this long are not hashed
 	maxRecord  = 16 << 10 // coded bytes a Writer holds before it ends a record unasked
-	lenRoom    = binary.MaxVarintLen32
+	idSize     = 4        // the DICTID that starts a body (§11.2)
+	lenRoom    = idSize + binary.MaxVarintLen32
 )
 
 func hash4(b []byte) uint32 { return binary.LittleEndian.Uint32(b) * 2654435761 >> (32 - hashBits) }
@@ -45,6 +46,7 @@ type Writer struct {
 	hashed int    // hist[:hashed] are in the hash chains
 	bw     fixedflate.Writer
 	open   bool // a block has begun since the last record
+	begun  bool // the DICTID is written
 	err    error
 	head   [1 << hashBits]uint32 // per hash, 1 + the position last seen with it
 	prev   [window]uint16        // per position mod window, the distance back to the previous one with its hash
@@ -61,7 +63,7 @@ func NewWriter(w io.Writer, dict *Dictionary) *Writer {
 // Reset discards the Writer's state and makes it write a new stream to w,
 // from the same dictionary.
 func (z *Writer) Reset(w io.Writer) {
-	z.w, z.err, z.open, z.base = w, nil, false, 0
+	z.w, z.err, z.open, z.begun, z.base = w, nil, false, false, 0
 	if d := z.dict; d != nil {
 		z.head = d.head
 		copy(z.prev[:], d.prev)
@@ -101,7 +103,8 @@ func (z *Writer) Write(p []byte) (int, error) {
 }
 
 // Flush ends the record begun since the last Flush, if any, and writes it
-// to the underlying writer. It does not flush the underlying writer.
+// to the underlying writer, after the dictionary's DICTID if it is the
+// first. It does not flush the underlying writer.
 func (z *Writer) Flush() error {
 	if z.err != nil || !z.open {
 		return z.err
@@ -111,11 +114,18 @@ func (z *Writer) Flush() error {
 	z.open = false
 	b := z.bw.B
 	n := len(b) - lenRoom
-	// The length goes in the room left before the bits: no copy.
-	var l [lenRoom]byte
+	// The length, and before the first record the DICTID, go in the room
+	// left before the bits: no copy, one Write.
+	var l [binary.MaxVarintLen32]byte
 	k := binary.PutUvarint(l[:], uint64(n))
-	copy(b[lenRoom-k:], l[:k])
-	_, z.err = z.w.Write(b[lenRoom-k:])
+	start := lenRoom - k
+	copy(b[start:], l[:k])
+	if !z.begun {
+		start -= idSize
+		binary.BigEndian.PutUint32(b[start:], z.dict.ID())
+		z.begun = true
+	}
+	_, z.err = z.w.Write(b[start:])
 	z.bw.B = b[:lenRoom]
 	return z.err
 }

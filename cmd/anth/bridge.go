@@ -331,7 +331,7 @@ func stats(args []string, stdin io.Reader, stdout io.Writer) error {
 // sends a client that asks for it.
 func codedSize(sseStream []byte) (int, error) {
 	var out bytes.Buffer
-	z := deflate.NewWriter(&out, deflate.NewDictionary([]byte(sse.EventDictionary)))
+	z := deflate.NewWriter(&out, eventDict())
 	d := sse.NewDecoder(bytes.NewReader(sseStream), sse.DecoderOptions{RawEvents: true})
 	for {
 		b, err := d.Next()

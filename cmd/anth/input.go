@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
@@ -20,9 +22,8 @@ const (
 	kindSSE     = "SSE"
 )
 
-// maxSniff bounds what openANTH reads to decide what its input is: an API
-// error body, or the first record of anth-deflate. The Messages API's error
-// bodies are a few hundred bytes; a Writer's records at most about 16 KiB.
+// maxSniff bounds what openANTH reads of a JSON body to say what it is: the
+// Messages API's error bodies are a few hundred bytes.
 const maxSniff = 64 << 10
 
 // errNotANTH is the kind of input that anth cannot read as a response: an
@@ -35,7 +36,8 @@ var errNotANTH = errors.New("input is not ANTH")
 //
 //   - ANTH (SPEC.md §3.1's Magic first): in as it is;
 //   - anth-deflate (SPEC.md §11), a body sse.Proxy sends a client that asked
-//     for it: inflated, with sse.EventDictionary as Proxy codes it;
+//     for it, known by the DICTID it starts with: inflated, with
+//     sse.EventDictionary as Proxy codes it;
 //   - Server-Sent Events, the API's own stream: converted through the bridge
 //     (sse.NewDecoder): the Decoder's errors give offsets in the SSE, the
 //     frame reader's in the ANTH the bridge made;
@@ -60,6 +62,8 @@ func openANTH(in io.Reader) (io.Reader, string, error) {
 	switch {
 	case string(head) == frame.Magic:
 		return br, kindANTH, nil
+	case string(head) == eventDictID():
+		return deflate.NewReader(br, eventDict()), kindDeflate, nil
 	case looksLikeSSE(head):
 		return sse.NewDecoder(br, sse.DecoderOptions{}), kindSSE, nil
 	case looksLikeJSON(head):
@@ -67,19 +71,15 @@ func openANTH(in io.Reader) (io.Reader, string, error) {
 	case bytes.HasPrefix(head, []byte("HTTP")):
 		return nil, "", fmt.Errorf("%w: it starts with HTTP headers (%s); give anth the body alone (curl without -i)", errNotANTH, startOf(head, br))
 	}
-	// anth-deflate has no magic of its own: inflate what arrives and look
-	// for ANTH's. The bytes read are kept to be read again.
-	var seen bytes.Buffer
-	z := deflate.NewReader(io.TeeReader(io.LimitReader(br, maxSniff), &seen), eventDict())
-	var magic [len(frame.Magic)]byte
-	if _, err := io.ReadFull(z, magic[:]); err == nil && string(magic[:]) == frame.Magic {
-		return deflate.NewReader(io.MultiReader(&seen, br), eventDict()), kindDeflate, nil
-	}
-	return nil, "", fmt.Errorf("%w: it starts with %s", errNotANTH, startOf(seen.Bytes(), br))
+	return nil, "", fmt.Errorf("%w: it starts with %s", errNotANTH, startOf(head, br))
 }
 
-// eventDict is the preset dictionary sse.Proxy codes anth-deflate with.
-func eventDict() *deflate.Dictionary { return deflate.NewDictionary([]byte(sse.EventDictionary)) }
+// eventDict is the preset dictionary sse.Proxy codes anth-deflate with, and
+// its DICTID, with which such a body starts (SPEC.md §11.2).
+var (
+	eventDict   = sync.OnceValue(func() *deflate.Dictionary { return deflate.NewDictionary([]byte(sse.EventDictionary)) })
+	eventDictID = sync.OnceValue(func() string { return string(binary.BigEndian.AppendUint32(nil, eventDict().ID())) })
+)
 
 // startOf quotes the first bytes of the input, for people: as text if they
 // are printable, else in hex.
