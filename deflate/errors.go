@@ -1,20 +1,21 @@
 package deflate
 
 import (
-	"errors"
-	"io"
 	"strconv"
+
+	"github.com/layer0/anth/internal/errkind"
 )
 
-// The kinds of failure, matched with errors.Is.
+// The kinds of failure, matched with errors.Is: the module's, the same
+// values as frame's.
 var (
 	// ErrTruncated means the input ended inside a record. It is
 	// io.ErrUnexpectedEOF.
-	ErrTruncated = io.ErrUnexpectedEOF
+	ErrTruncated = errkind.Truncated
 	// ErrMalformed means a DICTID that is not the reader's dictionary's,
 	// a record length that is zero, over MaxRecord or not minimal, or
 	// bytes that are not DEFLATE.
-	ErrMalformed = errors.New("malformed")
+	ErrMalformed = errkind.Malformed
 )
 
 // Error says where the coded input went wrong.

@@ -2,29 +2,34 @@ package frame
 
 import (
 	"errors"
-	"io"
 	"strconv"
+
+	"github.com/layer0/anth/internal/errkind"
 )
 
 // The kinds of failure, matched with errors.Is. Every error this package
-// returns for bad input is an *Error wrapping one of them.
+// returns for bad input is an *Error wrapping one of them. ErrTruncated,
+// ErrTooLarge and ErrMalformed are the module's: every package that reports
+// one of these kinds exports the same value under the same name, so
+// errors.Is(err, frame.ErrMalformed) holds for a malformed request to
+// package sse or a malformed anth-deflate body as well.
 var (
 	// ErrBadMagic means the stream or request does not start with Magic.
 	ErrBadMagic = errors.New("bad magic")
 	// ErrTruncated means the input ended inside a frame or request. It is
 	// io.ErrUnexpectedEOF, so code written for the io conventions sees it.
-	ErrTruncated = io.ErrUnexpectedEOF
+	ErrTruncated = errkind.Truncated
 	// ErrTooLarge means a value over a wire field's width or a configured
 	// limit: a name of 256 bytes for a u8 length, a request over
 	// Limits.MaxRequestSize.
-	ErrTooLarge = errors.New("too large")
+	ErrTooLarge = errkind.TooLarge
 	// ErrUnknownType means a must-understand frame type (0x00–0x7F) this
 	// package does not know (SPEC.md §3).
 	ErrUnknownType = errors.New("unknown must-understand frame type")
 	// ErrMalformed means input that breaks the format's rules: a payload
 	// that breaks its type's layout, a non-canonical request, a frame the
 	// response grammar does not allow where it stands (SPEC.md §3.11).
-	ErrMalformed = errors.New("malformed")
+	ErrMalformed = errkind.Malformed
 	// ErrWrongType means a Frame accessor was called on a frame of another
 	// type. It is a caller's mistake, never a property of the input.
 	ErrWrongType = errors.New("wrong frame type")

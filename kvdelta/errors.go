@@ -2,21 +2,22 @@ package kvdelta
 
 import (
 	"errors"
-	"io"
 	"strconv"
+
+	"github.com/layer0/anth/internal/errkind"
 )
 
 // The kinds of failure, matched with errors.Is. ErrTruncated, ErrTooLarge and
-// ErrMalformed are the names every package of the project uses for these
-// kinds; the others are kvdelta's own.
+// ErrMalformed are the module's, the same values as frame's; the others are
+// kvdelta's own.
 var (
 	// ErrTruncated means the delta ended early. It is io.ErrUnexpectedEOF.
-	ErrTruncated = io.ErrUnexpectedEOF
+	ErrTruncated = errkind.Truncated
 	// ErrTooLarge means a delta that needs more memory than the Decoder's
 	// Limits allow. It is reported before the memory is allocated.
-	ErrTooLarge = errors.New("too large")
+	ErrTooLarge = errkind.TooLarge
 	// ErrMalformed means a delta that breaks the wire format (SPEC.md §10).
-	ErrMalformed = errors.New("malformed delta")
+	ErrMalformed = errkind.Malformed
 	// ErrChecksum means a CRC32C mismatch: a tile or the delta is corrupt.
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrBase means the delta needs a base the caller did not give: none,

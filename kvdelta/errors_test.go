@@ -14,7 +14,7 @@ func TestErrorMessages(t *testing.T) {
 		err  *Error
 		want string
 	}{
-		{&Error{Offset: 0, Err: ErrMalformed, Detail: "magic"}, "kvdelta: offset 0: malformed delta: magic"},
+		{&Error{Offset: 0, Err: ErrMalformed, Detail: "magic"}, "kvdelta: offset 0: malformed: magic"},
 		{&Error{Offset: 72, Err: ErrChecksum}, "kvdelta: offset 72: checksum mismatch"},
 		{&Error{Offset: -1, Err: ErrSnapshot, Detail: "token count -1"}, "kvdelta: invalid snapshot: token count -1"},
 	} {

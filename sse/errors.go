@@ -2,25 +2,29 @@ package sse
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/layer0/anth/internal/errkind"
 )
 
-// The kinds of failure, matched with errors.Is. They are the kinds package
-// frame names (SPEC.md §6), for the same faults.
+// The kinds of failure, matched with errors.Is. ErrTruncated, ErrTooLarge
+// and ErrMalformed are the module's, the same values as frame's (SPEC.md
+// §6): errors.Is(err, sse.ErrMalformed) holds for a frame error the
+// Encoder passes on, and errors.Is(err, frame.ErrMalformed) for the
+// Decoder's.
 var (
 	// ErrTruncated means the input ended inside an event or a frame, or
 	// before the end of the response (message_stop, or an error event;
 	// DONE or ERROR). It is io.ErrUnexpectedEOF.
-	ErrTruncated = io.ErrUnexpectedEOF
+	ErrTruncated = errkind.Truncated
 	// ErrTooLarge means a line, an event or a name over a configured limit
 	// or a wire field's width.
-	ErrTooLarge = errors.New("too large")
+	ErrTooLarge = errkind.TooLarge
 	// ErrMalformed means an event whose data is not JSON, or ANTH that
 	// cannot be a Messages stream (a delta for a block that never started,
 	// token frames with no vocabulary to spell them).
-	ErrMalformed = errors.New("malformed")
+	ErrMalformed = errkind.Malformed
 	// ErrMediaType means an HTTP response that is neither ANTH nor SSE.
 	ErrMediaType = errors.New("unsupported media type")
 	// ErrShutdown is the cause a draining server cancels its requests'
