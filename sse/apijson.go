@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"github.com/layer0/anth/internal/jsonlex"
 	"strconv"
 
 	"github.com/layer0/anth/frame"
@@ -25,7 +26,7 @@ func appendDeltaJSON(b []byte, block uint16, kind frame.DeltaKind, text []byte) 
 		b = append(b, text...)
 	} else {
 		b = append(b, '"')
-		b = appendEscaped(b, text)
+		b = jsonlex.AppendEscaped(b, text)
 		b = append(b, '"')
 	}
 	return append(b, "}}"...)
@@ -52,9 +53,9 @@ func appendBlockStopJSON(b []byte, block uint16) []byte {
 // none of its own (ANTH from a server that never saw SSE).
 func appendMessageStartJSON(b []byte, id, model string) []byte {
 	b = append(b, `{"type":"message_start","message":{"id":`...)
-	b = appendString(b, []byte(id))
+	b = jsonlex.AppendString(b, []byte(id))
 	b = append(b, `,"type":"message","role":"assistant","content":[],"model":`...)
-	b = appendString(b, []byte(model))
+	b = jsonlex.AppendString(b, []byte(model))
 	return append(b, `,"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`...)
 }
 
@@ -79,13 +80,13 @@ type usageState struct {
 func appendMessageDeltaJSON(b []byte, reason frame.StopReason, seq []byte, u usageState, startInput uint64) []byte {
 	b = append(b, `{"type":"message_delta","delta":{"stop_reason":`...)
 	if name := StopReasonName(reason); name != "" {
-		b = appendString(b, []byte(name))
+		b = jsonlex.AppendString(b, []byte(name))
 	} else {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"stop_sequence":`...)
 	if reason == frame.StopSequence {
-		b = appendString(b, seq)
+		b = jsonlex.AppendString(b, seq)
 	} else {
 		b = append(b, "null"...)
 	}
@@ -115,9 +116,9 @@ const messageStopJSON = `{"type":"message_stop"}`
 // appendErrorJSON appends an error event's JSON.
 func appendErrorJSON(b []byte, code frame.ErrorCode, message []byte) []byte {
 	b = append(b, `{"type":"error","error":{"type":`...)
-	b = appendString(b, []byte(ErrorTypeName(code)))
+	b = jsonlex.AppendString(b, []byte(ErrorTypeName(code)))
 	b = append(b, `,"message":`...)
-	b = appendString(b, message)
+	b = jsonlex.AppendString(b, message)
 	return append(b, "}}"...)
 }
 

@@ -15,6 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
 	"github.com/layer0/anth/internal/testdata"
 	anthutf8 "github.com/layer0/anth/utf8"
 )
@@ -102,7 +103,7 @@ func pendingUTF8(text []byte) bool {
 }
 
 func jsonValid(b []byte) bool {
-	_, ok := decodeNumbers(b)
+	_, ok := jsonlex.DecodeNumbers(b)
 	return ok && utf8.Valid(b)
 }
 

@@ -3,6 +3,7 @@ package sse
 import (
 	"bytes"
 	"compress/gzip"
+	"github.com/layer0/anth/internal/jsonlex"
 	"io"
 	"mime"
 	"net/http"
@@ -135,12 +136,12 @@ func streaming(req *http.Request) (bool, string) {
 	if err != nil {
 		return false, ""
 	}
-	if v, ok := jsonField(b, "stream"); !ok || string(v) != "true" {
+	if v, ok := jsonlex.Field(b, "stream"); !ok || string(v) != "true" {
 		return false, ""
 	}
 	var model []byte
-	if v, ok := jsonField(b, "model"); ok {
-		model, _ = jsonString(nil, v)
+	if v, ok := jsonlex.Field(b, "model"); ok {
+		model, _ = jsonlex.AppendUnquoted(nil, v)
 	}
 	return true, string(model)
 }

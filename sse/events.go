@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"github.com/layer0/anth/internal/jsonlex"
 	"io"
 	"strconv"
 
@@ -77,7 +78,7 @@ func (r *EventReader) Add(f frame.Frame) (Event, bool, error) {
 	}
 	// Compact JSON has no line break outside its strings and none inside:
 	// written into an SSE data line, it stays one line.
-	js, ok := appendCompact(r.compact[:0], data)
+	js, ok := jsonlex.AppendCompact(r.compact[:0], data)
 	r.compact = js
 	if !ok {
 		return Event{}, false, eventErr(ErrMalformed, "EVENT data is not JSON")

@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"github.com/layer0/anth/internal/jsonlex"
 
 	"github.com/layer0/anth/frame"
 )
@@ -49,7 +50,7 @@ func fastDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 		if !bytes.HasSuffix(s, deltaTail) {
 			return b, false
 		}
-		text, ok := unquote((*scratch)[:0], s[:len(s)-len(deltaTail)])
+		text, ok := jsonlex.AppendUnescaped((*scratch)[:0], s[:len(s)-len(deltaTail)])
 		*scratch = text
 		if !ok {
 			return b, false

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
 	"github.com/layer0/anth/internal/testdata"
 )
 
@@ -103,7 +104,7 @@ func TestGateway(t *testing.T) {
 		up.mu.Lock()
 		got, h := up.bodies[len(up.bodies)-1], up.headers[len(up.headers)-1]
 		up.mu.Unlock()
-		if !sameJSON(got, []byte(body)) {
+		if !jsonlex.Same(got, []byte(body)) {
 			t.Errorf("%s: upstream got %s, want %s", c.ct, got, body)
 		}
 		if h.Get("X-Api-Key") != "sk-secret-key" || h.Get("Anthropic-Version") != "2023-06-01" || h.Get("Anthropic-Beta") != "b1" || h.Get("X-Other") != "" || h.Get("Content-Type") != "application/json" {
@@ -196,7 +197,7 @@ func TestReadRequestBody(t *testing.T) {
 		got, err := ReadRequestBody(r, RequestLimits{MaxRequestSize: c.limit})
 		var e *Error
 		switch {
-		case c.kind == nil && (err != nil || !sameJSON(got, []byte(body))):
+		case c.kind == nil && (err != nil || !jsonlex.Same(got, []byte(body))):
 			t.Errorf("%s: %s, %v", c.name, got, err)
 		case c.kind != nil && (!errors.Is(err, c.kind) || !errors.As(err, &e) || e.Offset != c.at):
 			t.Errorf("%s: %v, want %v at %d", c.name, err, c.kind, c.at)

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/binary"
+	"github.com/layer0/anth/internal/jsonlex"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -145,11 +146,7 @@ func (e *jsonToANTH) fail(detail string) bool {
 	return false
 }
 
-func (e *jsonToANTH) space() {
-	for e.i < len(e.src) && (e.src[e.i] == ' ' || e.src[e.i] == '\t' || e.src[e.i] == '\n' || e.src[e.i] == '\r') {
-		e.i++
-	}
-}
+func (e *jsonToANTH) space() { e.i = jsonlex.SkipSpace(e.src, e.i) }
 
 // value writes the value at e.i; data says it is the value of a "data" key.
 func (e *jsonToANTH) value(depth int, data bool) bool {
@@ -288,7 +285,7 @@ func (e *jsonToANTH) string() bool {
 			}
 			return true
 		case c == '\\':
-			n, ok := unescape(&e.buf, e.src[e.i:])
+			n, ok := jsonlex.Unescape(&e.buf, e.src[e.i:])
 			if !ok {
 				return e.fail("a bad escape, or a lone surrogate")
 			}
@@ -364,35 +361,10 @@ func encodesTo(raw, s []byte) bool {
 // canonical int64, else as its text.
 func (e *jsonToANTH) number() bool {
 	start := e.i
-	if e.src[e.i] == '-' {
-		e.i++
-	}
-	digits := func() bool {
-		s := e.i
-		for e.i < len(e.src) && e.src[e.i] >= '0' && e.src[e.i] <= '9' {
-			e.i++
-		}
-		return e.i > s
-	}
-	if e.i < len(e.src) && e.src[e.i] == '0' {
-		e.i++
-	} else if !digits() {
+	n, ok := jsonlex.Number(e.src[e.i:])
+	e.i += n
+	if !ok {
 		return e.fail("a bad number")
-	}
-	if e.i < len(e.src) && e.src[e.i] == '.' {
-		e.i++
-		if !digits() {
-			return e.fail("a bad number")
-		}
-	}
-	if e.i < len(e.src) && (e.src[e.i] == 'e' || e.src[e.i] == 'E') {
-		e.i++
-		if e.i < len(e.src) && (e.src[e.i] == '+' || e.src[e.i] == '-') {
-			e.i++
-		}
-		if !digits() {
-			return e.fail("a bad number")
-		}
 	}
 	text := e.src[start:e.i]
 	if v, ok := canonicalInt(text); ok {

@@ -16,6 +16,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
+	"github.com/layer0/anth/internal/jsonlex/jsontest"
 	"github.com/layer0/anth/internal/testdata"
 )
 
@@ -34,7 +36,7 @@ func roundTrip(t tb, body string) ([]byte, []byte) {
 }
 
 // sameValue compares JSON values with numbers as written.
-func sameValue(a, b []byte) bool { return sameJSON(a, b) }
+func sameValue(a, b []byte) bool { return jsonlex.Same(a, b) }
 
 func TestRequestSeedForm(t *testing.T) {
 	body := `{"model":"claude","max_tokens":1024,"messages":[{"role":"user","content":"Hi"}]}`
@@ -248,10 +250,10 @@ func TestRequestDictionary(t *testing.T) {
 // extended form is ErrTruncated, never a shorter request.
 func TestRequestNearJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		doc := jsonDoc(t)
+		doc := jsontest.Doc(t)
 		anth, err := AppendRequestANTH([]byte("keep"), doc)
-		if ok := err == nil; ok != validRequest(doc) {
-			t.Fatalf("%q: AppendRequestANTH: %v, want it to take it: %v", doc, err, validRequest(doc))
+		if ok := err == nil; ok != jsontest.ValidRequest(doc) {
+			t.Fatalf("%q: AppendRequestANTH: %v, want it to take it: %v", doc, err, jsontest.ValidRequest(doc))
 		}
 		if err != nil {
 			var e *Error
@@ -430,7 +432,7 @@ func TestRequestErrorsAt(t *testing.T) {
 		`{"a":1e`:              7,
 		`{"a":1e+`:             8,
 	} {
-		_, err := AppendRequestANTH(nil, exact(body))
+		_, err := AppendRequestANTH(nil, jsontest.Exact(body))
 		var e *Error
 		if !errors.Is(err, ErrMalformed) || !errors.As(err, &e) || e.Offset != at {
 			t.Errorf("%q: %v, want ErrMalformed at %d", body, err, at)

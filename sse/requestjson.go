@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"github.com/layer0/anth/internal/jsonlex"
 	"strconv"
 	"unicode/utf8"
 
@@ -89,11 +90,11 @@ func seedPartAt(req frame.Request, i int) int {
 // message first becomes the system prompt.
 func appendSeedJSON(b []byte, req frame.Request) []byte {
 	b = append(b, `{"model":`...)
-	b = appendString(b, []byte(req.Model))
+	b = jsonlex.AppendString(b, []byte(req.Model))
 	msgs := req.Messages
 	if len(msgs) > 0 && msgs[0].Role == frame.RoleSystem {
 		b = append(b, `,"system":`...)
-		b = appendString(b, []byte(msgs[0].Content))
+		b = jsonlex.AppendString(b, []byte(msgs[0].Content))
 		msgs = msgs[1:]
 	}
 	b = append(b, `,"messages":[`...)
@@ -102,9 +103,9 @@ func appendSeedJSON(b []byte, req frame.Request) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"role":`...)
-		b = appendString(b, []byte(roleNames[m.Role]))
+		b = jsonlex.AppendString(b, []byte(roleNames[m.Role]))
 		b = append(b, `,"content":`...)
-		b = appendString(b, []byte(m.Content))
+		b = jsonlex.AppendString(b, []byte(m.Content))
 		b = append(b, '}')
 	}
 	b = append(b, `],"max_tokens":`...)
@@ -243,7 +244,7 @@ func (d *antxToJSON) string(data bool) bool {
 			d.i--
 			return d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
 		}
-		d.dst = appendString(d.dst, requestDictionary[i]) // ≤ 27 bytes: value checked 22 + 1
+		d.dst = jsonlex.AppendString(d.dst, requestDictionary[i]) // ≤ 27 bytes: value checked 22 + 1
 		return d.room(0)
 	case tagBase64:
 		raw, ok := d.bytes()
@@ -280,7 +281,7 @@ func (d *antxToJSON) string(data bool) bool {
 			d.i = at
 			return false
 		}
-		d.dst = appendString(d.dst, s)
+		d.dst = jsonlex.AppendString(d.dst, s)
 		return true
 	}
 	d.i = at
@@ -310,9 +311,7 @@ func (d *antxToJSON) number(at int) bool {
 	if !ok {
 		return false
 	}
-	var c compactor
-	c.src = text
-	if len(text) == 0 || !c.number() || c.i != len(text) {
+	if n, ok := jsonlex.Number(text); !ok || n != len(text) {
 		d.i = at
 		return d.fail(ErrMalformed, "a number that is not a JSON number")
 	}
@@ -349,7 +348,7 @@ func (d *antxToJSON) object(depth int) bool {
 		before = errOffset(d.err)
 	}
 	if k, dup := firstRepeat(d.keys[keysAt:], d.src, before, &d.compares); dup {
-		d.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + string(appendString(nil, keyText(d.src[k.start:])))}
+		d.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + string(jsonlex.AppendString(nil, keyText(d.src[k.start:])))}
 		return false
 	}
 	return ok
@@ -381,7 +380,7 @@ func (d *antxToJSON) list(end byte, elem func(first bool) bool) bool {
 	}
 }
 
-// escapedLen returns the length of valid UTF-8 s escaped as appendEscaped
+// escapedLen returns the length of valid UTF-8 s escaped as jsonlex.AppendEscaped
 // escapes it.
 func escapedLen(s []byte) int {
 	n := len(s)

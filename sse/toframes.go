@@ -2,6 +2,7 @@ package sse
 
 import (
 	"encoding/json"
+	"github.com/layer0/anth/internal/jsonlex"
 	"math"
 	"strconv"
 
@@ -38,7 +39,7 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 	if string(name) == "message_start" {
 		watch = startInputPath
 	}
-	js, ok, found := appendCompactWatch(m.compact[:0], data, watch)
+	js, ok, found := jsonlex.AppendCompactWatch(m.compact[:0], data, watch)
 	m.compact = js
 	if !ok {
 		return b, &Error{Err: ErrMalformed, Detail: "event data is not JSON"}
@@ -159,7 +160,7 @@ func (m *toFrames) delta(b, js []byte) ([]byte, bool) {
 		text = []byte(s)
 	}
 	block := uint16(*ev.Index)
-	if m.synth = appendDeltaJSON(m.synth[:0], block, kind, text); !sameJSON(m.synth, js) {
+	if m.synth = appendDeltaJSON(m.synth[:0], block, kind, text); !jsonlex.Same(m.synth, js) {
 		return b, false // invalid UTF-8 replaced, say
 	}
 	if kind == 0 {
@@ -171,20 +172,20 @@ func (m *toFrames) delta(b, js []byte) ([]byte, bool) {
 // block maps content_block_start of an empty text or thinking block, and
 // content_block_stop, to BLOCK frames.
 func (m *toFrames) block(b, name, js []byte) ([]byte, bool) {
-	i, ok := jsonUint(js, "index")
+	i, ok := jsonlex.Uint(js, "index")
 	if !ok || i > math.MaxUint16 {
 		return b, false
 	}
 	block := uint16(i)
 	if string(name) == "content_block_stop" {
-		if m.synth = appendBlockStopJSON(m.synth[:0], block); sameJSON(m.synth, js) {
+		if m.synth = appendBlockStopJSON(m.synth[:0], block); jsonlex.Same(m.synth, js) {
 			return frame.AppendBlock(b, block, frame.BlockStop), true
 		}
 		return b, false
 	}
 	// Only an empty text or thinking block has a BLOCK frame: look at the
 	// block's type before comparing whole values.
-	typ, _ := jsonField(js, "content_block", "type")
+	typ, _ := jsonlex.Field(js, "content_block", "type")
 	op := frame.BlockStartText
 	switch string(typ) {
 	case `"text"`:
@@ -193,7 +194,7 @@ func (m *toFrames) block(b, name, js []byte) ([]byte, bool) {
 	default:
 		return b, false
 	}
-	if m.synth = appendBlockStartJSON(m.synth[:0], block, op); sameJSON(m.synth, js) {
+	if m.synth = appendBlockStartJSON(m.synth[:0], block, op); jsonlex.Same(m.synth, js) {
 		return frame.AppendBlock(b, block, op), true
 	}
 	return b, false
@@ -214,7 +215,7 @@ func (m *toFrames) messageDelta(b, js []byte) []byte {
 	if u.hasCache {
 		b = frame.AppendCacheUsage(b, u.cache)
 	}
-	if m.synth = appendMessageDeltaJSON(m.synth[:0], reason, seq, u, m.startInput); m.deltas == 1 && sameJSON(m.synth, js) {
+	if m.synth = appendMessageDeltaJSON(m.synth[:0], reason, seq, u, m.startInput); m.deltas == 1 && jsonlex.Same(m.synth, js) {
 		m.deferred, m.deferring = append(m.deferred[:0], js...), true
 		return b
 	}
@@ -225,28 +226,28 @@ func (m *toFrames) messageDelta(b, js []byte) []byte {
 // "no USAGE" form ({"output_tokens":0} with no input tokens anywhere) gives
 // no USAGE frame, so a stream without one comes back without one.
 func parseMessageDelta(js []byte, startInput uint64) (u usageState, reason frame.StopReason, seq []byte) {
-	if delta, ok := jsonField(js, "delta"); ok {
-		if r, ok := jsonField(delta, "stop_reason"); ok {
+	if delta, ok := jsonlex.Field(js, "delta"); ok {
+		if r, ok := jsonlex.Field(delta, "stop_reason"); ok {
 			var buf [64]byte
-			if name, ok := jsonString(buf[:0], r); ok {
+			if name, ok := jsonlex.AppendUnquoted(buf[:0], r); ok {
 				reason, _ = ParseStopReason(string(name))
 			}
 		}
-		if s, ok := jsonField(delta, "stop_sequence"); ok && reason == frame.StopSequence {
-			seq, _ = jsonString(nil, s)
+		if s, ok := jsonlex.Field(delta, "stop_sequence"); ok && reason == frame.StopSequence {
+			seq, _ = jsonlex.AppendUnquoted(nil, s)
 		}
 	}
-	usage, ok := jsonField(js, "usage")
+	usage, ok := jsonlex.Field(js, "usage")
 	if !ok || len(usage) == 0 || usage[0] != '{' {
 		return u, reason, seq
 	}
-	in, hasIn := jsonUint(usage, "input_tokens")
+	in, hasIn := jsonlex.Uint(usage, "input_tokens")
 	if !hasIn {
 		in = startInput
 	}
-	out, _ := jsonUint(usage, "output_tokens")
-	read, hasRead := jsonUint(usage, "cache_read_input_tokens")
-	made, hasMade := jsonUint(usage, "cache_creation_input_tokens")
+	out, _ := jsonlex.Uint(usage, "output_tokens")
+	read, hasRead := jsonlex.Uint(usage, "cache_read_input_tokens")
+	made, hasMade := jsonlex.Uint(usage, "cache_creation_input_tokens")
 	u.hasCache = hasRead || hasMade
 	u.hasUsage = hasIn || u.hasCache || out != 0 || startInput != 0
 	u.usage = frame.Usage{InputTokens: clamp32(in), OutputTokens: clamp32(out), CacheHitRatio: frame.CacheHitRatio(read, in+read+made)}
@@ -260,19 +261,19 @@ func clamp32(v uint64) uint32 { return uint32(min(v, math.MaxUint32)) }
 // when the ERROR does not say all it says.
 func (m *toFrames) errorEvent(b, js []byte) []byte {
 	code, msg := frame.CodeUnspecified, []byte(nil)
-	if t, ok := jsonField(js, "error", "type"); ok {
+	if t, ok := jsonlex.Field(js, "error", "type"); ok {
 		var name string
 		if json.Unmarshal(t, &name) == nil {
 			code, _ = ParseErrorType(name)
 		}
 	}
-	if t, ok := jsonField(js, "error", "message"); ok {
+	if t, ok := jsonlex.Field(js, "error", "message"); ok {
 		var s string
 		if json.Unmarshal(t, &s) == nil {
 			msg = []byte(s)
 		}
 	}
-	if m.synth = appendErrorJSON(m.synth[:0], code, msg); !sameJSON(m.synth, js) {
+	if m.synth = appendErrorJSON(m.synth[:0], code, msg); !jsonlex.Same(m.synth, js) {
 		b = m.whole(b, []byte("error"), js)
 	}
 	return frame.AppendError(b, code, string(msg))

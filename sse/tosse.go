@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"github.com/layer0/anth/internal/jsonlex"
 	"strconv"
 
 	"github.com/layer0/anth/frame"
@@ -108,7 +109,7 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 	switch string(ev.Name) {
 	case "message_start":
 		s.started, s.bridged = true, true
-		s.startInput, _ = jsonUint(ev.Data, "message", "usage", "input_tokens")
+		s.startInput, _ = jsonlex.Uint(ev.Data, "message", "usage", "input_tokens")
 	case "message_delta":
 		s.deltaWritten = true
 	case "message_stop":
@@ -117,13 +118,13 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 		s.errWritten = true
 	case "content_block_start":
 		// A block that starts with content of its own (a tool call).
-		if i, ok := jsonUint(ev.Data, "index"); ok && i <= 0xFFFF {
+		if i, ok := jsonlex.Uint(ev.Data, "index"); ok && i <= 0xFFFF {
 			if err := s.open(uint16(i)); err != nil {
 				return b, err
 			}
 		}
 	case "content_block_stop":
-		if i, ok := jsonUint(ev.Data, "index"); ok && i <= 0xFFFF {
+		if i, ok := jsonlex.Uint(ev.Data, "index"); ok && i <= 0xFFFF {
 			b = s.flush(b, uint16(i))
 		}
 	}
@@ -214,7 +215,7 @@ func (s *toSSE) citation(b []byte, block uint16, data []byte) ([]byte, error) {
 		return b, err
 	}
 	var ok bool
-	if s.buf, ok = appendCompact(s.buf[:0], data); !ok || s.buf[0] != '{' {
+	if s.buf, ok = jsonlex.AppendCompact(s.buf[:0], data); !ok || s.buf[0] != '{' {
 		return b, &Error{Err: ErrMalformed, Detail: "citation is not a JSON object"}
 	}
 	return s.emit(b, []byte("content_block_delta"), appendDeltaJSON(s.js[:0], block, frame.DeltaCitation, s.buf)), nil

@@ -1,4 +1,7 @@
-package sse
+// Package jsontest draws JSON for the module's tests: documents as clients
+// write them, and near-JSON one edit away, at which parsers go wrong. Only
+// tests import it.
+package jsontest
 
 import (
 	"bytes"
@@ -9,12 +12,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-// jsonDoc draws a JSON object as a client would write it — every kind of
+// Doc draws a JSON object as a client would write it — every kind of
 // value, escapes of every kind and hex case, numbers with fractions and
 // exponents, whitespace anywhere — and, half the time, one edit to it (a
 // byte deleted, changed or added, or the text cut short): the near-JSON at
 // which parsers go wrong.
-func jsonDoc(t *rapid.T) []byte {
+func Doc(t *rapid.T) []byte {
 	ws := rapid.SampledFrom([]string{"", "", "", " ", "\n", "\t", "\r\n "})
 	strs := rapid.SampledFrom([]string{`""`, `"a"`, `"data"`, `"text"`, `"model"`, `"\"\\\/\b\f\n\r\t"`, `"\u00e9\u00E9\u0009"`,
 		`"\uABCD\uabcd\u0000\u001F"`, `"\u00ff\u0fAf\u9a9F"`, `"é中😀"`, `"QUJD"`, `"QUI="`, `" x "`, `"\u2028"`, `"disable_parallel_tool_use"`})
@@ -70,10 +73,10 @@ func object(t *rapid.T, depth int, w func() string, value func(int) string) stri
 	return "{" + strings.Join(members, ",") + w() + "}"
 }
 
-// validRequest reports whether doc is what the extended request carries:
+// ValidRequest reports whether doc is what the extended request carries:
 // one JSON object, valid UTF-8, no key twice in an object, no lone
 // surrogate escape.
-func validRequest(doc []byte) bool {
+func ValidRequest(doc []byte) bool {
 	doc = bytes.TrimLeft(doc, " \t\r\n")
 	if !json.Valid(doc) || !utf8.Valid(doc) || len(doc) == 0 || doc[0] != '{' || bytes.Contains(doc, []byte(`\uD`)) || bytes.Contains(doc, []byte(`\ud`)) {
 		return false
@@ -114,3 +117,7 @@ func validRequest(doc []byte) bool {
 		}
 	}
 }
+
+// Exact returns s as a slice with no room after it, so that reading past
+// its end fails.
+func Exact(s string) []byte { b := []byte(s); return b[:len(b):len(b)] }

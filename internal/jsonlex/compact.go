@@ -1,21 +1,21 @@
-package sse
+package jsonlex
 
-// appendCompact appends src, one JSON value, with the insignificant
+// AppendCompact appends src, one JSON value, with the insignificant
 // whitespace removed, and reports whether src is one well-formed JSON value
 // (RFC 8259), exactly as encoding/json.Compact decides (it does not check
 // the UTF-8 inside strings either). The bridge compacts every event it
 // reads; encoding/json's state machine, a function call a byte, took most
 // of the time a text delta costs, where this costs a byte comparison for
 // most bytes of a string.
-func appendCompact(dst, src []byte) ([]byte, bool) {
-	out, ok, _ := appendCompactWatch(dst, src, nil)
+func AppendCompact(dst, src []byte) ([]byte, bool) {
+	out, ok, _ := AppendCompactWatch(dst, src, nil)
 	return out, ok
 }
 
-// appendCompactWatch is appendCompact that also returns the raw value at
+// AppendCompactWatch is AppendCompact that also returns the raw value at
 // path (object keys from the top, at most 3), if src has one: what
-// jsonField(src, path...) returns, found in the same pass.
-func appendCompactWatch(dst, src []byte, path []string) ([]byte, bool, []byte) {
+// Field(src, path...) returns, found in the same pass.
+func AppendCompactWatch(dst, src []byte, path []string) ([]byte, bool, []byte) {
 	c := compactor{src: src, dst: dst, path: path}
 	c.skipSpace()
 	if !c.value(0) {
@@ -25,9 +25,9 @@ func appendCompactWatch(dst, src []byte, path []string) ([]byte, bool, []byte) {
 	return c.dst, c.i == len(src), c.found
 }
 
-// maxDepth bounds nesting as encoding/json does, so hostile input cannot
+// MaxDepth bounds nesting as encoding/json does, so hostile input cannot
 // make the recursion deep.
-const maxDepth = 10000
+const MaxDepth = 10000
 
 type compactor struct {
 	src, dst []byte
@@ -50,19 +50,10 @@ func (c *compactor) watched(depth int) bool {
 	return true
 }
 
-func (c *compactor) skipSpace() {
-	for c.i < len(c.src) {
-		switch c.src[c.i] {
-		case ' ', '\t', '\n', '\r':
-			c.i++
-		default:
-			return
-		}
-	}
-}
+func (c *compactor) skipSpace() { c.i = SkipSpace(c.src, c.i) }
 
 func (c *compactor) value(depth int) bool {
-	if c.i >= len(c.src) || depth >= maxDepth {
+	if c.i >= len(c.src) || depth >= MaxDepth {
 		return false
 	}
 	if c.watched(depth) {
@@ -206,39 +197,50 @@ func (c *compactor) string() bool {
 
 // number copies -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (c *compactor) number() bool {
-	start := c.i
-	if c.src[c.i] == '-' {
-		c.i++
-	}
-	if c.i < len(c.src) && c.src[c.i] == '0' {
-		c.i++
-	} else if !c.digits() {
+	n, ok := Number(c.src[c.i:])
+	if !ok {
 		return false
 	}
-	if c.i < len(c.src) && c.src[c.i] == '.' {
-		c.i++
-		if !c.digits() {
-			return false
-		}
-	}
-	if c.i < len(c.src) && (c.src[c.i] == 'e' || c.src[c.i] == 'E') {
-		c.i++
-		if c.i < len(c.src) && (c.src[c.i] == '+' || c.src[c.i] == '-') {
-			c.i++
-		}
-		if !c.digits() {
-			return false
-		}
-	}
-	c.dst = append(c.dst, c.src[start:c.i]...)
+	c.dst = append(c.dst, c.src[c.i:c.i+n]...)
+	c.i += n
 	return true
 }
 
-// digits skips one or more digits.
-func (c *compactor) digits() bool {
-	start := c.i
-	for c.i < len(c.src) && c.src[c.i] >= '0' && c.src[c.i] <= '9' {
-		c.i++
+// Number reads the JSON number (RFC 8259 §6) that b starts with, the
+// longest the grammar allows, and returns its length; if b does not start
+// with one, it returns false and the index of the first byte that breaks the
+// grammar. It is the module's one reading of the number grammar.
+func Number(b []byte) (n int, ok bool) {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
 	}
-	return c.i > start
+	digits := func() bool {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if !digits() {
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, false
+		}
+	}
+	return i, true
 }

@@ -1,4 +1,4 @@
-package sse
+package jsonlex
 
 import (
 	"bytes"
@@ -11,22 +11,17 @@ import (
 	anthutf8 "github.com/layer0/anth/utf8"
 )
 
-// The JSON the bridge needs beyond encoding/json: finding one field of an
-// event without decoding all of it, comparing two events as values, and
-// writing strings. Events are small and the per-token path must not spend a
-// microsecond in reflection, so these read bytes.
-
-// jsonField returns the raw value at path in js: path[0]'s value in the
+// Field returns the raw value at path in js: path[0]'s value in the
 // object js, then path[1]'s within that, and so on. It reports false when
 // a step is missing or not an object, or js is not well formed where it
 // looks.
-func jsonField(js []byte, path ...string) ([]byte, bool) {
-	i := skipSpace(js, 0)
+func Field(js []byte, path ...string) ([]byte, bool) {
+	i := SkipSpace(js, 0)
 	for depth, key := range path {
 		if i >= len(js) || js[i] != '{' {
 			return nil, false
 		}
-		i = skipSpace(js, i+1)
+		i = SkipSpace(js, i+1)
 		for {
 			if i >= len(js) || js[i] != '"' {
 				return nil, false
@@ -36,10 +31,10 @@ func jsonField(js []byte, path ...string) ([]byte, bool) {
 				return nil, false
 			}
 			k := js[i+1 : end-1]
-			if i = skipSpace(js, end); i >= len(js) || js[i] != ':' {
+			if i = SkipSpace(js, end); i >= len(js) || js[i] != ':' {
 				return nil, false
 			}
-			start := skipSpace(js, i+1)
+			start := SkipSpace(js, i+1)
 			if end, ok = skipValue(js, start); !ok {
 				return nil, false
 			}
@@ -50,8 +45,8 @@ func jsonField(js []byte, path ...string) ([]byte, bool) {
 				i = start
 				break
 			}
-			if i = skipSpace(js, end); i < len(js) && js[i] == ',' {
-				i = skipSpace(js, i+1)
+			if i = SkipSpace(js, end); i < len(js) && js[i] == ',' {
+				i = SkipSpace(js, i+1)
 				continue
 			}
 			return nil, false
@@ -60,9 +55,9 @@ func jsonField(js []byte, path ...string) ([]byte, bool) {
 	return nil, false
 }
 
-// jsonUint returns the unsigned integer at path in js.
-func jsonUint(js []byte, path ...string) (uint64, bool) {
-	v, ok := jsonField(js, path...)
+// Uint returns the unsigned integer at path in js.
+func Uint(js []byte, path ...string) (uint64, bool) {
+	v, ok := Field(js, path...)
 	if !ok {
 		return 0, false
 	}
@@ -75,11 +70,13 @@ func sameKey(raw []byte, key string) bool {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw) == key
 	}
-	s, ok := unquote(nil, raw)
+	s, ok := AppendUnescaped(nil, raw)
 	return ok && string(s) == key
 }
 
-func skipSpace(js []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace (RFC 8259 §2): the module's one whitespace rule.
+func SkipSpace(js []byte, i int) int {
 	for i < len(js) && (js[i] == ' ' || js[i] == '\t' || js[i] == '\n' || js[i] == '\r') {
 		i++
 	}
@@ -107,13 +104,13 @@ func skipString(js []byte, i int) (int, bool) {
 	}
 }
 
-// jsonString returns the value of the JSON string raw (quotes included),
+// AppendUnquoted returns the value of the JSON string raw (quotes included),
 // appended to dst.
-func jsonString(dst, raw []byte) ([]byte, bool) {
+func AppendUnquoted(dst, raw []byte) ([]byte, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return dst, false
 	}
-	return unquote(dst, raw[1:len(raw)-1])
+	return AppendUnescaped(dst, raw[1:len(raw)-1])
 }
 
 // skipValue returns the index after the value that starts at js[i].
@@ -151,29 +148,29 @@ func skipValue(js []byte, i int) (int, bool) {
 	return i, i > start
 }
 
-// sameJSON reports whether a and b are the same JSON value. Numbers are
+// Same reports whether a and b are the same JSON value. Numbers are
 // compared as written, so no two different numbers ever pass as one.
-func sameJSON(a, b []byte) bool {
+func Same(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	if equal, sure := equalJSON(a, b); sure {
+	if equal, sure := Equal(a, b); sure {
 		return equal
 	}
-	va, oka := decodeNumbers(a)
-	vb, okb := decodeNumbers(b)
+	va, oka := DecodeNumbers(a)
+	vb, okb := DecodeNumbers(b)
 	return oka && okb && reflect.DeepEqual(va, vb)
 }
 
-// equalJSON compares two JSON values without decoding them: objects as
+// Equal compares two JSON values without decoding them: objects as
 // sets of members, arrays in order, numbers and literals as written,
 // strings byte for byte. It is sure of its answer unless a string or key
 // differs only where one has an escape, or an object repeats a key (which
-// decoding resolves, keeping the last): then sameJSON decodes. It
+// decoding resolves, keeping the last): then Same decodes. It
 // allocates nothing, which matters to the events (a message_delta, a
 // content_block_start) whose keys come in another order than the bridge
 // writes them.
-func equalJSON(a, b []byte) (equal, sure bool) {
+func Equal(a, b []byte) (equal, sure bool) {
 	a, b = trimSpace(a), trimSpace(b)
 	if !closed(a) || !closed(b) {
 		return false, false
@@ -195,7 +192,7 @@ func equalJSON(a, b []byte) (equal, sure bool) {
 			if !oka || !okb {
 				return oka == okb, true
 			}
-			if eq, sure := equalJSON(va, vb); !eq || !sure {
+			if eq, sure := Equal(va, vb); !eq || !sure {
 				return eq, sure
 			}
 			ea, eb = ra, rb
@@ -234,7 +231,7 @@ func equalObjects(a, b []byte) (equal, sure bool) {
 		if nb2 == 0 {
 			return false, bytes.IndexByte(b, '\\') < 0 // b may spell key with escapes
 		}
-		if eq, sure := equalJSON(va, vb); !eq || !sure {
+		if eq, sure := Equal(va, vb); !eq || !sure {
 			return eq, sure
 		}
 		rest = r
@@ -244,14 +241,14 @@ func equalObjects(a, b []byte) (equal, sure bool) {
 // maxCompareMembers bounds the objects equalObjects compares: it finds each
 // key of a by a scan of a and b, n² for n members (4,000 keys, 39 KB, took
 // 0.56 s; a 1 MiB event would take minutes). Larger objects, which no
-// event the bridge writes has, are left to sameJSON's decoding, O(n log n).
+// event the bridge writes has, are left to Same's decoding, O(n log n).
 const maxCompareMembers = 32
 
 // nextMember splits the first member off the members of an object (the
 // text between its braces): its raw key (quotes included), its value, and
 // the rest.
 func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
-	i := skipSpace(ms, 0)
+	i := SkipSpace(ms, 0)
 	if i >= len(ms) || ms[i] != '"' {
 		return nil, nil, nil, false
 	}
@@ -260,7 +257,7 @@ func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
 		return nil, nil, nil, false
 	}
 	key = ms[i:end]
-	if i = skipSpace(ms, end); i >= len(ms) || ms[i] != ':' {
+	if i = SkipSpace(ms, end); i >= len(ms) || ms[i] != ':' {
 		return nil, nil, nil, false
 	}
 	value, rest, ok = nextItem(ms[i+1:])
@@ -269,13 +266,13 @@ func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
 
 // nextItem splits the first value off a comma-separated list.
 func nextItem(list []byte) (value, rest []byte, ok bool) {
-	start := skipSpace(list, 0)
+	start := SkipSpace(list, 0)
 	end, ok := skipValue(list, start)
 	if !ok {
 		return nil, nil, false
 	}
 	rest = list[end:]
-	if i := skipSpace(rest, 0); i < len(rest) && rest[i] == ',' {
+	if i := SkipSpace(rest, 0); i < len(rest) && rest[i] == ',' {
 		rest = rest[i+1:]
 	}
 	return list[start:end], rest, true
@@ -302,7 +299,7 @@ func findMember(obj, key []byte) (value []byte, n int) {
 func countMembers(obj []byte) int {
 	n := 0
 	for rest := obj[1 : len(obj)-1]; ; n++ {
-		if skipSpace(rest, 0) == len(rest) {
+		if SkipSpace(rest, 0) == len(rest) {
 			return n
 		}
 		_, _, r, ok := nextMember(rest)
@@ -328,14 +325,14 @@ func closed(v []byte) bool {
 }
 
 func trimSpace(js []byte) []byte {
-	js = js[skipSpace(js, 0):]
+	js = js[SkipSpace(js, 0):]
 	for len(js) > 0 && (js[len(js)-1] == ' ' || js[len(js)-1] == '\t' || js[len(js)-1] == '\n' || js[len(js)-1] == '\r') {
 		js = js[:len(js)-1]
 	}
 	return js
 }
 
-func decodeNumbers(js []byte) (any, bool) {
+func DecodeNumbers(js []byte) (any, bool) {
 	d := json.NewDecoder(bytes.NewReader(js))
 	d.UseNumber()
 	var v any
@@ -345,20 +342,20 @@ func decodeNumbers(js []byte) (any, bool) {
 	return v, true
 }
 
-// appendString appends s as a JSON string. Ill-formed UTF-8 becomes
+// AppendString appends s as a JSON string. Ill-formed UTF-8 becomes
 // U+FFFD, one per maximal subpart (SPEC.md §7), so the string is valid JSON
 // whatever s holds.
-func appendString[T string | []byte](b []byte, s T) []byte {
-	if !validUTF8(s) {
+func AppendString[T string | []byte](b []byte, s T) []byte {
+	if !ValidUTF8(s) {
 		var d anthutf8.Decoder
 		s = T(d.Flush(d.Append(nil, []byte(s))))
 	}
 	b = append(b, '"')
-	b = appendEscaped(b, s)
+	b = AppendEscaped(b, s)
 	return append(b, '"')
 }
 
-func validUTF8[T string | []byte](s T) bool {
+func ValidUTF8[T string | []byte](s T) bool {
 	switch v := any(s).(type) {
 	case string:
 		return utf8.ValidString(v)
@@ -368,10 +365,10 @@ func validUTF8[T string | []byte](s T) bool {
 	return false
 }
 
-// appendEscaped appends valid UTF-8 text escaped for a JSON string: quote,
+// AppendEscaped appends valid UTF-8 text escaped for a JSON string: quote,
 // backslash and control characters are escaped and the rest passes through,
 // so an SSE data line that holds it stays one line.
-func appendEscaped[T string | []byte](b []byte, s T) []byte {
+func AppendEscaped[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := range len(s) {
@@ -397,19 +394,19 @@ func appendEscaped[T string | []byte](b []byte, s T) []byte {
 	return append(b, s[start:]...)
 }
 
-// unquote appends the value of the inside of a JSON string (no quotes) to
+// AppendUnescaped appends the value of the inside of a JSON string (no quotes) to
 // dst. It reports false for anything it does not handle exactly as
 // encoding/json would: an unescaped quote or control character, bad \u
 // escapes, lone surrogate escapes and invalid UTF-8 (both of which
 // encoding/json replaces with U+FFFD). A surrogate pair is one character.
-func unquote(dst, s []byte) ([]byte, bool) {
+func AppendUnescaped(dst, s []byte) ([]byte, bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '"' || c < 0x20:
 			return dst, false
 		case c == '\\':
-			n, ok := unescape(&dst, s[i:])
+			n, ok := Unescape(&dst, s[i:])
 			if !ok {
 				return dst, false
 			}
@@ -429,9 +426,9 @@ func unquote(dst, s []byte) ([]byte, bool) {
 	return dst, true
 }
 
-// unescape appends the character of the escape at the start of s and
+// Unescape appends the character of the escape at the start of s and
 // returns the escape's length.
-func unescape(dst *[]byte, s []byte) (int, bool) {
+func Unescape(dst *[]byte, s []byte) (int, bool) {
 	if len(s) < 2 {
 		return 0, false
 	}

@@ -1,4 +1,4 @@
-package sse
+package jsonlex
 
 import (
 	"bytes"
@@ -8,12 +8,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/layer0/anth/internal/jsonlex/jsontest"
 	"pgregory.net/rapid"
-
-	"github.com/layer0/anth/frame"
 )
 
-// TestJSONField: jsonField finds what encoding/json finds, in any object,
+// TestJSONField: Field finds what encoding/json finds, in any object,
 // compact or not, with any keys and escapes.
 func TestJSONField(t *testing.T) {
 	keys := rapid.SampledFrom([]string{"a", "b", "usage", "input_tokens", `q"uote`, "é", "\\"})
@@ -45,14 +44,14 @@ func TestJSONField(t *testing.T) {
 				break
 			}
 		}
-		raw, ok := jsonField(js, path...)
+		raw, ok := Field(js, path...)
 		if ok != found {
-			t.Fatalf("jsonField(%s, %q) found %v, want %v", js, path, ok, found)
+			t.Fatalf("Field(%s, %q) found %v, want %v", js, path, ok, found)
 		}
 		if ok {
 			want, _ := json.Marshal(want)
-			if !sameJSON(raw, want) {
-				t.Fatalf("jsonField(%s, %q) = %s, want %s", js, path, raw, want)
+			if !Same(raw, want) {
+				t.Fatalf("Field(%s, %q) = %s, want %s", js, path, raw, want)
 			}
 		}
 	})
@@ -78,68 +77,17 @@ func TestSameJSON(t *testing.T) {
 		{`{"a":1,"b":1}`, `{"a":1,"b":1,"\u0061":2}`, false},
 		{`{"a":1}`, `{"a":1,"b":1}`, false},
 	} {
-		if got := sameJSON([]byte(c.a), []byte(c.b)); got != c.same {
-			t.Errorf("sameJSON(%s, %s) = %v", c.a, c.b, got)
+		if got := Same([]byte(c.a), []byte(c.b)); got != c.same {
+			t.Errorf("Same(%s, %s) = %v", c.a, c.b, got)
 		}
 	}
 }
 
 // TestMessageDelta: a message_delta's usage becomes frames, and only the
 // forms the Encoder writes back travel without an EVENT.
-func TestMessageDelta(t *testing.T) {
-	const head = `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":`
-	for _, c := range []struct {
-		usage      string
-		startInput uint64
-		want       usageState
-		typedOnly  bool
-	}{
-		{`{"output_tokens":15}`, 25, usageState{usage: frame.Usage{InputTokens: 25, OutputTokens: 15}, hasUsage: true}, true},
-		{`{"output_tokens":0}`, 25, usageState{usage: frame.Usage{InputTokens: 25}, hasUsage: true}, true},
-		{`{"output_tokens":0}`, 0, usageState{}, true},
-		{`{"input_tokens":7,"output_tokens":3}`, 25, usageState{usage: frame.Usage{InputTokens: 7, OutputTokens: 3}, hasUsage: true}, true},
-		{`{"input_tokens":25,"output_tokens":3}`, 25, usageState{usage: frame.Usage{InputTokens: 25, OutputTokens: 3}, hasUsage: true}, false},
-		{`{"input_tokens":10,"cache_creation_input_tokens":20,"cache_read_input_tokens":70,"output_tokens":3}`, 0,
-			usageState{usage: frame.Usage{InputTokens: 10, OutputTokens: 3, CacheHitRatio: 700_000}, cache: frame.CacheUsage{CacheReadInputTokens: 70, CacheCreationInputTokens: 20}, hasUsage: true, hasCache: true}, true},
-		{`{"output_tokens":3,"output_tokens_details":{"thinking_tokens":1}}`, 5, usageState{usage: frame.Usage{InputTokens: 5, OutputTokens: 3}, hasUsage: true}, false},
-		{`{"output_tokens":99999999999}`, 5, usageState{usage: frame.Usage{InputTokens: 5, OutputTokens: 1<<32 - 1}, hasUsage: true}, false},
-	} {
-		js := []byte(head + c.usage + "}")
-		u, reason, _ := parseMessageDelta(js, c.startInput)
-		if reason != frame.StopEndTurn || !cmp.Equal(u, c.want, cmp.AllowUnexported(usageState{})) {
-			t.Errorf("%s: %+v, %v; want %+v", c.usage, u, reason, c.want)
-		}
-		m := toFrames{startInput: c.startInput}
-		out := m.messageDelta(nil, js)
-		if typedOnly := !bytes.Contains(out, []byte("message_delta")) && m.deferring; typedOnly != c.typedOnly {
-			t.Errorf("%s: carried by typed frames alone: %v, want %v", c.usage, typedOnly, c.typedOnly)
-		}
-	}
-}
-
 // TestFastPathAgrees: the byte-matching fast path gives the frames the
 // general path gives, for every delta it takes.
-func TestFastPathAgrees(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		kind := frame.DeltaKind(rapid.IntRange(0, 3).Draw(t, "kind"))
-		text := rapid.String().Draw(t, "text")
-		block := rapid.IntRange(0, 0x10000).Draw(t, "block")
-		s, _ := json.Marshal(text)
-		js := []byte(`{"type":"content_block_delta","index":` + strconv.Itoa(block) + `,"delta":{"type":"` + deltaTypes[kind].typ + `","` + deltaTypes[kind].field + `":` + string(s) + `}}`)
-		var scratch []byte
-		fast, ok := fastDelta(nil, js, &scratch)
-		var m toFrames
-		general, gok := m.delta(nil, js)
-		if ok && (!gok || !bytes.Equal(fast, general)) {
-			t.Fatalf("%s: fast path % X, general path % X (%v)", js, fast, general, gok)
-		}
-		if block <= 0xFFFF && !ok && !gok {
-			t.Fatalf("%s: neither path takes a valid delta", js)
-		}
-	})
-}
-
-// TestCompactAgrees: appendCompact accepts what encoding/json.Compact
+// TestCompactAgrees: AppendCompact accepts what encoding/json.Compact
 // accepts and gives the same bytes, for JSON and for near-JSON.
 func TestCompactAgrees(t *testing.T) {
 	pieces := []string{"{", "}", "[", "]", ",", ":", " ", "\n", "\t", "\r", `"a"`, `"\u00e9"`, `"\x"`, `"\u12"`, "\"\x01\"", `"\"`,
@@ -151,39 +99,39 @@ func TestCompactAgrees(t *testing.T) {
 		}
 		var want bytes.Buffer
 		werr := json.Compact(&want, src)
-		got, ok := appendCompact([]byte("keep"), src)
+		got, ok := AppendCompact([]byte("keep"), src)
 		if ok != (werr == nil) {
-			t.Fatalf("%q: appendCompact says %v, encoding/json %v", src, ok, werr)
+			t.Fatalf("%q: AppendCompact says %v, encoding/json %v", src, ok, werr)
 		}
 		if ok && string(got) != "keep"+want.String() {
-			t.Fatalf("%q: appendCompact gives %q, encoding/json %q", src, got[4:], want.String())
+			t.Fatalf("%q: AppendCompact gives %q, encoding/json %q", src, got[4:], want.String())
 		}
 	})
 	deep := bytes.Repeat([]byte("["), 10_001)
 	for _, n := range []int{10_000, 10_001} {
 		src := append(append([]byte{}, deep[:n]...), bytes.Repeat([]byte("]"), n)...)
-		_, ok := appendCompact(nil, src)
+		_, ok := AppendCompact(nil, src)
 		if ok != (json.Valid(src)) {
-			t.Fatalf("%d nested arrays: appendCompact says %v, encoding/json %v", n, ok, json.Valid(src))
+			t.Fatalf("%d nested arrays: AppendCompact says %v, encoding/json %v", n, ok, json.Valid(src))
 		}
 	}
 }
 
-// FuzzCompact: appendCompact and encoding/json.Compact agree on any input.
+// FuzzCompact: AppendCompact and encoding/json.Compact agree on any input.
 func FuzzCompact(f *testing.F) {
 	f.Add([]byte(`{"type": "ping"}`))
 	f.Add([]byte(`[1, -0.5e+3, "\u00e9\n", true, null, {"a" : []}]`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		var want bytes.Buffer
 		werr := json.Compact(&want, src)
-		got, ok := appendCompact(nil, src)
+		got, ok := AppendCompact(nil, src)
 		if ok != (werr == nil) || ok && !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("%q: appendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
+			t.Fatalf("%q: AppendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
 		}
 	})
 }
 
-// TestEqualJSONAgrees: whenever equalJSON is sure, it says what decoding
+// TestEqualJSONAgrees: whenever Equal is sure, it says what decoding
 // both values says: for objects whose members come in any order, keys and
 // strings spelled with escapes or not, repeated keys, numbers written
 // differently.
@@ -218,56 +166,55 @@ func TestEqualJSONAgrees(t *testing.T) {
 		if rapid.Bool().Draw(t, "same") {
 			v[1] = v[0]
 		}
-		eq, ok := equalJSON([]byte(v[0]), []byte(v[1]))
+		eq, ok := Equal([]byte(v[0]), []byte(v[1]))
 		if !ok {
 			return
 		}
 		sure++
-		va, _ := decodeNumbers([]byte(v[0]))
-		vb, _ := decodeNumbers([]byte(v[1]))
+		va, _ := DecodeNumbers([]byte(v[0]))
+		vb, _ := DecodeNumbers([]byte(v[1]))
 		if want := cmp.Equal(va, vb); eq != want {
-			t.Fatalf("equalJSON(%s, %s) = %v, decoded they are equal: %v", v[0], v[1], eq, want)
+			t.Fatalf("Equal(%s, %s) = %v, decoded they are equal: %v", v[0], v[1], eq, want)
 		}
 	})
 	if sure < 20 {
-		t.Fatalf("equalJSON was sure of only %d of the pairs", sure)
+		t.Fatalf("Equal was sure of only %d of the pairs", sure)
 	}
 }
 
-// TestCompactNearJSON: appendCompact and encoding/json.Compact agree on
+// TestCompactNearJSON: AppendCompact and encoding/json.Compact agree on
 // JSON with every kind of token and on the near-JSON one edit makes of it.
 func TestCompactNearJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		src := jsonDoc(t)
+		src := jsontest.Doc(t)
 		var want bytes.Buffer
 		werr := json.Compact(&want, src)
-		got, ok := appendCompact(nil, src)
+		got, ok := AppendCompact(nil, src)
 		if ok != (werr == nil) || ok && !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("%q: appendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
+			t.Fatalf("%q: AppendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
 		}
 	})
 	// Every byte after \u, and the tokens cut at their ends.
 	for c := range 256 {
 		for _, src := range []string{`"\u00` + string(rune(c)) + `0"`, `"\u` + string(rune(c)) + `000"`} {
-			if _, ok := appendCompact(nil, exact(src)); ok != json.Valid([]byte(src)) {
-				t.Errorf("%q: appendCompact says %v", src, ok)
+			if _, ok := AppendCompact(nil, jsontest.Exact(src)); ok != json.Valid([]byte(src)) {
+				t.Errorf("%q: AppendCompact says %v", src, ok)
 			}
 		}
 	}
 	for _, src := range []string{"true", "[tru", "[true", "fals", "[nul", `"\`, `"\u123`, `"\u1234`, `["\u123`, "1e", "1e+", "[1.", "-", "[-", "0", "55", "[12]", "-x", `{"a"`, `{"a" `, `{"a":`, "\"\x01\"", "\"\x1f\"", "\" \"", "1.5e", "[0", "01"} {
 		var want bytes.Buffer
 		werr := json.Compact(&want, []byte(src))
-		if got, ok := appendCompact(nil, exact(src)); ok != (werr == nil) || ok && string(got) != want.String() {
-			t.Errorf("%q: appendCompact %q, %v; encoding/json %v", src, got, ok, werr)
+		if got, ok := AppendCompact(nil, jsontest.Exact(src)); ok != (werr == nil) || ok && string(got) != want.String() {
+			t.Errorf("%q: AppendCompact %q, %v; encoding/json %v", src, got, ok, werr)
 		}
 	}
 }
 
-// exact returns s as a slice with no room after it, so that reading past
+// jsontest.Exact returns s as a slice with no room after it, so that reading past
 // its end fails.
-func exact(s string) []byte { b := []byte(s); return b[:len(b):len(b)] }
 
-// TestJSONFieldEdges: jsonField at the edges of what it reads: empty and
+// TestJSONFieldEdges: Field at the edges of what it reads: empty and
 // cut input, keys spelled with escapes, values of every kind, and paths
 // through values that are not objects.
 func TestJSONFieldEdges(t *testing.T) {
@@ -307,24 +254,24 @@ func TestJSONFieldEdges(t *testing.T) {
 		{`{"a":"]"}`, []string{"a"}, `"]"`},
 		{`{"a":[[],{"b":"]}"}]}`, []string{"a"}, `[[],{"b":"]}"}]`},
 	} {
-		got, ok := jsonField(exact(c.js), c.path...)
+		got, ok := Field(jsontest.Exact(c.js), c.path...)
 		if ok != (c.want != "") || string(got) != c.want {
-			t.Errorf("jsonField(%s, %q) = %s, %v; want %s", c.js, c.path, got, ok, c.want)
+			t.Errorf("Field(%s, %q) = %s, %v; want %s", c.js, c.path, got, ok, c.want)
 		}
 	}
 	for js, want := range map[string]uint64{`{"n":7}`: 7, `{"n":18446744073709551615}`: 1<<64 - 1} {
-		if n, ok := jsonUint(exact(js), "n"); !ok || n != want {
-			t.Errorf("jsonUint(%s) = %d, %v", js, n, ok)
+		if n, ok := Uint(jsontest.Exact(js), "n"); !ok || n != want {
+			t.Errorf("Uint(%s) = %d, %v", js, n, ok)
 		}
 	}
 	for _, js := range []string{`{"n":-1}`, `{"n":1.5}`, `{"n":"7"}`, `{"n":18446744073709551616}`, `{}`} {
-		if n, ok := jsonUint(exact(js), "n"); ok {
-			t.Errorf("jsonUint(%s) = %d, want none", js, n)
+		if n, ok := Uint(jsontest.Exact(js), "n"); ok {
+			t.Errorf("Uint(%s) = %d, want none", js, n)
 		}
 	}
 }
 
-// TestEqualJSONSure: equalJSON is sure of its answer, and right, whenever
+// TestEqualJSONSure: Equal is sure of its answer, and right, whenever
 // no string or key has an escape and no object repeats a key, as its
 // comment promises, whatever the whitespace; and it reads nothing past
 // the values.
@@ -359,18 +306,18 @@ func TestEqualJSONSure(t *testing.T) {
 			b = value(t, 0)
 		}
 		b = rapid.SampledFrom(ws).Draw(t, "before") + b + rapid.SampledFrom(ws).Draw(t, "after")
-		eq, sure := equalJSON(exact(a), exact(b))
-		va, _ := decodeNumbers([]byte(a))
-		vb, _ := decodeNumbers([]byte(b))
+		eq, sure := Equal(jsontest.Exact(a), jsontest.Exact(b))
+		va, _ := DecodeNumbers([]byte(a))
+		vb, _ := DecodeNumbers([]byte(b))
 		if want := cmp.Equal(va, vb); !sure || eq != want {
-			t.Fatalf("equalJSON(%s, %s) = %v, sure %v; decoded they are equal: %v", a, b, eq, sure, want)
+			t.Fatalf("Equal(%s, %s) = %v, sure %v; decoded they are equal: %v", a, b, eq, sure, want)
 		}
 	})
 }
 
-// TestEqualJSONManyMembers: equalJSON leaves objects of more than 32
-// members to sameJSON's decoding rather than scanning for each key (n²:
-// 4,000 keys took 0.56 s), and sameJSON still answers.
+// TestEqualJSONManyMembers: Equal leaves objects of more than 32
+// members to Same's decoding rather than scanning for each key (n²:
+// 4,000 keys took 0.56 s), and Same still answers.
 func TestEqualJSONManyMembers(t *testing.T) {
 	a, b := []byte("{"), []byte("{")
 	const n = 4000
@@ -379,15 +326,15 @@ func TestEqualJSONManyMembers(t *testing.T) {
 		b = append(b, `"k`+strconv.Itoa(n-1-i)+`":0,`...)
 	}
 	a[len(a)-1], b[len(b)-1] = '}', '}'
-	if _, sure := equalJSON(a, b); sure {
-		t.Errorf("equalJSON is sure of a %d-member object", n)
+	if _, sure := Equal(a, b); sure {
+		t.Errorf("Equal is sure of a %d-member object", n)
 	}
-	if !sameJSON(a, b) {
-		t.Errorf("sameJSON: a reordered object differs")
+	if !Same(a, b) {
+		t.Errorf("Same: a reordered object differs")
 	}
 	c := append([]byte(nil), b...)
 	c[len(c)-2] = '1'
-	if sameJSON(a, c) {
-		t.Errorf("sameJSON: objects that differ are the same")
+	if Same(a, c) {
+		t.Errorf("Same: objects that differ are the same")
 	}
 }
