@@ -10,6 +10,7 @@ import (
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/kvdelta"
+	"github.com/layer0/anth/request"
 	"github.com/layer0/anth/sse"
 )
 
@@ -19,7 +20,7 @@ import (
 // snappy.ErrCorrupt is s2.ErrCorrupt), and that the error says where.
 // Before, sse.ErrMalformed, deflate.ErrMalformed and kvdelta.ErrMalformed
 // were values of their own: errors.Is(err, sse.ErrMalformed) was false for
-// malformed ANTH given to sse.Encoder.Write and to sse.AppendRequestJSON.
+// malformed ANTH given to sse.Encoder.Write and to request.AppendJSON.
 func TestErrorKinds(t *testing.T) {
 	kinds := map[string][]error{
 		"ErrMalformed": {frame.ErrMalformed, sse.ErrMalformed, deflate.ErrMalformed, kvdelta.ErrMalformed},
@@ -35,8 +36,8 @@ func TestErrorKinds(t *testing.T) {
 	}{
 		{"frame.Parse cut", "ErrTruncated", func() error { _, _, err := frame.Parse(stream[4 : len(stream)-1]); return err }},
 		{"frame.Parse malformed", "ErrMalformed", func() error { _, _, err := frame.Parse(badFrame[4:]); return err }},
-		{"frame.ParseRequest too large", "ErrTooLarge", func() error {
-			_, err := frame.Limits{MaxRequestSize: 8}.ParseRequest(make([]byte, 9))
+		{"request.Parse too large", "ErrTooLarge", func() error {
+			_, err := request.Limits{MaxSize: 8}.Parse(make([]byte, 9))
 			return err
 		}},
 		{"sse.Encoder.Write malformed ANTH", "ErrMalformed", func() error {
@@ -50,8 +51,8 @@ func TestErrorKinds(t *testing.T) {
 			}
 			return e.Close()
 		}},
-		{"sse.AppendRequestJSON malformed", "ErrMalformed", func() error { _, err := sse.AppendRequestJSON(nil, []byte("ANTX\x02\x09\x0A")); return err }},
-		{"sse.AppendRequestANTH malformed", "ErrMalformed", func() error { _, err := sse.AppendRequestANTH(nil, []byte(`{"model":`)); return err }},
+		{"request.AppendJSON malformed", "ErrMalformed", func() error { _, err := request.AppendJSON(nil, []byte("ANTX\x02\x09\x0A")); return err }},
+		{"request.AppendANTH malformed", "ErrMalformed", func() error { _, err := request.AppendANTH(nil, []byte(`{"model":`)); return err }},
 		{"sse.Decoder malformed", "ErrMalformed", func() error {
 			_, err := io.ReadAll(sse.NewDecoder(strings.NewReader("event: content_block_delta\ndata: {nope\n\n"), sse.DecoderOptions{}))
 			return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/request"
 	"github.com/layer0/anth/sse"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkRequest(b *testing.B) {
 	anth := map[string][]byte{}
 	var anthTotal int
 	for _, name := range names {
-		a, err := sse.AppendRequestANTH(nil, bodies[name])
+		a, err := request.AppendANTH(nil, bodies[name])
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func BenchmarkRequest(b *testing.B) {
 		var out []byte
 		for b.Loop() {
 			for _, name := range names {
-				out, _ = sse.AppendRequestANTH(out[:0], bodies[name])
+				out, _ = request.AppendANTH(out[:0], bodies[name])
 			}
 		}
 		b.ReportMetric(float64(anthTotal)/float64(total), "ANTH/JSON")
@@ -59,7 +60,7 @@ func BenchmarkRequest(b *testing.B) {
 		var out []byte
 		for b.Loop() {
 			for _, name := range names {
-				out, _ = sse.AppendRequestJSON(out[:0], anth[name])
+				out, _ = request.AppendJSON(out[:0], anth[name])
 			}
 		}
 	})

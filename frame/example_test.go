@@ -110,23 +110,3 @@ func ExampleError() {
 	// frame: offset 5: USAGE frame: malformed: payload length 11, want 12
 	// true
 }
-
-// A request is one message: the model, the conversation and max_tokens.
-// Content of any length is carried whole.
-func ExampleAppendRequest() {
-	req := frame.Request{
-		Model:     "claude-sonnet-4-5",
-		Messages:  []frame.Message{{Role: frame.RoleUser, Content: "你好"}},
-		MaxTokens: 64_000,
-	}
-	b, err := frame.AppendRequest(nil, req)
-	if err != nil {
-		log.Fatal(err)
-	}
-	back, err := frame.ParseRequest(b)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(len(b), back.Messages[0].Content, back.MaxTokens)
-	// Output: 34 你好 64000
-}

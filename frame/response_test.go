@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/layer0/anth/internal/testdata"
+
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -239,35 +241,18 @@ func TestPushReader(t *testing.T) {
 	})
 }
 
-// stutterReader returns empty reads before each byte, as a slow network
-// with spurious wakeups might.
-type stutterReader struct {
-	r       io.Reader
-	empties int // empty reads before each byte
-	n       int
-}
-
-func (s *stutterReader) Read(p []byte) (int, error) {
-	if s.n < s.empties {
-		s.n++
-		return 0, nil
-	}
-	s.n = 0
-	return s.r.Read(p[:min(len(p), 1)])
-}
-
 // TestReaderSlowProgress: empty reads are counted per run, so a reader that
 // makes progress is never failed, and only a run of maxEmptyReads is
 // io.ErrNoProgress.
 func TestReaderSlowProgress(t *testing.T) {
 	resp := AppendDone(AppendText(AppendMagic(nil), 0, bytes.Repeat([]byte("a"), 500)), StopEndTurn, "")
 	for _, empties := range []int{1, maxEmptyReads - 1} {
-		fs, err := readAll(NewReader(&stutterReader{r: bytes.NewReader(resp), empties: empties}))
+		fs, err := readAll(NewReader(&testdata.StutterReader{R: bytes.NewReader(resp), Empties: empties}))
 		if err != nil || len(fs) != 2 {
 			t.Fatalf("%d empty reads before each byte: %d frames, %v", empties, len(fs), err)
 		}
 	}
-	_, err := readAll(NewReader(&stutterReader{r: bytes.NewReader(resp), empties: maxEmptyReads}))
+	_, err := readAll(NewReader(&testdata.StutterReader{R: bytes.NewReader(resp), Empties: maxEmptyReads}))
 	if err != io.ErrNoProgress {
 		t.Fatalf("%d empty reads in a row: %v, want io.ErrNoProgress", maxEmptyReads, err)
 	}
@@ -277,9 +262,9 @@ func TestReaderSlowProgress(t *testing.T) {
 // error, not a panic.
 func TestReaderBadCounts(t *testing.T) {
 	for name, rd := range map[string]io.Reader{
-		"-1":         countReader(-1),
-		"1 << 20":    countReader(1 << 20),
-		"len(p) + 1": io.MultiReader(strings.NewReader("AN"), readerFunc(func(p []byte) (int, error) { return len(p) + 1, nil })),
+		"-1":         testdata.CountReader(-1),
+		"1 << 20":    testdata.CountReader(1 << 20),
+		"len(p) + 1": io.MultiReader(strings.NewReader("AN"), testdata.ReaderFunc(func(p []byte) (int, error) { return len(p) + 1, nil })),
 	} {
 		r := NewReader(rd)
 		var e *Error
@@ -291,7 +276,7 @@ func TestReaderBadCounts(t *testing.T) {
 	resp := AppendDone(AppendText(AppendMagic(nil), 0, make([]byte, 3*initialBufSize)), StopEndTurn, "")
 	full := 0
 	src := bytes.NewReader(resp)
-	fs, err := readAll(NewReader(readerFunc(func(p []byte) (int, error) {
+	fs, err := readAll(NewReader(testdata.ReaderFunc(func(p []byte) (int, error) {
 		n, err := src.Read(p)
 		if n == len(p) {
 			full++
@@ -302,14 +287,6 @@ func TestReaderBadCounts(t *testing.T) {
 		t.Fatalf("%d frames, %v, %d full reads", len(fs), err, full)
 	}
 }
-
-type countReader int
-
-func (c countReader) Read([]byte) (int, error) { return int(c), nil }
-
-type readerFunc func([]byte) (int, error)
-
-func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // TestMagicCheckedEarly: a wrong first byte is reported at once, before the
 // rest of the magic arrives, from both kinds of Reader.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/request"
 )
 
 // FuzzReader feeds arbitrary bytes to frame.Reader. Read as raw frames,
@@ -131,22 +132,22 @@ func response(t *testing.T, in []byte) {
 	}
 }
 
-// FuzzParseRequest feeds arbitrary bytes to frame.ParseRequest: a request
+// FuzzParseRequest feeds arbitrary bytes to request.Parse: a request
 // that parses re-encodes to the same bytes (the encoding is canonical), and
-// anything else is an *frame.Error.
+// anything else is an *request.Error.
 func FuzzParseRequest(f *testing.F) {
-	b, _ := frame.AppendRequest(nil, frame.Request{Model: "m", Messages: []frame.Message{{Content: "hi"}}, MaxTokens: 70000})
+	b, _ := request.Append(nil, request.Seed{Model: "m", Messages: []request.Message{{Content: "hi"}}, MaxTokens: 70000})
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		req, err := frame.ParseRequest(in)
+		req, err := request.Parse(in)
 		if err != nil {
-			var e *frame.Error
+			var e *request.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("error %v (%T), want *frame.Error", err, err)
+				t.Fatalf("error %v (%T), want *request.Error", err, err)
 			}
 			return
 		}
-		out, err := frame.AppendRequest(nil, req)
+		out, err := request.Append(nil, req)
 		if err != nil {
 			t.Fatalf("parsed request does not encode: %v", err)
 		}

@@ -3,11 +3,13 @@ package sse
 import (
 	"bytes"
 	"compress/gzip"
-	"github.com/layer0/anth/internal/jsonlex"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/layer0/anth/internal/jsonlex"
+	"github.com/layer0/anth/request"
 
 	"github.com/layer0/anth/deflate"
 )
@@ -108,7 +110,7 @@ func sendANTH(req *http.Request) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	anth, err := AppendRequestANTH(nil, js)
+	anth, err := request.AppendANTH(nil, js)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/request"
 )
 
 // TestClientMiddleware: streaming calls ask for ANTH, and an ANTH response
@@ -72,7 +73,7 @@ func TestClientMiddleware(t *testing.T) {
 func TestMiddlewareSendANTH(t *testing.T) {
 	mw := ClientMiddleware(ClientOptions{SendANTH: true})
 	body := `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"Hi"}]}`
-	want, _ := AppendRequestANTH(nil, []byte(body))
+	want, _ := request.AppendANTH(nil, []byte(body))
 	for _, c := range []struct {
 		method, url string
 		anth        bool

@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/request"
 )
 
 // ReadRequestBody reads a Messages API request body that is JSON
 // (application/json, or no Content-Type) or ANTH (ContentType, either form
 // of SPEC.md §5) and returns it as JSON: one value for a server, whatever
-// the client sent. It reads at most l.MaxRequestSize bytes and fails with
+// the client sent. It reads at most l.SizeLimit() bytes and fails with
 // ErrTooLarge past them; a body of another Content-Type is ErrMediaType; a
 // body that fails to arrive (a read deadline, a connection cut) is an
 // *Error wrapping the read's error at the offset it reached.
@@ -29,8 +30,8 @@ import (
 // which a client may send without the body: for n bytes received it holds
 // at most 2n + 1 KiB (rounded up to the allocator's size class) and
 // allocates at most twice that in all, as the buffer doubles. An ANTH body
-// then costs what AppendRequestJSON does.
-func ReadRequestBody(r *http.Request, l RequestLimits) ([]byte, error) {
+// then costs what request.AppendJSON does.
+func ReadRequestBody(r *http.Request, l request.Limits) ([]byte, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "" && mt != "application/json" && mt != ContentType {
 		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "request Content-Type " + strconv.Quote(mt)}
@@ -39,15 +40,15 @@ func ReadRequestBody(r *http.Request, l RequestLimits) ([]byte, error) {
 	// a byte a second held 1.3 GB that way. bytes.Buffer grows by what
 	// arrives.
 	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, int64(l.size())+1))
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, int64(l.SizeLimit())+1))
 	if err != nil {
 		return nil, &Error{Offset: n, Err: err, Detail: "reading the request body"}
 	}
-	if n > int64(l.size()) {
-		return nil, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request body over " + strconv.Itoa(l.size()) + " bytes"}
+	if n > int64(l.SizeLimit()) {
+		return nil, &Error{Offset: int64(l.SizeLimit()), Err: ErrTooLarge, Detail: "request body over " + strconv.Itoa(l.SizeLimit()) + " bytes"}
 	}
 	if mt == ContentType {
-		return l.AppendRequestJSON(nil, buf.Bytes())
+		return l.AppendJSON(nil, buf.Bytes())
 	}
 	return buf.Bytes(), nil
 }
@@ -61,7 +62,7 @@ type GatewayOptions struct {
 	// http.DefaultTransport.
 	Transport http.RoundTripper
 	// Limits bound the requests accepted.
-	Limits RequestLimits
+	Limits request.Limits
 	// Decoder configures the conversion of upstream SSE for ANTH clients.
 	Decoder DecoderOptions
 	// Log, if set, gets one line per request: method, path, status, the

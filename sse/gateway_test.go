@@ -21,6 +21,7 @@ import (
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/jsonlex"
 	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/request"
 )
 
 // recordingUpstream is a Messages API stand-in: it records what it
@@ -75,7 +76,7 @@ func TestGateway(t *testing.T) {
 	for _, c := range []struct{ ct, accept string }{{"application/json", "text/event-stream"}, {ContentType, "text/event-stream"}, {"application/json", Accept}, {ContentType, Accept}} {
 		reqBody := []byte(body)
 		if c.ct == ContentType {
-			reqBody, _ = AppendRequestANTH(nil, reqBody)
+			reqBody, _ = request.AppendANTH(nil, reqBody)
 		}
 		req, _ := http.NewRequest("POST", gw.URL+"/v1/messages", bytes.NewReader(reqBody))
 		req.Header.Set("Content-Type", c.ct)
@@ -167,7 +168,7 @@ func scanEventsNamed(t tb, sse []byte) [][2]string {
 // exactly, and a Content-Length that lies.
 func TestReadRequestBody(t *testing.T) {
 	body := `{"model":"m","stream":true}`
-	anth, _ := AppendRequestANTH(nil, []byte(body))
+	anth, _ := request.AppendANTH(nil, []byte(body))
 	for _, c := range []struct {
 		name, ct string
 		body     []byte
@@ -194,7 +195,7 @@ func TestReadRequestBody(t *testing.T) {
 		if c.length != 0 {
 			r.ContentLength = c.length
 		}
-		got, err := ReadRequestBody(r, RequestLimits{MaxRequestSize: c.limit})
+		got, err := ReadRequestBody(r, request.Limits{MaxSize: c.limit})
 		var e *Error
 		switch {
 		case c.kind == nil && (err != nil || !jsonlex.Same(got, []byte(body))):
@@ -344,7 +345,7 @@ func (failingTransport) RoundTrip(*http.Request) (*http.Response, error) {
 // too large, an upstream it cannot reach.
 func TestGatewayErrors(t *testing.T) {
 	u, _ := url.Parse("http://upstream.test")
-	gw := httptest.NewServer(NewGateway(GatewayOptions{Upstream: u, Transport: failingTransport{}, Limits: RequestLimits{MaxRequestSize: 64}}))
+	gw := httptest.NewServer(NewGateway(GatewayOptions{Upstream: u, Transport: failingTransport{}, Limits: request.Limits{MaxSize: 64}}))
 	defer gw.Close()
 	for _, c := range []struct {
 		ct, body string
@@ -396,7 +397,7 @@ func TestReadRequestBodyHeldPerByteReceived(t *testing.T) {
 		r.Body, r.ContentLength = &trickle{n: n}, 32<<20
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		got, err := ReadRequestBody(r, RequestLimits{})
+		got, err := ReadRequestBody(r, request.Limits{})
 		runtime.ReadMemStats(&after)
 		if err != nil || len(got) != n {
 			t.Fatalf("%d bytes: %d bytes back, %v", n, len(got), err)

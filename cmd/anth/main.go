@@ -50,7 +50,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer)
 	"decode":  decode,
 	"stats":   stats,
 	"kv":      kv,
-	"request": request,
+	"request": requestCmd,
 	"proxy":   proxy,
 }
 
@@ -126,7 +126,7 @@ func exit(err error, stdout, stderr io.Writer) int {
 // pkgPrefixes are the prefixes the module's packages put on their errors'
 // messages, which tell a Go caller which package failed and tell a user of
 // the command nothing: the user wants the file, the offset and the fault.
-var pkgPrefixes = []string{"frame: ", "sse: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
+var pkgPrefixes = []string{"frame: ", "request: ", "sse: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
 
 // userMessage is err's message without the packages' prefixes, where they
 // start the message or a part of it ("stdin: frame: offset 3: …" reads

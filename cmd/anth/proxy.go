@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/layer0/anth/request"
 	"github.com/layer0/anth/sse"
 )
 
@@ -74,7 +75,7 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 	srv := &http.Server{
 		Handler: sse.NewGateway(sse.GatewayOptions{
 			Upstream:    up,
-			Limits:      sse.RequestLimits{MaxRequestSize: *maxSize},
+			Limits:      request.Limits{MaxSize: *maxSize},
 			BodyTimeout: *bodyTimeout,
 			Log:         logger,
 		}),

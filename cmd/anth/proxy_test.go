@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/request"
 	"github.com/layer0/anth/sse"
 )
 
@@ -35,7 +36,7 @@ func TestProxyCommand(t *testing.T) {
 	cmd, addr, logs := startProxy(t, upstream.URL, "5s")
 	defer cmd.Process.Kill()
 
-	body, _ := sse.AppendRequestANTH(nil, []byte(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	body, _ := request.AppendANTH(nil, []byte(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	resp, fr := streamThrough(t, addr, body)
 	cmd.Process.Signal(syscall.SIGTERM)
 	time.Sleep(200 * time.Millisecond) // the proxy is draining: the stream goes on
@@ -75,7 +76,7 @@ func TestProxyDrainDeadline(t *testing.T) {
 	defer upstream.CloseClientConnections()
 	cmd, addr, logs := startProxy(t, upstream.URL, "300ms")
 	defer cmd.Process.Kill()
-	body, _ := sse.AppendRequestANTH(nil, []byte(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	body, _ := request.AppendANTH(nil, []byte(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	resp, fr := streamThrough(t, addr, body)
 	defer resp.Body.Close()
 	cmd.Process.Signal(syscall.SIGTERM)

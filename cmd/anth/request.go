@@ -4,7 +4,7 @@ import (
 	"flag"
 	"io"
 
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/request"
 )
 
 const requestUsage = `usage: anth request encode|decode [FILE|-]
@@ -13,7 +13,7 @@ form when it can carry the request, else the extended form of SPEC.md §5.4).
 decode: an ANTH request, either form, to its JSON on standard output.
 `
 
-func request(args []string, stdin io.Reader, stdout io.Writer) error {
+func requestCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		return flag.ErrHelp
 	}
@@ -38,9 +38,9 @@ func request(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	var out []byte
 	if args[0] == "encode" {
-		out, err = sse.AppendRequestANTH(nil, body)
+		out, err = request.AppendANTH(nil, body)
 	} else {
-		out, err = sse.AppendRequestJSON(nil, body)
+		out, err = request.AppendJSON(nil, body)
 	}
 	if err != nil {
 		return inFile(name, err)

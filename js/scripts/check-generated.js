@@ -34,7 +34,7 @@ if (readFileSync(jsFile, 'utf8') !== dictionaryModule(dictionaryFromGo(readFileS
   problems.push('src/dictionary.js differs from sse/dictionary.go: run npm run generate');
 }
 if (readFileSync(requestJsFile, 'utf8') !== requestDictionaryModule(requestDictionaryFromGo(readFileSync(requestGoSource, 'utf8')))) {
-  problems.push('src/requestdict.js differs from sse/requestdict.go: run npm run generate');
+  problems.push('src/requestdict.js differs from request/dictionary.go: run npm run generate');
 }
 
 const out = mkdtempSync(join(tmpdir(), 'anth-types-'));

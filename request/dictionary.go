@@ -1,4 +1,4 @@
-package sse
+package request
 
 import "sync"
 

@@ -1,4 +1,4 @@
-package sse
+package request
 
 import (
 	"bytes"
@@ -24,11 +24,11 @@ import (
 // roundTrip converts a request body to ANTH and back.
 func roundTrip(t tb, body string) ([]byte, []byte) {
 	t.Helper()
-	anth, err := AppendRequestANTH(nil, []byte(body))
+	anth, err := AppendANTH(nil, []byte(body))
 	if err != nil {
 		t.Fatalf("%s: to ANTH: %v", body, err)
 	}
-	back, err := AppendRequestJSON(nil, anth)
+	back, err := AppendJSON(nil, anth)
 	if err != nil {
 		t.Fatalf("%s: back to JSON: %v", body, err)
 	}
@@ -38,10 +38,10 @@ func roundTrip(t tb, body string) ([]byte, []byte) {
 // sameValue compares JSON values with numbers as written.
 func sameValue(a, b []byte) bool { return jsonlex.Same(a, b) }
 
-func TestRequestSeedForm(t *testing.T) {
+func TestExtendedSeedForm(t *testing.T) {
 	body := `{"model":"claude","max_tokens":1024,"messages":[{"role":"user","content":"Hi"}]}`
 	anth, back := roundTrip(t, body)
-	want, _ := frame.AppendRequest(nil, frame.Request{Model: "claude", Messages: []frame.Message{{Content: "Hi"}}, MaxTokens: 1024})
+	want, _ := Append(nil, Seed{Model: "claude", Messages: []Message{{Content: "Hi"}}, MaxTokens: 1024})
 	if !bytes.Equal(anth, want) || !sameValue(back, []byte(body)) {
 		t.Fatalf("seed request: % X, back %s", anth, back)
 	}
@@ -67,9 +67,9 @@ func TestRequestSeedForm(t *testing.T) {
 	}
 }
 
-// TestRequestExact: numbers keep their decimal spelling, base64 data
+// TestExtendedExact: numbers keep their decimal spelling, base64 data
 // travels as bytes, unknown fields are carried.
-func TestRequestExact(t *testing.T) {
+func TestExtendedExact(t *testing.T) {
 	png := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk", 4) + "+M8AAAIHAQAA"
 	body := `{"model":"claude-sonnet-4-5","max_tokens":12345678901234567890,"temperature":0.70,"top_k":-0,"future_field":{"x":[1e400,null,true,false,"\u00e9\n"]},` +
 		`"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png + `"}},{"type":"text","text":"What is this?","cache_control":{"type":"ephemeral"}}]}],"stream":true}`
@@ -87,9 +87,9 @@ func TestRequestExact(t *testing.T) {
 	}
 }
 
-// TestRequestRoundTrip: any JSON object round-trips to the same value, and
+// TestExtendedRoundTrip: any JSON object round-trips to the same value, and
 // its ANTH is canonical: the JSON of the same value gives the same bytes.
-func TestRequestRoundTrip(t *testing.T) {
+func TestExtendedRoundTrip(t *testing.T) {
 	keys := rapid.SampledFrom([]string{"model", "data", "type", "text", "x", "é", "", "max_tokens", "messages"})
 	var value *rapid.Generator[any]
 	value = rapid.Deferred(func() *rapid.Generator[any] {
@@ -110,16 +110,16 @@ func TestRequestRoundTrip(t *testing.T) {
 		if !sameValue(back, body) {
 			t.Fatalf("%s came back as %s", body, back)
 		}
-		again, err := AppendRequestANTH(nil, back)
+		again, err := AppendANTH(nil, back)
 		if err != nil || !bytes.Equal(again, anth) {
 			t.Fatalf("%s: the JSON it gives back encodes differently (%v)", body, err)
 		}
 	})
 }
 
-// TestRequestErrors: bad JSON and non-canonical ANTH are errors with
+// TestExtendedErrors: bad JSON and non-canonical ANTH are errors with
 // offsets; a seed-only receiver refuses the extended form by its magic.
-func TestRequestErrors(t *testing.T) {
+func TestExtendedErrors(t *testing.T) {
 	for body, off := range map[string]int64{
 		`[1]`:              0,
 		`{"a":1,"a":2}`:    7,
@@ -129,7 +129,7 @@ func TestRequestErrors(t *testing.T) {
 		"{\"a\":\"\xff\"}": 5,
 		`{"a":[` + strings.Repeat("[", 200) + `]}`: 132,
 	} {
-		_, err := AppendRequestANTH(nil, []byte(body))
+		_, err := AppendANTH(nil, []byte(body))
 		var e *Error
 		if !errors.As(err, &e) || e.Offset != off {
 			t.Errorf("%s: %v, want an error at %d", body, err, off)
@@ -153,13 +153,13 @@ func TestRequestErrors(t *testing.T) {
 		"unknown tag":        {ext(tagObject, tagString, 1, 'a', 0x0B, tagEnd), ErrMalformed},
 		"non-minimal length": {ext(tagObject, tagString, 0x81, 0x00, 'a', tagNull, tagEnd), ErrMalformed},
 	} {
-		_, err := AppendRequestJSON(nil, c.anth)
+		_, err := AppendJSON(nil, c.anth)
 		if !errors.Is(err, c.kind) {
 			t.Errorf("%s: %v, want %v", name, err, c.kind)
 		}
 	}
-	anth, _ := AppendRequestANTH(nil, []byte(`{"model":"m","stream":true}`))
-	if _, err := frame.ParseRequest(anth); !errors.Is(err, frame.ErrBadMagic) {
+	anth, _ := AppendANTH(nil, []byte(`{"model":"m","stream":true}`))
+	if _, err := Parse(anth); !errors.Is(err, frame.ErrBadMagic) {
 		t.Fatalf("a seed receiver reads an extended request: %v, want ErrBadMagic", err)
 	}
 	if d := cmp.Diff(anth[:5], []byte("ANTX\x01")); d != "" {
@@ -173,8 +173,8 @@ var (
 	extKinds      = map[string]error{"ErrMalformed": ErrMalformed, "ErrTruncated": ErrTruncated, "ErrTooLarge": ErrTooLarge}
 )
 
-// TestRequestSpecVectors checks SPEC.md §5.4's vectors byte for byte.
-func TestRequestSpecVectors(t *testing.T) {
+// TestExtendedSpecVectors checks SPEC.md §5.4's vectors byte for byte.
+func TestExtendedSpecVectors(t *testing.T) {
 	valid := testdata.SpecRows(t, "5.4", extValidRow)
 	invalid := testdata.SpecRows(t, "5.4", extInvalidRow)
 	if len(valid) < 3 || len(invalid) < 7 {
@@ -182,17 +182,17 @@ func TestRequestSpecVectors(t *testing.T) {
 	}
 	for _, v := range valid {
 		want := testdata.Hex(t, v[3])
-		got, err := AppendRequestANTH(nil, []byte(v[2]))
+		got, err := AppendANTH(nil, []byte(v[2]))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: encodes to % X (%v), SPEC.md says % X", v[1], got, err, want)
 		}
-		back, err := AppendRequestJSON(nil, want)
+		back, err := AppendJSON(nil, want)
 		if err != nil || string(back) != v[2] {
 			t.Errorf("%s: decodes to %s (%v)", v[1], back, err)
 		}
 	}
 	for _, v := range invalid {
-		_, err := AppendRequestJSON(nil, testdata.Hex(t, v[2]))
+		_, err := AppendJSON(nil, testdata.Hex(t, v[2]))
 		var e *Error
 		if !errors.As(err, &e) || !errors.Is(err, extKinds[v[3]]) || strconv.FormatInt(e.Offset, 10) != v[4] {
 			t.Errorf("%s: %v, want %s at %s", v[1], err, v[3], v[4])
@@ -200,17 +200,17 @@ func TestRequestSpecVectors(t *testing.T) {
 	}
 }
 
-// TestRequestCorpus: every request body of testdata/requests round-trips
+// TestExtendedCorpus: every request body of testdata/requests round-trips
 // to the same JSON value, and ANTH is smaller: at most 0.80x for requests
 // with images or documents, 0.95x for the others.
-func TestRequestCorpus(t *testing.T) {
+func TestExtendedCorpus(t *testing.T) {
 	var in, out int
 	for name, body := range testdata.Requests(t) {
 		anth, back := roundTrip(t, string(body))
 		if !sameValue(back, body) {
 			t.Errorf("%s comes back as another value", name)
 		}
-		if again, _ := AppendRequestANTH(nil, back); !bytes.Equal(again, anth) {
+		if again, _ := AppendANTH(nil, back); !bytes.Equal(again, anth) {
 			t.Errorf("%s: the JSON it gives back encodes differently", name)
 		}
 		ratio := float64(len(anth)) / float64(len(body))
@@ -227,9 +227,9 @@ func TestRequestCorpus(t *testing.T) {
 	t.Logf("all: JSON %d bytes, ANTH %d bytes, %.3fx", in, out, float64(out)/float64(in))
 }
 
-// TestRequestDictionary: the dictionary's entries are unique, at most 256,
+// TestExtendedDictionary: the dictionary's entries are unique, at most 256,
 // and maxDictString is the longest.
-func TestRequestDictionary(t *testing.T) {
+func TestExtendedDictionary(t *testing.T) {
 	longest := 0
 	seen := map[string]bool{}
 	for _, s := range requestDictionary {
@@ -244,16 +244,16 @@ func TestRequestDictionary(t *testing.T) {
 	}
 }
 
-// TestRequestNearJSON: AppendRequestANTH takes exactly the JSON objects the
+// TestExtendedNearJSON: AppendANTH takes exactly the JSON objects the
 // extended request carries, refusing near-JSON with an *Error inside it;
 // what it takes comes back the same value; and every proper prefix of its
 // extended form is ErrTruncated, never a shorter request.
-func TestRequestNearJSON(t *testing.T) {
+func TestExtendedNearJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := jsontest.Doc(t)
-		anth, err := AppendRequestANTH([]byte("keep"), doc)
+		anth, err := AppendANTH([]byte("keep"), doc)
 		if ok := err == nil; ok != jsontest.ValidRequest(doc) {
-			t.Fatalf("%q: AppendRequestANTH: %v, want it to take it: %v", doc, err, jsontest.ValidRequest(doc))
+			t.Fatalf("%q: AppendANTH: %v, want it to take it: %v", doc, err, jsontest.ValidRequest(doc))
 		}
 		if err != nil {
 			var e *Error
@@ -263,7 +263,7 @@ func TestRequestNearJSON(t *testing.T) {
 			return
 		}
 		anth = anth[4:]
-		back, err := AppendRequestJSON(nil, anth)
+		back, err := AppendJSON(nil, anth)
 		if err != nil || !sameValue(back, doc) {
 			t.Fatalf("%q comes back as %s (%v)", doc, back, err)
 		}
@@ -271,7 +271,7 @@ func TestRequestNearJSON(t *testing.T) {
 			return
 		}
 		for n := range len(anth) {
-			_, err := AppendRequestJSON(nil, anth[:n])
+			_, err := AppendJSON(nil, anth[:n])
 			var e *Error
 			if !errors.Is(err, ErrTruncated) || n >= 4 && (!errors.As(err, &e) || e.Offset > int64(n) || e.Offset < 4) {
 				t.Fatalf("%q cut at %d of %d: %v, want ErrTruncated", doc, n, len(anth), err)
@@ -280,12 +280,12 @@ func TestRequestNearJSON(t *testing.T) {
 	})
 }
 
-// TestRequestLimits: a request of exactly MaxRequestSize bytes, and nesting
+// TestExtendedLimits: a request of exactly MaxRequestSize bytes, and nesting
 // of exactly MaxDepth, pass both ways; a byte or a level more is
 // ErrTooLarge, at the limit or at the value that goes too deep.
-func TestRequestLimits(t *testing.T) {
+func TestExtendedLimits(t *testing.T) {
 	body := []byte(`{"model":"m","stream":true,"x":[[{"y":[1]}]]}`) // 5 levels
-	anth, err := AppendRequestANTH(nil, body)
+	anth, err := AppendANTH(nil, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,52 +293,52 @@ func TestRequestLimits(t *testing.T) {
 		var e *Error
 		return errors.Is(err, kind) && errors.As(err, &e) && e.Offset == off
 	}
-	for _, l := range []RequestLimits{{MaxRequestSize: len(body)}, {MaxRequestSize: len(anth)}, {MaxDepth: 5}} {
-		if l.MaxRequestSize == len(anth) {
-			if _, err := l.AppendRequestJSON(nil, anth); err != nil {
+	for _, l := range []Limits{{MaxSize: len(body)}, {MaxSize: len(anth)}, {MaxDepth: 5}} {
+		if l.MaxSize == len(anth) {
+			if _, err := l.AppendJSON(nil, anth); err != nil {
 				t.Errorf("%+v: the ANTH back: %v", l, err)
 			}
 			continue
 		}
-		if got, err := l.AppendRequestANTH(nil, body); err != nil || !bytes.Equal(got, anth) {
+		if got, err := l.AppendANTH(nil, body); err != nil || !bytes.Equal(got, anth) {
 			t.Errorf("%+v: %v", l, err)
 		}
 		if l.MaxDepth > 0 {
-			if _, err := l.AppendRequestJSON(nil, anth); err != nil {
+			if _, err := l.AppendJSON(nil, anth); err != nil {
 				t.Errorf("%+v: the ANTH back: %v", l, err)
 			}
 		}
 	}
-	if _, err := (RequestLimits{MaxRequestSize: len(body) - 1}).AppendRequestANTH(nil, body); !at(err, ErrTooLarge, int64(len(body)-1)) {
+	if _, err := (Limits{MaxSize: len(body) - 1}).AppendANTH(nil, body); !at(err, ErrTooLarge, int64(len(body)-1)) {
 		t.Errorf("JSON a byte over the limit: %v", err)
 	}
-	if _, err := (RequestLimits{MaxRequestSize: len(anth) - 1}).AppendRequestJSON(nil, anth); !at(err, ErrTooLarge, int64(len(anth)-1)) {
+	if _, err := (Limits{MaxSize: len(anth) - 1}).AppendJSON(nil, anth); !at(err, ErrTooLarge, int64(len(anth)-1)) {
 		t.Errorf("ANTH a byte over the limit: %v", err)
 	}
 	// The fifth level is [1], in JSON and in ANTH (the last array tag).
-	if _, err := (RequestLimits{MaxDepth: 4}).AppendRequestANTH(nil, body); !at(err, ErrTooLarge, int64(bytes.Index(body, []byte(`[1]`)))) {
+	if _, err := (Limits{MaxDepth: 4}).AppendANTH(nil, body); !at(err, ErrTooLarge, int64(bytes.Index(body, []byte(`[1]`)))) {
 		t.Errorf("JSON nested a level too deep: %v", err)
 	}
-	if _, err := (RequestLimits{MaxDepth: 4}).AppendRequestJSON(nil, anth); !at(err, ErrTooLarge, int64(bytes.LastIndexByte(anth, tagArray))) {
+	if _, err := (Limits{MaxDepth: 4}).AppendJSON(nil, anth); !at(err, ErrTooLarge, int64(bytes.LastIndexByte(anth, tagArray))) {
 		t.Errorf("ANTH nested a level too deep: %v", err)
 	}
 	// Arrays and objects both count.
 	for _, open := range []string{"[", `{"a":`} {
 		deep := `{"a":` + strings.Repeat(open, 200) + "1" + strings.Repeat(string(map[string]byte{"[": ']', `{"a":`: '}'}[open]), 200) + "}"
-		ext, err := (RequestLimits{MaxDepth: 1000}).AppendRequestANTH(nil, []byte(deep))
+		ext, err := (Limits{MaxDepth: 1000}).AppendANTH(nil, []byte(deep))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := AppendRequestJSON(nil, ext); !errors.Is(err, ErrTooLarge) {
+		if _, err := AppendJSON(nil, ext); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%s nested 200 deep, read with the default limit: %v", open, err)
 		}
 	}
 }
 
-// TestRequestSeedBounds: the seed form carries max_tokens from 0 to
+// TestExtendedSeedBounds: the seed form carries max_tokens from 0 to
 // 2^32-1 and any messages, even none; anything else goes extended, and
 // both come back as the same JSON.
-func TestRequestSeedBounds(t *testing.T) {
+func TestExtendedSeedBounds(t *testing.T) {
 	for body, form := range map[string]string{
 		`{"model":"m","max_tokens":0,"messages":[{"role":"user","content":"x"}]}`:          "ANTH",
 		`{"model":"m","max_tokens":4294967295,"messages":[{"role":"user","content":"x"}]}`: "ANTH",
@@ -361,9 +361,9 @@ func TestRequestSeedBounds(t *testing.T) {
 	}
 }
 
-// TestRequestErrorsAt: each way ANTH can be wrong is its kind at the
+// TestExtendedErrorsAt: each way ANTH can be wrong is its kind at the
 // offset of the byte that makes it so.
-func TestRequestErrorsAt(t *testing.T) {
+func TestExtendedErrorsAt(t *testing.T) {
 	ext := func(v ...byte) []byte { return append([]byte("ANTX\x01"), v...) }
 	lit := func(s string) []byte { return append([]byte{tagString, byte(len(s))}, s...) }
 	for name, c := range map[string]struct {
@@ -388,7 +388,7 @@ func TestRequestErrorsAt(t *testing.T) {
 		"key not a string":    {ext(tagObject, tagNull, tagNull, tagEnd), ErrMalformed, 6, "want a string"},
 		"value tag":           {ext(tagObject, tagDict, 0, tagEnd, tagEnd), ErrMalformed, 8, "value tag 10"},
 	} {
-		_, err := AppendRequestJSON(nil, c.anth)
+		_, err := AppendJSON(nil, c.anth)
 		var e *Error
 		switch {
 		case c.kind == nil && err != nil:
@@ -432,7 +432,7 @@ func TestRequestErrorsAt(t *testing.T) {
 		`{"a":1e`:              7,
 		`{"a":1e+`:             8,
 	} {
-		_, err := AppendRequestANTH(nil, jsontest.Exact(body))
+		_, err := AppendANTH(nil, jsontest.Exact(body))
 		var e *Error
 		if !errors.Is(err, ErrMalformed) || !errors.As(err, &e) || e.Offset != at {
 			t.Errorf("%q: %v, want ErrMalformed at %d", body, err, at)
@@ -457,10 +457,10 @@ func manyKeys(n int, repeat bool) []byte {
 	return append(b[:len(b)-1], "}}"...)
 }
 
-// TestRequestDuplicateKeyCost: the duplicate-key check of both directions
+// TestExtendedDuplicateKeyCost: the duplicate-key check of both directions
 // makes O(n log n) key comparisons for an object of n keys. It made n²/2
 // (an object of 64,000 keys, 565 KB, took 13.25 s of CPU).
-func TestRequestDuplicateKeyCost(t *testing.T) {
+func TestExtendedDuplicateKeyCost(t *testing.T) {
 	const n = 64_000
 	limit := 2 * n * 16 // 2 n log2(n)
 	body := manyKeys(n, false)
@@ -469,7 +469,7 @@ func TestRequestDuplicateKeyCost(t *testing.T) {
 		t.Fatal(e.err)
 	}
 	anth := append([]byte("ANTX\x01"), e.dst...)
-	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth, maxOut: defaultMaxRequestSize}
+	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth, maxOut: defaultMaxSize}
 	if !d.value(0, false) {
 		t.Fatal(d.err)
 	}
@@ -479,18 +479,18 @@ func TestRequestDuplicateKeyCost(t *testing.T) {
 	}
 	// And a repeat is still found, at the repeated key.
 	body = manyKeys(n, true)
-	_, err := AppendRequestANTH(nil, body)
+	_, err := AppendANTH(nil, body)
 	var ee *Error
 	if !errors.Is(err, ErrMalformed) || !errors.As(err, &ee) || ee.Offset != int64(bytes.LastIndex(body, []byte(`"k0"`))) {
 		t.Errorf("repeated key: %v", err)
 	}
 }
 
-// TestRequestDuplicateKeys: the first key that repeats one before it in its
+// TestExtendedDuplicateKeys: the first key that repeats one before it in its
 // object is the error, at its offset, in both directions, even when the
 // object goes wrong after it; a failure before any repeat is itself the
 // error. The oracle reads the keys one by one.
-func TestRequestDuplicateKeys(t *testing.T) {
+func TestExtendedDuplicateKeys(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		// Keys from a small set, so they repeat; "\u0061" is "a" escaped.
 		spellings := []string{`"a"`, `"b"`, `"\u0061"`, `"text"`, `"te\u0078t"`, `"c"`, `"dd"`}
@@ -539,7 +539,7 @@ func TestRequestDuplicateKeys(t *testing.T) {
 		if bad < 0 || bad >= len(outer) {
 			body = append(body, '}')
 		}
-		_, err := (RequestLimits{}).AppendRequestANTH(nil, body)
+		_, err := (Limits{}).AppendANTH(nil, body)
 		var e *Error
 		switch {
 		case want < 0 && err != nil:
@@ -555,21 +555,21 @@ func TestRequestDuplicateKeys(t *testing.T) {
 // keeps the last of repeated keys, checking nothing) are the baselines.
 func BenchmarkRequestManyKeys(b *testing.B) {
 	body := manyKeys(64_000, false)
-	anth, err := AppendRequestANTH(nil, body)
+	anth, err := AppendANTH(nil, body)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var dst []byte
-	b.Run("AppendRequestANTH", func(b *testing.B) {
+	b.Run("AppendANTH", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			dst, _ = AppendRequestANTH(dst[:0], body)
+			dst, _ = AppendANTH(dst[:0], body)
 		}
 	})
-	b.Run("AppendRequestJSON", func(b *testing.B) {
+	b.Run("AppendJSON", func(b *testing.B) {
 		b.SetBytes(int64(len(anth)))
 		for b.Loop() {
-			dst, _ = AppendRequestJSON(dst[:0], anth)
+			dst, _ = AppendJSON(dst[:0], anth)
 		}
 	})
 	b.Run("encoding/json.Valid", func(b *testing.B) {
@@ -587,12 +587,12 @@ func BenchmarkRequestManyKeys(b *testing.B) {
 	})
 }
 
-// TestRequestSurrogates: an escaped surrogate pair, as Python's json.dumps
+// TestExtendedSurrogates: an escaped surrogate pair, as Python's json.dumps
 // and PHP's json_encode write each emoji, is the one character it stands
 // for, and comes back as its UTF-8 (escapes are written minimally);
 // encoding/json is the oracle. A lone surrogate, which encoding/json turns
 // into U+FFFD, is refused: the string would not come back.
-func TestRequestSurrogates(t *testing.T) {
+func TestExtendedSurrogates(t *testing.T) {
 	body := `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"\ud83d\ude80 \uD83D\uDE80"}]}`
 	anth, back := roundTrip(t, body)
 	if string(anth[:4]) != "ANTH" || !strings.Contains(string(back), "🚀 🚀") || !sameValue(back, []byte(body)) {
@@ -604,7 +604,7 @@ func TestRequestSurrogates(t *testing.T) {
 		body := `{"a":"` + strings.Join(ps, "") + `"}`
 		var want struct{ A string }
 		jerr := json.Unmarshal([]byte(body), &want)
-		anth, err := AppendRequestANTH(nil, []byte(body))
+		anth, err := AppendANTH(nil, []byte(body))
 		switch {
 		case jerr != nil || strings.ContainsRune(want.A, utf8.RuneError):
 			// Bad JSON, or a lone surrogate (no piece is U+FFFD itself).
@@ -614,7 +614,7 @@ func TestRequestSurrogates(t *testing.T) {
 		case err != nil:
 			t.Fatalf("%s: %v; encoding/json reads %q", body, err, want.A)
 		default:
-			back, err := AppendRequestJSON(nil, anth)
+			back, err := AppendJSON(nil, anth)
 			var got struct{ A string }
 			if err != nil || json.Unmarshal(back, &got) != nil || got.A != want.A {
 				t.Fatalf("%s: back %s (%v), want %q", body, back, err, want.A)
@@ -626,11 +626,11 @@ func TestRequestSurrogates(t *testing.T) {
 	})
 }
 
-// TestRequestOutputBound: the worst ANTX for expansion, an array of the
+// TestExtendedOutputBound: the worst ANTX for expansion, an array of the
 // longest dictionary string, becomes at most 14 bytes of JSON a byte, and
 // the JSON stops at MaxOutputSize with ErrTooLarge, its offset, and no more
 // than the limit allocated. Before, a 32 MiB request became 470 MB of JSON.
-func TestRequestOutputBound(t *testing.T) {
+func TestExtendedOutputBound(t *testing.T) {
 	longest := byte(slices.Index(requestDictionary[:], "disable_parallel_tool_use"))
 	build := func(n int) []byte {
 		b := append([]byte("ANTX\x01"), tagObject, tagDict, 0, tagString, 1, 'm', tagString, 1, 'x', tagArray)
@@ -640,7 +640,7 @@ func TestRequestOutputBound(t *testing.T) {
 		return append(b, tagEnd, tagEnd)
 	}
 	small := build(10_000)
-	js, err := AppendRequestJSON(nil, small)
+	js, err := AppendJSON(nil, small)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -654,7 +654,7 @@ func TestRequestOutputBound(t *testing.T) {
 	var out []byte
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	out, err = (RequestLimits{MaxOutputSize: limit}).AppendRequestJSON(nil, big)
+	out, err = (Limits{MaxOutputSize: limit}).AppendJSON(nil, big)
 	runtime.ReadMemStats(&ms1)
 	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset <= 0 || e.Offset >= int64(len(big)) || out != nil {
 		t.Fatalf("%d bytes of ANTX under a %d-byte output limit: %v", len(big), limit, err)
@@ -665,36 +665,36 @@ func TestRequestOutputBound(t *testing.T) {
 		t.Errorf("%d bytes allocated under a %d-byte output limit, want at most 6x (append's growth)", got, limit)
 	}
 	// The seed form, too: 9,000 empty parts, 27 KB, are 306 KB of JSON.
-	seed, err := frame.AppendRequest(nil, frame.Request{Model: "m", Messages: make([]frame.Message, 9_000)})
+	seed, err := Append(nil, Seed{Model: "m", Messages: make([]Message, 9_000)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (RequestLimits{MaxOutputSize: 100_000}).AppendRequestJSON(nil, seed); !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset <= 0 || e.Offset >= int64(len(seed)) {
+	if _, err := (Limits{MaxOutputSize: 100_000}).AppendJSON(nil, seed); !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) || e.Offset <= 0 || e.Offset >= int64(len(seed)) {
 		t.Errorf("seed form over the output limit: %v", err)
 	}
 }
 
-// TestRequestMagicSaid: a request that starts with neither magic is a bad
-// magic error that names both; frame.ParseRequest names ANTH as a
+// TestExtendedMagicSaid: a request that starts with neither magic is a bad
+// magic error that names both; Parse names ANTH as a
 // request's. Before, both said "stream must start with ANTH".
-func TestRequestMagicSaid(t *testing.T) {
-	_, err := AppendRequestJSON(nil, []byte("ANTZ\x01\x09\x0A"))
+func TestExtendedMagicSaid(t *testing.T) {
+	_, err := AppendJSON(nil, []byte("ANTZ\x01\x09\x0A"))
 	if !errors.Is(err, frame.ErrBadMagic) || !strings.Contains(err.Error(), `request must start with "ANTH"`) || !strings.Contains(err.Error(), `"ANTX"`) {
-		t.Errorf("AppendRequestJSON: %v", err)
+		t.Errorf("AppendJSON: %v", err)
 	}
-	_, err = frame.ParseRequest([]byte("ANTX\x01\x09\x0A"))
+	_, err = Parse([]byte("ANTX\x01\x09\x0A"))
 	if !errors.Is(err, frame.ErrBadMagic) || !strings.Contains(err.Error(), `request must start with "ANTH"`) {
-		t.Errorf("frame.ParseRequest: %v", err)
+		t.Errorf("Parse: %v", err)
 	}
 }
 
-// TestRequestSeedAgrees: what AppendRequestANTH writes, the default
+// TestExtendedSeedAgrees: what AppendANTH writes, the default
 // readers accept, and what the readers accept is canonical. Before,
 // 10,001–65,535 messages were written in the seed form and refused by the
 // default 10,000-part limit; a seed request with a system message after
 // the first, and an extended request the seed form carries, were accepted
 // though no JSON encodes to them.
-func TestRequestSeedAgrees(t *testing.T) {
+func TestExtendedSeedAgrees(t *testing.T) {
 	body := func(n int) string {
 		return `{"model":"m","max_tokens":8,"messages":[` + strings.TrimSuffix(strings.Repeat(`{"role":"user","content":""},`, n), ",") + `]}`
 	}
@@ -704,9 +704,9 @@ func TestRequestSeedAgrees(t *testing.T) {
 			t.Errorf("%d messages: %s form, want %s", n, anth[:4], form)
 		}
 	}
-	seed, _ := frame.AppendRequest(nil, frame.Request{Model: "m", Messages: []frame.Message{{Content: "a"}, {Role: frame.RoleSystem, Content: "s"}}, MaxTokens: 8})
+	seed, _ := Append(nil, Seed{Model: "m", Messages: []Message{{Content: "a"}, {Role: RoleSystem, Content: "s"}}, MaxTokens: 8})
 	var fe *frame.Error
-	if _, err := AppendRequestJSON(nil, seed); !errors.Is(err, frame.ErrMalformed) || !errors.As(err, &fe) || fe.Offset != 11 {
+	if _, err := AppendJSON(nil, seed); !errors.Is(err, frame.ErrMalformed) || !errors.As(err, &fe) || fe.Offset != 11 {
 		t.Errorf("a system message second: %v, want ErrMalformed at 11", err)
 	}
 	e := jsonToANTH{src: []byte(body(3)), maxDepth: defaultMaxDepth}
@@ -714,15 +714,15 @@ func TestRequestSeedAgrees(t *testing.T) {
 		t.Fatal(e.err)
 	}
 	var se *Error
-	if _, err := AppendRequestJSON(nil, append([]byte("ANTX\x01"), e.dst...)); !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != 4 {
+	if _, err := AppendJSON(nil, append([]byte("ANTX\x01"), e.dst...)); !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != 4 {
 		t.Errorf("a seed request sent extended: %v, want ErrMalformed at 4", err)
 	}
 }
 
-// FuzzRequestCanonical: any bytes AppendRequestJSON accepts re-encode, by
-// AppendRequestANTH of its JSON, to exactly those bytes (each request has
+// FuzzRequestCanonical: any bytes AppendJSON accepts re-encode, by
+// AppendANTH of its JSON, to exactly those bytes (each request has
 // one encoding, SPEC.md §5.3 and §5.4), and anything it refuses is an
-// *Error or *frame.Error; JSON that AppendRequestANTH accepts comes back
+// *Error or *frame.Error; JSON that AppendANTH accepts comes back
 // from its ANTH as the same value, within 14 bytes of JSON a byte.
 func FuzzRequestCanonical(f *testing.F) {
 	for _, body := range []string{
@@ -731,15 +731,15 @@ func FuzzRequestCanonical(f *testing.F) {
 		`{"model":"m","temperature":0.5,"top_k":-3,"x":null,"data":"iVBORw=="}`,
 	} {
 		f.Add([]byte(body))
-		anth, _ := AppendRequestANTH(nil, []byte(body))
+		anth, _ := AppendANTH(nil, []byte(body))
 		f.Add(anth)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if js, err := AppendRequestJSON(nil, in); err == nil {
+		if js, err := AppendJSON(nil, in); err == nil {
 			if len(js) > 14*len(in)+64 {
 				t.Fatalf("%d bytes of JSON from %d", len(js), len(in))
 			}
-			again, err := AppendRequestANTH(nil, js)
+			again, err := AppendANTH(nil, js)
 			if err != nil || !bytes.Equal(again, in) {
 				t.Fatalf("accepted\n% X\nas %s, which encodes to\n% X (%v)", in, js, again, err)
 			}
@@ -750,11 +750,18 @@ func FuzzRequestCanonical(f *testing.F) {
 				t.Fatalf("error %v (%T)", err, err)
 			}
 		}
-		if anth, err := AppendRequestANTH(nil, in); err == nil {
-			back, err := AppendRequestJSON(nil, anth)
+		if anth, err := AppendANTH(nil, in); err == nil {
+			back, err := AppendJSON(nil, anth)
 			if err != nil || !sameValue(back, in) {
 				t.Fatalf("%s: to % X, back %s (%v)", in, anth, back, err)
 			}
 		}
 	})
+}
+
+// tb is what the test helpers need of a *testing.T or a *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(...any)
+	Fatalf(string, ...any)
 }

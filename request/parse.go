@@ -1,4 +1,4 @@
-package frame
+package request
 
 import (
 	"bufio"
@@ -9,32 +9,33 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/iox"
 )
 
-// ParseRequest parses a request that is the whole of b, under the default
-// Limits. See Limits.ParseRequest.
-func ParseRequest(b []byte) (Request, error) { return Limits{}.ParseRequest(b) }
+// Parse parses a request that is the whole of b, under the default
+// Limits. See Limits.Parse.
+func Parse(b []byte) (Seed, error) { return Limits{}.Parse(b) }
 
-// ParseRequest parses a request that is the whole of b: bytes after the
-// request are an error, as are a request over l.MaxRequestSize, more parts
+// Parse parses a request that is the whole of b: bytes after the
+// request are an error, as are a request over l.MaxSize, more parts
 // than l.MaxMessages, non-canonical encodings (SPEC.md §5.3) and content that
 // is not UTF-8. Errors are *Error with the offset in b. The Request's strings
 // are copies; b may be reused. It allocates at most 8 bytes per byte of b,
 // and the allocator's rounding (the worst is many empty parts: 3 bytes
 // each, a 24-byte Message; TestRequestManyEmptyParts measures 8.19).
-func (l Limits) ParseRequest(b []byte) (Request, error) {
-	if len(b) > l.size() {
-		return Request{}, errAt(int64(l.size()), ErrTooLarge, "request of "+strconv.Itoa(len(b))+" bytes, limit "+strconv.Itoa(l.size()))
+func (l Limits) Parse(b []byte) (Seed, error) {
+	if len(b) > l.seedSize() {
+		return Seed{}, errAt(int64(l.seedSize()), ErrTooLarge, "request of "+strconv.Itoa(len(b))+" bytes, limit "+strconv.Itoa(l.seedSize()))
 	}
 	return l.parse(&sliceSource{b: b})
 }
 
-// ReadRequest reads a whole request from r (an http.Request.Body, say) under
-// the default Limits. See Limits.ReadRequest.
-func ReadRequest(r io.Reader) (Request, error) { return Limits{}.ReadRequest(r) }
+// Read reads a whole request from r (an http.Request.Body, say) under
+// the default Limits. See Limits.Read.
+func Read(r io.Reader) (Seed, error) { return Limits{}.Read(r) }
 
-// ReadRequest reads one request from r, to r's end, as ParseRequest parses
+// Read reads one request from r, to r's end, as Parse parses
 // one. It reads field by field and never holds the request whole: what it
 // allocates is the request's strings, each made once at its exact size,
 // except that a message sent in continued parts (SPEC.md §5.2) is held part
@@ -42,11 +43,11 @@ func ReadRequest(r io.Reader) (Request, error) { return Limits{}.ReadRequest(r) 
 // about 2 bytes per byte of content, and at most one part (64 KiB) ahead of
 // the bytes received; but its Messages grow with the parts that arrive, so
 // many empty parts cost up to 35 bytes per byte (10,000 empty parts:
-// 34.5), where ParseRequest, which sees the input's length, makes them
+// 34.5), where Parse, which sees the input's length, makes them
 // once. It stops with ErrTooLarge as soon as the input
-// passes l.MaxRequestSize. An error from r is returned as is.
-func (l Limits) ReadRequest(r io.Reader) (Request, error) {
-	return l.parse(&readerSource{r: bufio.NewReaderSize(iox.Checked(r), 4096), limit: l.size()})
+// passes l.MaxSize. An error from r is returned as is.
+func (l Limits) Read(r io.Reader) (Seed, error) {
+	return l.parse(&readerSource{r: bufio.NewReaderSize(iox.Checked(r), 4096), limit: l.seedSize()})
 }
 
 // source is where the request parser takes bytes from: a slice, or a
@@ -193,35 +194,35 @@ func (p *reqParser) write(sb *strings.Builder, n int, what string) error {
 	return nil
 }
 
-func (l Limits) parse(src source) (Request, error) {
+func (l Limits) parse(src source) (Seed, error) {
 	p := &reqParser{src: src}
-	if b, err := src.take(len(Magic)); err != nil || string(b) != Magic {
+	if b, err := src.take(len(frame.Magic)); err != nil || string(b) != frame.Magic {
 		// A wrong byte, or input that ends inside the magic; else the
 		// source's own error.
-		if _, merr := ParseMagic(b); merr != nil && (err == nil || err == io.ErrUnexpectedEOF || errors.Is(merr, ErrBadMagic)) {
+		if _, merr := frame.ParseMagic(b); merr != nil && (err == nil || err == io.ErrUnexpectedEOF || errors.Is(merr, ErrBadMagic)) {
 			// ParseMagic speaks of a stream; this is a request.
-			var e *Error
+			var e *frame.Error
 			if errors.As(merr, &e) {
-				e.Detail = "request must start with \"ANTH\" (41 4E 54 48)"
+				return Seed{}, errAt(e.Offset, e.Err, "request must start with \"ANTH\" (41 4E 54 48)")
 			}
-			return Request{}, merr
+			return Seed{}, merr
 		}
-		return Request{}, err
+		return Seed{}, err
 	}
-	var req Request
+	var req Seed
 	n, err := p.u8("model name length")
 	if err == nil {
 		req.Model, err = p.text(n, "model name")
 	}
 	if err != nil {
-		return Request{}, err
+		return Seed{}, err
 	}
 	if !utf8.ValidString(req.Model) {
-		return Request{}, errAt(int64(len(Magic)+1), ErrMalformed, "model name is not valid UTF-8")
+		return Seed{}, errAt(int64(len(frame.Magic)+1), ErrMalformed, "model name is not valid UTF-8")
 	}
 	parts, err := l.partCount(p)
 	if err != nil {
-		return Request{}, err
+		return Seed{}, err
 	}
 	// Room for the messages the count claims, made once. From a slice, as
 	// many as its bytes can hold (a part is at least 3 bytes, a Message
@@ -235,21 +236,21 @@ func (l Limits) parse(src source) (Request, error) {
 	req.Messages = make([]Message, 0, min(parts, ahead))
 	for i := 0; i < parts; i++ {
 		if req.Messages, err = p.part(req.Messages, i == parts-1); err != nil {
-			return Request{}, err
+			return Seed{}, err
 		}
 	}
 	if req.MaxTokens, err = p.maxTokens(); err != nil {
-		return Request{}, err
+		return Seed{}, err
 	}
 	if end, err := src.atEnd(); err != nil {
-		return Request{}, err
+		return Seed{}, err
 	} else if !end {
-		return Request{}, errAt(int64(src.offset()), ErrMalformed, "bytes after the request, want none")
+		return Seed{}, errAt(int64(src.offset()), ErrMalformed, "bytes after the request, want none")
 	}
 	return req, nil
 }
 
-// messagesAhead is how many Messages (24 bytes each) ParseRequest makes
+// messagesAhead is how many Messages (24 bytes each) Parse makes
 // room for before their parts arrive: 48 KiB.
 const messagesAhead = 2048
 

@@ -1,12 +1,14 @@
-package frame
+package request
 
 import (
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/layer0/anth/frame"
 )
 
-// Role says who wrote a message of a Request.
+// Role says who wrote a message of a Seed.
 type Role uint8
 
 // The roles of SPEC.md §5, with their wire values.
@@ -29,7 +31,7 @@ func (r Role) String() string {
 	return "Role(" + strconv.Itoa(int(r)) + ")"
 }
 
-// Message is one message of a Request. Content is UTF-8 and may be any
+// Message is one message of a Seed. Content is UTF-8 and may be any
 // length: on the wire, content past 65,535 bytes continues in further parts
 // (SPEC.md §5.2).
 type Message struct {
@@ -37,9 +39,9 @@ type Message struct {
 	Content string
 }
 
-// Request is the binary request of SPEC.md §5: the model, the conversation
+// Seed is the binary request of SPEC.md §5: the model, the conversation
 // and the output budget.
-type Request struct {
+type Seed struct {
 	Model     string // UTF-8, at most 255 bytes
 	Messages  []Message
 	MaxTokens uint32
@@ -55,53 +57,22 @@ const (
 	maxParts      = 0xFFFF
 )
 
-// Limits bound what ParseRequest and ReadRequest accept, so a peer cannot
-// make them allocate more than the caller allows. A zero or negative field
-// takes the default; any positive value, math.MaxInt included, is a limit.
-type Limits struct {
-	// MaxRequestSize is the largest request in bytes. Default 32 MiB, the
-	// Anthropic Messages API's own limit.
-	MaxRequestSize int
-	// MaxMessages is the most parts (messages, counting each continuation
-	// part) a request may hold. Default 10,000.
-	MaxMessages int
-}
-
-const (
-	defaultMaxRequestSize = 32 << 20
-	defaultMaxMessages    = 10_000
-)
-
-func (l Limits) size() int {
-	if l.MaxRequestSize > 0 { // compared by subtraction, never l.size()+1: no overflow
-		return l.MaxRequestSize
-	}
-	return defaultMaxRequestSize
-}
-
-func (l Limits) messages() int {
-	if l.MaxMessages > 0 {
-		return l.MaxMessages
-	}
-	return defaultMaxMessages
-}
-
 // checkRequest checks that req can be encoded, and returns its part count.
 // The error's Offset is where the bad field would be written.
-func checkRequest(req Request) (parts int, err *Error) {
+func checkRequest(req Seed) (parts int, err *Error) {
 	if len(req.Model) > maxModel {
-		return 0, errAt(int64(len(Magic)), ErrTooLarge, "model name of "+strconv.Itoa(len(req.Model))+" bytes, want at most 255")
+		return 0, errAt(int64(len(frame.Magic)), ErrTooLarge, "model name of "+strconv.Itoa(len(req.Model))+" bytes, want at most 255")
 	}
 	if !utf8.ValidString(req.Model) {
-		return 0, errAt(int64(len(Magic)+1), ErrMalformed, "model name is not valid UTF-8")
+		return 0, errAt(int64(len(frame.Magic)+1), ErrMalformed, "model name is not valid UTF-8")
 	}
 	for _, m := range req.Messages {
 		parts += split(len(m.Content), partMax)
 	}
 	if parts > maxParts {
-		return 0, errAt(int64(len(Magic)+1+len(req.Model)), ErrTooLarge, strconv.Itoa(parts)+" message parts, want at most 65535")
+		return 0, errAt(int64(len(frame.Magic)+1+len(req.Model)), ErrTooLarge, strconv.Itoa(parts)+" message parts, want at most 65535")
 	}
-	off := len(Magic) + 2 + len(req.Model)
+	off := len(frame.Magic) + 2 + len(req.Model)
 	if parts >= countEscape {
 		off += 2
 	}
@@ -117,14 +88,14 @@ func checkRequest(req Request) (parts int, err *Error) {
 	return parts, nil
 }
 
-// SizeRequest returns the number of bytes AppendRequest appends for req,
-// or the error AppendRequest would return.
-func SizeRequest(req Request) (int, error) {
+// Size returns the number of bytes Append appends for req,
+// or the error Append would return.
+func Size(req Seed) (int, error) {
 	parts, e := checkRequest(req)
 	if e != nil {
 		return 0, e
 	}
-	n := len(Magic) + 1 + len(req.Model) + 1
+	n := len(frame.Magic) + 1 + len(req.Model) + 1
 	for _, m := range req.Messages {
 		n += 3*split(len(m.Content), partMax) + len(m.Content)
 	}
@@ -138,17 +109,17 @@ func SizeRequest(req Request) (int, error) {
 	return n, nil
 }
 
-// AppendRequest appends req in the binary request format. It fails, with
+// Append appends req in the binary request format. It fails, with
 // b unchanged, if the model name is longer than 255 bytes, a role is not one
 // of the three, a string is not valid UTF-8, or there are more than 65,535
 // parts; it never truncates. The error's Offset is where the bad field would
 // have been written, counted from the start of the request.
-func AppendRequest(b []byte, req Request) ([]byte, error) {
+func Append(b []byte, req Seed) ([]byte, error) {
 	parts, e := checkRequest(req)
 	if e != nil {
 		return b, e
 	}
-	b = AppendMagic(b)
+	b = frame.AppendMagic(b)
 	b = append(b, byte(len(req.Model)))
 	b = append(b, req.Model...)
 	if parts < countEscape {
@@ -171,4 +142,13 @@ func AppendRequest(b []byte, req Request) ([]byte, error) {
 	}
 	b = binary.BigEndian.AppendUint16(b, tokensEscape)
 	return binary.BigEndian.AppendUint32(b, req.MaxTokens), nil
+}
+
+// split returns how many parts carry n bytes, at most per in each, where
+// empty content still takes one part.
+func split(n, per int) int {
+	if n == 0 {
+		return 1
+	}
+	return (n + per - 1) / per
 }

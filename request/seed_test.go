@@ -1,4 +1,4 @@
-package frame
+package request
 
 import (
 	"bytes"
@@ -12,20 +12,23 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/layer0/anth/internal/testdata"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/layer0/anth/frame"
 	"pgregory.net/rapid"
 )
 
-func genRequest() *rapid.Generator[Request] {
-	return rapid.Custom(func(t *rapid.T) Request {
+func genRequest() *rapid.Generator[Seed] {
+	return rapid.Custom(func(t *rapid.T) Seed {
 		msg := rapid.Custom(func(t *rapid.T) Message {
 			return Message{
 				Role:    Role(rapid.IntRange(0, 2).Draw(t, "role")),
 				Content: rapid.String().Draw(t, "content"),
 			}
 		})
-		return Request{
+		return Seed{
 			Model:     rapid.StringOfN(rapid.Rune(), 0, 60, 255).Draw(t, "model"),
 			Messages:  rapid.SliceOfN(msg, 0, 300).Draw(t, "messages"),
 			MaxTokens: rapid.OneOf(rapid.Uint32Range(0, 70_000), rapid.Uint32()).Draw(t, "max_tokens"),
@@ -35,25 +38,25 @@ func genRequest() *rapid.Generator[Request] {
 
 // requestParsers are the two ways to parse a request: from a slice and
 // from an io.Reader. They give the same errors at the same offsets.
-var requestParsers = map[string]func([]byte) (Request, error){
-	"ParseRequest": ParseRequest,
-	"ReadRequest":  func(b []byte) (Request, error) { return ReadRequest(bytes.NewReader(b)) },
+var requestParsers = map[string]func([]byte) (Seed, error){
+	"Parse": Parse,
+	"Read":  func(b []byte) (Seed, error) { return Read(bytes.NewReader(b)) },
 }
 
-func TestRequestRoundTrip(t *testing.T) {
+func TestSeedRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		req := genRequest().Draw(t, "request")
 		if len(req.Model) > 255 {
 			t.Skip("model name too long for the wire")
 		}
-		b, err := AppendRequest(nil, req)
+		b, err := Append(nil, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := SizeRequest(req); err != nil || len(b) != n {
-			t.Fatalf("appended %d bytes, SizeRequest says %d, %v", len(b), n, err)
+		if n, err := Size(req); err != nil || len(b) != n {
+			t.Fatalf("appended %d bytes, Size says %d, %v", len(b), n, err)
 		}
-		got, err := ParseRequest(b)
+		got, err := Parse(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,25 +65,25 @@ func TestRequestRoundTrip(t *testing.T) {
 		}
 		// Every proper prefix is truncated, never a shorter request.
 		cut := rapid.IntRange(0, len(b)-1).Draw(t, "cut")
-		if _, err := ParseRequest(b[:cut]); !errors.Is(err, ErrTruncated) {
+		if _, err := Parse(b[:cut]); !errors.Is(err, ErrTruncated) {
 			t.Fatalf("prefix of %d/%d bytes: %v, want ErrTruncated", cut, len(b), err)
 		}
 	})
 }
 
-// TestRequestLongContent covers SPEC.md §5.2 at the part boundaries.
-func TestRequestLongContent(t *testing.T) {
+// TestSeedLongContent covers SPEC.md §5.2 at the part boundaries.
+func TestSeedLongContent(t *testing.T) {
 	for _, n := range []int{0, 1, partMax - 1, partMax, partMax + 1, 2 * partMax, 2*partMax + 1, 200_000} {
 		content := strings.Repeat("é", n/2) + strings.Repeat("x", n%2)
-		req := Request{Model: "m", Messages: []Message{{RoleUser, content}, {RoleAssistant, "ok"}}}
-		b, err := AppendRequest(nil, req)
+		req := Seed{Model: "m", Messages: []Message{{RoleUser, content}, {RoleAssistant, "ok"}}}
+		b, err := Append(nil, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if size, err := SizeRequest(req); size != len(b) || err != nil {
-			t.Fatalf("%d bytes: appended %d bytes, SizeRequest says %d, %v", n, len(b), size, err)
+		if size, err := Size(req); size != len(b) || err != nil {
+			t.Fatalf("%d bytes: appended %d bytes, Size says %d, %v", n, len(b), size, err)
 		}
-		got, err := ParseRequest(b)
+		got, err := Parse(b)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
@@ -110,24 +113,24 @@ func TestRequestLongContent(t *testing.T) {
 	}
 }
 
-func TestRequestManyMessages(t *testing.T) {
+func TestSeedManyMessages(t *testing.T) {
 	for _, n := range []int{254, 255, 256, 1000} {
-		req := Request{Messages: make([]Message, n), MaxTokens: 65_535}
-		b, err := AppendRequest(nil, req)
+		req := Seed{Messages: make([]Message, n), MaxTokens: 65_535}
+		b, err := Append(nil, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ParseRequest(b)
+		got, err := Parse(b)
 		if err != nil || len(got.Messages) != n || got.MaxTokens != 65_535 {
 			t.Fatalf("%d messages: %d back, max_tokens %d, %v", n, len(got.Messages), got.MaxTokens, err)
 		}
-		if _, err := (Limits{MaxMessages: n - 1}).ParseRequest(b); !errors.Is(err, ErrTooLarge) {
+		if _, err := (Limits{MaxMessages: n - 1}).Parse(b); !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("%d messages over a limit of %d: %v, want ErrTooLarge", n, n-1, err)
 		}
 	}
 }
 
-func TestRequestEncodeErrors(t *testing.T) {
+func TestSeedEncodeErrors(t *testing.T) {
 	twoParts := strings.Repeat("a", partMax+1)
 	manyLong := make([]Message, 1+maxParts/2)
 	for i := range manyLong {
@@ -135,33 +138,33 @@ func TestRequestEncodeErrors(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		req    Request
+		req    Seed
 		kind   error
 		offset int64
 	}{
-		{"long model", Request{Model: strings.Repeat("m", 256)}, ErrTooLarge, 4},
-		{"too many parts", Request{Messages: make([]Message, maxParts+1)}, ErrTooLarge, 5},
-		{"too many parts after a model", Request{Model: "mm", Messages: make([]Message, maxParts+1)}, ErrTooLarge, 7},
-		{"too many long parts", Request{Messages: manyLong}, ErrTooLarge, 5},
-		{"bad role", Request{Model: "m", Messages: []Message{{Content: "a"}, {Role: 3}}}, ErrMalformed, 11},
-		{"bad content", Request{Messages: []Message{{Content: "\xff"}}}, ErrMalformed, 9},
-		{"bad model", Request{Model: "\xc3"}, ErrMalformed, 5},
-		{"bad role after the count escape", Request{Messages: append(make([]Message, 254), Message{Role: 3})}, ErrMalformed, 8 + 254*3},
-		{"bad content after two parts", Request{Messages: []Message{{Content: twoParts}, {Content: "\xff"}}}, ErrMalformed, 6 + 2*3 + partMax + 1 + 3},
+		{"long model", Seed{Model: strings.Repeat("m", 256)}, ErrTooLarge, 4},
+		{"too many parts", Seed{Messages: make([]Message, maxParts+1)}, ErrTooLarge, 5},
+		{"too many parts after a model", Seed{Model: "mm", Messages: make([]Message, maxParts+1)}, ErrTooLarge, 7},
+		{"too many long parts", Seed{Messages: manyLong}, ErrTooLarge, 5},
+		{"bad role", Seed{Model: "m", Messages: []Message{{Content: "a"}, {Role: 3}}}, ErrMalformed, 11},
+		{"bad content", Seed{Messages: []Message{{Content: "\xff"}}}, ErrMalformed, 9},
+		{"bad model", Seed{Model: "\xc3"}, ErrMalformed, 5},
+		{"bad role after the count escape", Seed{Messages: append(make([]Message, 254), Message{Role: 3})}, ErrMalformed, 8 + 254*3},
+		{"bad content after two parts", Seed{Messages: []Message{{Content: twoParts}, {Content: "\xff"}}}, ErrMalformed, 6 + 2*3 + partMax + 1 + 3},
 	} {
 		b := []byte("keep")
-		out, err := AppendRequest(b, c.req)
+		out, err := Append(b, c.req)
 		var e *Error
 		if !errors.Is(err, c.kind) || !errors.As(err, &e) || e.Offset != c.offset || string(out) != "keep" {
 			t.Errorf("%s: %v, appended %q; want %v at %d and nothing", c.name, err, out[len(b):], c.kind, c.offset)
 		}
-		if n, serr := SizeRequest(c.req); n != 0 || serr == nil || serr.Error() != err.Error() {
-			t.Errorf("%s: SizeRequest = %d, %v; want AppendRequest's error", c.name, n, serr)
+		if n, serr := Size(c.req); n != 0 || serr == nil || serr.Error() != err.Error() {
+			t.Errorf("%s: Size = %d, %v; want Append's error", c.name, n, serr)
 		}
 	}
 }
 
-func TestRequestNonCanonical(t *testing.T) {
+func TestSeedNonCanonical(t *testing.T) {
 	full := strings.Repeat("a", partMax)
 	head := []byte("ANTH\x00")
 	tail := []byte{0, 1}
@@ -197,43 +200,43 @@ func TestRequestNonCanonical(t *testing.T) {
 	// A character split between parts is fine: UTF-8 is checked on the
 	// joined content.
 	ok := build(part(0x80, full[:partMax-1]+"\xe4"), part(0, "\xbd\xa0"))
-	req, err := ParseRequest(ok)
+	req, err := Parse(ok)
 	if err != nil || !strings.HasSuffix(req.Messages[0].Content, "你") {
 		t.Fatalf("split character: %v", err)
 	}
 }
 
-func TestRequestLimits(t *testing.T) {
+func TestSeedLimits(t *testing.T) {
 	b := mustRequest(specRequest)
 	var e *Error
-	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ParseRequest(b); !errors.As(err, &e) || !errors.Is(err, ErrTooLarge) || e.Offset != int64(len(b)-1) {
+	if _, err := (Limits{MaxSize: len(b) - 1}).Parse(b); !errors.As(err, &e) || !errors.Is(err, ErrTooLarge) || e.Offset != int64(len(b)-1) {
 		t.Fatalf("over the size limit: %v, want ErrTooLarge at the limit", err)
 	}
 	// A request of exactly the limit is within it.
-	if _, err := (Limits{MaxRequestSize: len(b)}).ParseRequest(b); err != nil {
-		t.Fatalf("ParseRequest at the size limit: %v", err)
+	if _, err := (Limits{MaxSize: len(b)}).Parse(b); err != nil {
+		t.Fatalf("Parse at the size limit: %v", err)
 	}
-	if _, err := (Limits{MaxRequestSize: len(b)}).ReadRequest(bytes.NewReader(b)); err != nil {
-		t.Fatalf("ReadRequest at the size limit: %v", err)
+	if _, err := (Limits{MaxSize: len(b)}).Read(bytes.NewReader(b)); err != nil {
+		t.Fatalf("Read at the size limit: %v", err)
 	}
 	// The longest model name fits.
-	long := Request{Model: strings.Repeat("m", maxModel), Messages: []Message{{RoleUser, "x"}}}
-	if got, err := ParseRequest(mustRequest(long)); err != nil || got.Model != long.Model {
+	long := Seed{Model: strings.Repeat("m", maxModel), Messages: []Message{{RoleUser, "x"}}}
+	if got, err := Parse(mustRequest(long)); err != nil || got.Model != long.Model {
 		t.Fatalf("model of %d bytes: %v", maxModel, err)
 	}
-	if _, err := (Limits{MaxRequestSize: len(b) - 1}).ReadRequest(bytes.NewReader(b)); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("ReadRequest over the size limit: %v", err)
+	if _, err := (Limits{MaxSize: len(b) - 1}).Read(bytes.NewReader(b)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Read over the size limit: %v", err)
 	}
-	req, err := ReadRequest(bytes.NewReader(b))
+	req, err := Read(bytes.NewReader(b))
 	if err != nil || req.Model != "claude" {
-		t.Fatalf("ReadRequest: %+v, %v", req, err)
+		t.Fatalf("Read: %+v, %v", req, err)
 	}
 	// Any positive limit is a limit, math.MaxInt too: no overflow.
-	if _, err := (Limits{MaxRequestSize: math.MaxInt, MaxMessages: math.MaxInt}).ReadRequest(bytes.NewReader(b)); err != nil {
-		t.Fatalf("ReadRequest with math.MaxInt limits: %v", err)
+	if _, err := (Limits{MaxSize: math.MaxInt, MaxMessages: math.MaxInt}).Read(bytes.NewReader(b)); err != nil {
+		t.Fatalf("Read with math.MaxInt limits: %v", err)
 	}
-	if _, err := (Limits{MaxRequestSize: math.MaxInt}).ParseRequest(b); err != nil {
-		t.Fatalf("ParseRequest with math.MaxInt limits: %v", err)
+	if _, err := (Limits{MaxSize: math.MaxInt}).Parse(b); err != nil {
+		t.Fatalf("Parse with math.MaxInt limits: %v", err)
 	}
 }
 
@@ -248,30 +251,30 @@ func heapAllocs(f func()) uint64 {
 	return m.TotalAlloc - before
 }
 
-// TestRequestMemory: reading a request allocates at most 2 bytes per input
+// TestSeedMemory: reading a request allocates at most 2 bytes per input
 // byte, continued parts included, plus a fixed 64 KiB, and parsing one from
 // a slice, which sees a continued message's length ahead, 1; a count that
 // claims 65,535 parts in an 8-byte request costs no more than that fixed
 // amount.
-func TestRequestMemory(t *testing.T) {
+func TestSeedMemory(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("allocation counts need a normal run")
 	}
-	long := Request{Model: "m", Messages: []Message{{Content: strings.Repeat("a", 32<<20-2000)}}, MaxTokens: 1}
-	var many Request
+	long := Seed{Model: "m", Messages: []Message{{Content: strings.Repeat("a", 32<<20-2000)}}, MaxTokens: 1}
+	var many Seed
 	for range 500 {
 		many.Messages = append(many.Messages, Message{Role: RoleAssistant, Content: strings.Repeat("b", 65_000)})
 	}
-	small := Request{Model: "claude", Messages: []Message{{Content: "Hi"}}, MaxTokens: 1024}
-	for name, req := range map[string]Request{"one continued message": long, "500 messages": many, "small": small} {
+	small := Seed{Model: "claude", Messages: []Message{{Content: "Hi"}}, MaxTokens: 1024}
+	for name, req := range map[string]Seed{"one continued message": long, "500 messages": many, "small": small} {
 		b := mustRequest(req)
 		for how, parse := range requestParsers {
 			limit, says := 2*uint64(len(b))+64<<10, "2 per byte"
-			if how == "ParseRequest" {
+			if how == "Parse" {
 				// 1 per byte, and what the allocator's size classes round up.
 				limit, says = uint64(len(b))+uint64(len(b))/16+64<<10, "1 per byte"
 			}
-			var got Request
+			var got Seed
 			var err error
 			n := heapAllocs(func() { got, err = parse(b) })
 			if err != nil || len(got.Messages) != len(req.Messages) {
@@ -284,58 +287,58 @@ func TestRequestMemory(t *testing.T) {
 		}
 	}
 	huge := []byte("ANTH\x00\xFF\xFF\xFF")
-	if n := heapAllocs(func() { _, _ = (Limits{MaxMessages: 1 << 20}).ReadRequest(bytes.NewReader(huge)) }); n > 64<<10 {
+	if n := heapAllocs(func() { _, _ = (Limits{MaxMessages: 1 << 20}).Read(bytes.NewReader(huge)) }); n > 64<<10 {
 		t.Fatalf("%d bytes allocated for an 8-byte request claiming 65,535 parts", n)
 	}
 }
 
-// TestReadRequestReaders: ReadRequest never hangs on a reader that makes no
+// TestSeedReadReaders: Read never hangs on a reader that makes no
 // progress, keeps the reader's own error matchable, and turns a bad count
 // into an error rather than a panic.
-func TestReadRequestReaders(t *testing.T) {
+func TestSeedReadReaders(t *testing.T) {
 	b := mustRequest(specRequest)
 	done := make(chan error, 1)
-	go func() { _, err := ReadRequest(emptyReader{}); done <- err }()
+	go func() { _, err := Read(testdata.EmptyReader{}); done <- err }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, io.ErrNoProgress) {
 			t.Fatalf("empty reader: %v, want io.ErrNoProgress", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("ReadRequest spins on a reader that returns 0, nil")
+		t.Fatal("Read spins on a reader that returns 0, nil")
 	}
-	if req, err := ReadRequest(&stutterReader{r: bytes.NewReader(b), empties: 50}); err != nil || req.Model != "claude" {
+	if req, err := Read(&testdata.StutterReader{R: bytes.NewReader(b), Empties: 50}); err != nil || req.Model != "claude" {
 		t.Fatalf("slow reader: %v", err)
 	}
 	boom := errors.New("connection reset")
-	if _, err := ReadRequest(io.MultiReader(bytes.NewReader(b[:9]), iotest.ErrReader(boom))); !errors.Is(err, boom) {
+	if _, err := Read(io.MultiReader(bytes.NewReader(b[:9]), iotest.ErrReader(boom))); !errors.Is(err, boom) {
 		t.Fatalf("reader error: %v, want it matchable", err)
 	}
 	for _, n := range []int{-1, 1 << 20} {
-		if _, err := ReadRequest(countReader(n)); err == nil {
+		if _, err := Read(testdata.CountReader(n)); err == nil {
 			t.Fatalf("count %d: no error", n)
 		}
 	}
 }
 
-// TestRequestEscapes: the part count and max_tokens escapes of SPEC.md §5.2
-// start exactly at 255 parts and 65,535 tokens, in AppendRequest,
-// SizeRequest and ParseRequest alike, up to 65,535 parts and
+// TestSeedEscapes: the part count and max_tokens escapes of SPEC.md §5.2
+// start exactly at 255 parts and 65,535 tokens, in Append,
+// Size and Parse alike, up to 65,535 parts and
 // Limits.MaxMessages exactly.
-func TestRequestEscapes(t *testing.T) {
+func TestSeedEscapes(t *testing.T) {
 	for _, c := range []struct {
 		parts     int
 		maxTokens uint32
 	}{
 		{0, 0}, {254, 65_534}, {255, 65_535}, {256, 65_536}, {maxParts, math.MaxUint32},
 	} {
-		req := Request{Messages: make([]Message, c.parts), MaxTokens: c.maxTokens}
-		b, err := AppendRequest(nil, req)
+		req := Seed{Messages: make([]Message, c.parts), MaxTokens: c.maxTokens}
+		b, err := Append(nil, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := SizeRequest(req); n != len(b) || err != nil {
-			t.Errorf("%d parts, max_tokens %d: %d bytes, SizeRequest %d, %v", c.parts, c.maxTokens, len(b), n, err)
+		if n, err := Size(req); n != len(b) || err != nil {
+			t.Errorf("%d parts, max_tokens %d: %d bytes, Size %d, %v", c.parts, c.maxTokens, len(b), n, err)
 		}
 		count := []byte{byte(c.parts)}
 		if c.parts >= 255 {
@@ -349,12 +352,12 @@ func TestRequestEscapes(t *testing.T) {
 			t.Errorf("%d parts, max_tokens %d: % X...% X, want count % X and max_tokens % X",
 				c.parts, c.maxTokens, b[:min(len(b), 8)], b[max(0, len(b)-6):], count, tokens)
 		}
-		countEnd := int64(len(Magic) + 1 + len(count) - 1) // the count's last byte
+		countEnd := int64(len(frame.Magic) + 1 + len(count) - 1) // the count's last byte
 		for _, limit := range []int{c.parts, c.parts - 1} {
 			if limit <= 0 {
 				continue
 			}
-			got, err := (Limits{MaxMessages: limit}).ParseRequest(b)
+			got, err := (Limits{MaxMessages: limit}).Parse(b)
 			var e *Error
 			switch {
 			case limit == c.parts && (err != nil || len(got.Messages) != c.parts || got.MaxTokens != c.maxTokens):
@@ -366,10 +369,10 @@ func TestRequestEscapes(t *testing.T) {
 	}
 }
 
-// TestRequestParseErrors: requests SPEC.md §5.3 rejects, with the kind and
-// offset ParseRequest and ReadRequest both give.
-func TestRequestParseErrors(t *testing.T) {
-	wide := mustRequest(Request{Model: "m", MaxTokens: 70_000}) // … 00 FF FF 00 01 11 70
+// TestSeedParseErrors: requests SPEC.md §5.3 rejects, with the kind and
+// offset Parse and Read both give.
+func TestSeedParseErrors(t *testing.T) {
+	wide := mustRequest(Seed{Model: "m", MaxTokens: 70_000}) // … 00 FF FF 00 01 11 70
 	for _, c := range []struct {
 		name   string
 		b      []byte
@@ -401,42 +404,42 @@ func TestRequestParseErrors(t *testing.T) {
 	}
 }
 
-// TestReadRequestErrorOnce: an error the reader returns once, then going
-// on (iotest.TimeoutReader, a deadline that passes), is ReadRequest's
+// TestSeedReadErrorOnce: an error the reader returns once, then going
+// on (iotest.TimeoutReader, a deadline that passes), is Read's
 // error wherever in the request it comes, as it is the Reader's.
-func TestReadRequestErrorOnce(t *testing.T) {
+func TestSeedReadErrorOnce(t *testing.T) {
 	b := mustRequest(specRequestWide)
 	for cut := range len(b) + 1 {
 		failed := false
-		r := io.MultiReader(bytes.NewReader(b[:cut]), readerFunc(func([]byte) (int, error) {
+		r := io.MultiReader(bytes.NewReader(b[:cut]), testdata.ReaderFunc(func([]byte) (int, error) {
 			if !failed {
 				failed = true
 				return 0, iotest.ErrTimeout
 			}
 			return 0, io.EOF // on to the rest
 		}), bytes.NewReader(b[cut:]))
-		if _, err := ReadRequest(r); !errors.Is(err, iotest.ErrTimeout) {
+		if _, err := Read(r); !errors.Is(err, iotest.ErrTimeout) {
 			t.Errorf("error after %d bytes: %v, want %v", cut, err, iotest.ErrTimeout)
 		}
 	}
-	if _, err := ReadRequest(iotest.TimeoutReader(iotest.OneByteReader(bytes.NewReader(b)))); !errors.Is(err, iotest.ErrTimeout) {
+	if _, err := Read(iotest.TimeoutReader(iotest.OneByteReader(bytes.NewReader(b)))); !errors.Is(err, iotest.ErrTimeout) {
 		t.Errorf("iotest.TimeoutReader: %v, want %v", err, iotest.ErrTimeout)
 	}
 }
 
-// TestRequestManyEmptyParts: the worst request for ParseRequest's
+// TestSeedManyEmptyParts: the worst request for Parse's
 // allocation, 10,000 empty parts (3 bytes each), allocates at most 8 bytes
 // per input byte: one Message of 24 bytes a part, the slice made once.
 // Before, the slice grew from 2,048 Messages with the parts, 34-44 bytes
 // per input byte.
-func TestRequestManyEmptyParts(t *testing.T) {
+func TestSeedManyEmptyParts(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("allocation counts need a normal run")
 	}
 	for _, n := range []int{3000, 10_000} {
-		b := mustRequest(Request{Model: "m", Messages: make([]Message, n)})
+		b := mustRequest(Seed{Model: "m", Messages: make([]Message, n)})
 		var err error
-		got := heapAllocs(func() { _, err = ParseRequest(b) })
+		got := heapAllocs(func() { _, err = Parse(b) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -445,15 +448,27 @@ func TestRequestManyEmptyParts(t *testing.T) {
 		if got > 8*uint64(len(b))+8<<10 {
 			t.Errorf("%d empty parts: %d bytes allocated for %d bytes, want at most 8 per byte + 8 KiB", n, got, len(b))
 		}
-		// ReadRequest cannot see how many parts will come: its Messages
+		// Read cannot see how many parts will come: its Messages
 		// grow as they arrive, the bound SECURITY.md and SPEC §12 state.
-		got = heapAllocs(func() { _, err = ReadRequest(bytes.NewReader(b)) })
+		got = heapAllocs(func() { _, err = Read(bytes.NewReader(b)) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d empty parts, %d bytes: ReadRequest %.2f bytes allocated per input byte", n, len(b), float64(got)/float64(len(b)))
+		t.Logf("%d empty parts, %d bytes: Read %.2f bytes allocated per input byte", n, len(b), float64(got)/float64(len(b)))
 		if got > 35*uint64(len(b))+8<<10 {
-			t.Errorf("%d empty parts: ReadRequest allocated %d bytes for %d bytes, want at most 35 per byte + 8 KiB", n, got, len(b))
+			t.Errorf("%d empty parts: Read allocated %d bytes for %d bytes, want at most 35 per byte + 8 KiB", n, got, len(b))
+		}
+	}
+}
+
+func TestRoleString(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{RoleUser.String(), "User"},
+		{RoleSystem.String(), "System"},
+		{Role(3).String(), "Role(3)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
 }

@@ -1,16 +1,15 @@
-package sse
+package request
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/binary"
-	"github.com/layer0/anth/internal/jsonlex"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
 )
 
 // The extended request (SPEC.md §5.4): the whole of a Messages API request
@@ -33,70 +32,23 @@ const (
 	tagEnd     = 0x0A
 )
 
-// RequestLimits bound what a request conversion accepts. A zero field takes
-// the default.
-type RequestLimits struct {
-	// MaxRequestSize bounds the request, JSON or ANTH. Default 32 MiB, the
-	// Messages API's own limit; at most 4 GiB whatever it is set to.
-	MaxRequestSize int
-	// MaxDepth bounds the nesting of arrays and objects. Default 128.
-	MaxDepth int
-	// MaxOutputSize bounds the JSON AppendRequestJSON writes, over it
-	// ErrTooLarge at the offset of the value that would pass it. Default
-	// 32 MiB, the Messages API's own limit, so nothing is forwarded that
-	// the API would refuse (or MaxRequestSize, if that is set larger). ANTX expands to at
-	// most 14 bytes of JSON a byte (a dictionary string of 25 bytes, tag
-	// and index: "disable_parallel_tool_use", 28 bytes with its quotes and
-	// comma), the seed form to at most 34/3 (an empty part:
-	// {"role":"assistant","content":""},), so without this bound a 32 MiB
-	// request became 470 MB of JSON.
-	MaxOutputSize int
-}
-
-func (l RequestLimits) output() int {
-	if l.MaxOutputSize > 0 {
-		return l.MaxOutputSize
-	}
-	return min(max(l.size(), defaultMaxRequestSize), 1<<32-1)
-}
-
-const (
-	defaultMaxRequestSize = 32 << 20
-	defaultMaxDepth       = 128
-)
-
-func (l RequestLimits) size() int {
-	if l.MaxRequestSize > 0 {
-		// Offsets are held as uint32 (keySpan): 4 GiB at most.
-		return min(l.MaxRequestSize, 1<<32-1)
-	}
-	return defaultMaxRequestSize
-}
-
-func (l RequestLimits) depth() int {
-	if l.MaxDepth > 0 {
-		return l.MaxDepth
-	}
-	return defaultMaxDepth
-}
-
-// AppendRequestANTH appends the ANTH form of a Messages API request body,
-// json, to dst, under the default RequestLimits: the seed form of SPEC.md §5
+// AppendANTH appends the ANTH form of a Messages API request body,
+// json, to dst, under the default Limits: the seed form of SPEC.md §5
 // when the request has nothing the seed form cannot carry (a model, text
 // messages, max_tokens, a system prompt), byte for byte as a seed sender
 // makes it, else the extended form of §5.4, which carries any JSON, fields
-// this version does not know included. See RequestLimits.AppendRequestANTH.
-func AppendRequestANTH(dst, json []byte) ([]byte, error) {
-	return RequestLimits{}.AppendRequestANTH(dst, json)
+// this version does not know included. See Limits.AppendANTH.
+func AppendANTH(dst, json []byte) ([]byte, error) {
+	return Limits{}.AppendANTH(dst, json)
 }
 
-// AppendRequestANTH appends the ANTH form of json. Converted back by
-// AppendRequestJSON, the request is the same JSON value, key order aside
+// AppendANTH appends the ANTH form of json. Converted back by
+// AppendJSON, the request is the same JSON value, key order aside
 // (the extended form keeps it): numbers keep their exact decimal
 // spelling, and image and document data travel as the bytes their base64
 // stands for. Bad JSON is an *Error wrapping ErrMalformed with its offset
 // in json; json over the limits, ErrTooLarge. On error dst is unchanged.
-func (l RequestLimits) AppendRequestANTH(dst, json []byte) ([]byte, error) {
+func (l Limits) AppendANTH(dst, json []byte) ([]byte, error) {
 	if len(json) > l.size() {
 		return dst, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request of " + strconv.Itoa(len(json)) + " bytes, limit " + strconv.Itoa(l.size())}
 	}
@@ -117,7 +69,7 @@ func (l RequestLimits) AppendRequestANTH(dst, json []byte) ([]byte, error) {
 	}
 	ext := e.dst[start:]
 	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
-		if seed, err := frame.AppendRequest(e.dst[:start], req); err == nil {
+		if seed, err := Append(e.dst[:start], req); err == nil {
 			return seed, nil
 		}
 	}
@@ -395,7 +347,7 @@ func canonicalInt(text []byte) (int64, bool) {
 // an object's keys are held until it ends, and a key is 3 bytes of ANTX
 // or 5 of JSON at the least, so this holds at most 8/3 bytes per byte of
 // input, 16/3 with append's spare capacity. Inputs are under 4 GiB
-// (RequestLimits.size).
+// (Limits.size).
 type keySpan struct{ at, start uint32 }
 
 // keyLen returns the length of the key encoding at the start of enc.
@@ -466,7 +418,7 @@ func uvarintLen(v uint64) int {
 // them, as a seed request if it is one: a model, messages of a role and a
 // string of content, max_tokens, perhaps a system prompt, and nothing else
 // (SPEC.md §5.4: such a request is sent in the seed form).
-func seedRequest(v []byte) (req frame.Request, ok bool) {
+func seedRequest(v []byte) (req Seed, ok bool) {
 	r := seedReader{b: v, ok: true}
 	if r.tag() != tagObject {
 		return req, false
@@ -497,12 +449,12 @@ func seedRequest(v []byte) (req frame.Request, ok bool) {
 		return req, false
 	}
 	if system != nil {
-		req.Messages = append([]frame.Message{{Role: frame.RoleSystem, Content: *system}}, req.Messages...)
+		req.Messages = append([]Message{{Role: RoleSystem, Content: *system}}, req.Messages...)
 	}
 	return req, true
 }
 
-// seedMaxParts is frame.Limits' default MaxMessages: a seed request of
+// seedMaxParts is Limits' default MaxMessages: a seed request of
 // more parts would be refused by a receiver with the default limits, so
 // such a request is sent extended, and an extended request of at most
 // this many parts that the seed form carries is not canonical.
@@ -510,7 +462,7 @@ const seedMaxParts = 10_000
 
 // seedParts returns how many parts req takes in the seed form (SPEC.md
 // §5.2: a part per 65,535 bytes of content, at least one a message).
-func seedParts(req frame.Request) int {
+func seedParts(req Seed) int {
 	n := 0
 	for _, m := range req.Messages {
 		n += max(1, (len(m.Content)+0xFFFE)/0xFFFF)
@@ -584,8 +536,8 @@ func (r *seedReader) int() (int64, bool) {
 }
 
 // messages reads an array of {"role": "user"|"assistant", "content": string}.
-func (r *seedReader) messages() []frame.Message {
-	msgs := []frame.Message{}
+func (r *seedReader) messages() []Message {
+	msgs := []Message{}
 	if r.tag() != tagArray {
 		r.ok = false
 	}
@@ -594,16 +546,16 @@ func (r *seedReader) messages() []frame.Message {
 			r.ok = false
 			break
 		}
-		var m frame.Message
+		var m Message
 		keys := 0
 		for r.ok && r.peek() != tagEnd {
 			switch r.str() {
 			case "role":
 				switch r.str() {
 				case "user":
-					m.Role = frame.RoleUser
+					m.Role = RoleUser
 				case "assistant":
-					m.Role = frame.RoleAssistant
+					m.Role = RoleAssistant
 				default:
 					r.ok = false
 				}

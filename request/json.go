@@ -1,37 +1,38 @@
-package sse
+package request
 
 import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"github.com/layer0/anth/internal/jsonlex"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/layer0/anth/internal/jsonlex"
 
 	"github.com/layer0/anth/frame"
 )
 
-// AppendRequestJSON appends the JSON of an ANTH request, of either form,
-// to dst, under the default RequestLimits. See
-// RequestLimits.AppendRequestJSON.
-func AppendRequestJSON(dst, anth []byte) ([]byte, error) {
-	return RequestLimits{}.AppendRequestJSON(dst, anth)
+// AppendJSON appends the JSON of an ANTH request, of either form,
+// to dst, under the default Limits. See
+// Limits.AppendJSON.
+func AppendJSON(dst, anth []byte) ([]byte, error) {
+	return Limits{}.AppendJSON(dst, anth)
 }
 
-// AppendRequestJSON appends the JSON of anth, a request in the seed form of
+// AppendJSON appends the JSON of anth, a request in the seed form of
 // SPEC.md §5 or the extended form of §5.4: compact, the extended form's keys
 // in the order they were sent. It checks the whole of §5.3 and §5.4's
 // canonical form: bad or non-canonical input is an *frame.Error or *Error
 // with its offset in anth, wrapping ErrMalformed, ErrTruncated or
 // ErrTooLarge. On error dst is unchanged.
-func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
+func (l Limits) AppendJSON(dst, anth []byte) ([]byte, error) {
 	if len(anth) > l.size() {
 		return dst, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request of " + strconv.Itoa(len(anth)) + " bytes, limit " + strconv.Itoa(l.size())}
 	}
 	if len(anth) < len(requestMagic) || string(anth[:len(requestMagic)]) != requestMagic {
-		req, err := frame.Limits{MaxRequestSize: l.size()}.ParseRequest(anth)
-		var e *frame.Error
-		if errors.Is(err, frame.ErrBadMagic) && errors.As(err, &e) {
+		req, err := Limits{MaxSize: l.size()}.Parse(anth)
+		var e *Error
+		if errors.Is(err, ErrBadMagic) && errors.As(err, &e) {
 			e.Detail = "request must start with \"ANTH\" (41 4E 54 48, the seed form) or \"ANTX\" (41 4E 54 58, the extended form)"
 		}
 		if err != nil {
@@ -40,7 +41,7 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 		// SPEC.md §5.4: a system prompt is "sent as a leading system
 		// message"; one elsewhere has no JSON that comes back to it.
 		for i, m := range req.Messages {
-			if m.Role == frame.RoleSystem && i > 0 {
+			if m.Role == RoleSystem && i > 0 {
 				return dst, &frame.Error{Offset: int64(seedPartAt(req, i)), Err: frame.ErrMalformed, Detail: "a system message after the first, which no JSON request makes"}
 			}
 		}
@@ -66,7 +67,7 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 	// SPEC.md §5.4, "seed form first": what the seed form carries is not
 	// sent extended.
 	if req, ok := seedRequest(anth[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
-		if _, err := frame.SizeRequest(req); err == nil {
+		if _, err := Size(req); err == nil {
 			return dst, &Error{Offset: int64(len(requestMagic)), Err: ErrMalformed, Detail: "an extended request the seed form carries"}
 		}
 	}
@@ -75,7 +76,7 @@ func (l RequestLimits) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
 
 // seedPartAt returns the offset of message i's first part in req's seed
 // form.
-func seedPartAt(req frame.Request, i int) int {
+func seedPartAt(req Seed, i int) int {
 	at := len(requestMagic) + 2 + len(req.Model)
 	if seedParts(req) >= 255 {
 		at += 2
@@ -88,11 +89,11 @@ func seedPartAt(req frame.Request, i int) int {
 
 // appendSeedJSON writes a seed request as the Messages API's JSON: a system
 // message first becomes the system prompt.
-func appendSeedJSON(b []byte, req frame.Request) []byte {
+func appendSeedJSON(b []byte, req Seed) []byte {
 	b = append(b, `{"model":`...)
 	b = jsonlex.AppendString(b, []byte(req.Model))
 	msgs := req.Messages
-	if len(msgs) > 0 && msgs[0].Role == frame.RoleSystem {
+	if len(msgs) > 0 && msgs[0].Role == RoleSystem {
 		b = append(b, `,"system":`...)
 		b = jsonlex.AppendString(b, []byte(msgs[0].Content))
 		msgs = msgs[1:]
@@ -113,7 +114,7 @@ func appendSeedJSON(b []byte, req frame.Request) []byte {
 	return append(b, '}')
 }
 
-var roleNames = [...]string{frame.RoleUser: "user", frame.RoleAssistant: "assistant", frame.RoleSystem: "system"}
+var roleNames = [...]string{RoleUser: "user", RoleAssistant: "assistant", RoleSystem: "system"}
 
 // antxToJSON writes an extended request's values as JSON, checking that
 // they are canonical.
@@ -123,7 +124,7 @@ type antxToJSON struct {
 	maxDepth int
 	err      error
 	base     int       // where the JSON starts in dst
-	maxOut   int       // RequestLimits.MaxOutputSize
+	maxOut   int       // Limits.MaxOutputSize
 	keys     []keySpan // the keys of the objects open, each in src
 	compares int       // key comparisons, as jsonToANTH's
 }
@@ -137,7 +138,7 @@ func (d *antxToJSON) fail(kind error, detail string) bool {
 
 // room reports whether n more bytes of JSON stay within maxOut, checked
 // before they are written, so the JSON held is never more than the limit
-// (SPEC.md §5.4's limits; RequestLimits.MaxOutputSize).
+// (SPEC.md §5.4's limits; Limits.MaxOutputSize).
 func (d *antxToJSON) room(n int) bool {
 	if len(d.dst)-d.base+n > d.maxOut {
 		return d.fail(ErrTooLarge, "the request's JSON would pass "+strconv.Itoa(d.maxOut)+" bytes")
@@ -398,7 +399,7 @@ func escapedLen(s []byte) int {
 // seedJSONSize returns the length of appendSeedJSON's JSON for req or, once
 // it passes limit, more than limit and the offset in the seed request of
 // the part where it does.
-func seedJSONSize(req frame.Request, limit int) (n, at int) {
+func seedJSONSize(req Seed, limit int) (n, at int) {
 	n = len(`{"model":,"messages":[],"max_tokens":4294967295}`) + escapedLen([]byte(req.Model)) + 2
 	at = len(requestMagic) + 2 + len(req.Model)
 	if parts := len(req.Messages); parts >= 255 {
