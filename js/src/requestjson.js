@@ -57,16 +57,10 @@ const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 /** @param {string} s */
 const ascii = (s) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
-// The dictionary: each string's UTF-8, its JSON (quoted), and its index by
-// the string of its bytes (one char a byte).
+// The dictionary: each string's UTF-8 and its JSON (quoted).
 const DICT_BYTES = REQUEST_DICTIONARY.map((s) => utf8.encode(s));
 const DICT_JSON = REQUEST_DICTIONARY.map((s) => utf8.encode(JSON.stringify(s)));
-/** @type {Map<string, number>} */
-const DICT_INDEX = new Map(DICT_BYTES.map((b, i) => [byteString(b, 0, b.length), i]));
 const MAX_DICT = Math.max(...DICT_BYTES.map((b) => b.length)); // 25: "disable_parallel_tool_use"
-/** Which lengths a dictionary string has. */
-const DICT_LENGTHS = new Uint8Array(MAX_DICT + 1);
-for (const b of DICT_BYTES) DICT_LENGTHS[b.length] = 1;
 const DICT = {
   model: REQUEST_DICTIONARY.indexOf('model'),
   messages: REQUEST_DICTIONARY.indexOf('messages'),
@@ -92,11 +86,7 @@ for (let i = 0; i < 64; i++) B64_DEC[B64.charCodeAt(i)] = i;
  * @param {number} end
  */
 function byteString(b, start, end) {
-  if (end - start <= 64) {
-    let s = '';
-    for (let i = start; i < end; i++) s += String.fromCharCode(b[i]);
-    return s;
-  }
+  if (end - start <= 4096) return String.fromCharCode.apply(null, /** @type {any} */ (b.subarray(start, end)));
   let s = '';
   for (let i = start; i < end; i += 4096) s += String.fromCharCode.apply(null, Array.from(b.subarray(i, Math.min(end, i + 4096))));
   return s;
@@ -110,9 +100,34 @@ function byteString(b, start, end) {
  */
 function dictIndex(b, start, end) {
   const n = end - start;
-  if (n > MAX_DICT || DICT_LENGTHS[n] === 0) return -1;
-  return DICT_INDEX.get(byteString(b, start, end)) ?? -1;
+  if (n === 0 || n > MAX_DICT) return -1;
+  const bucket = DICT_BUCKETS.get(dictHash(n, b[start], b[end - 1]));
+  if (!bucket) return -1;
+  next: for (const k of bucket) {
+    const w = DICT_BYTES[k];
+    for (let j = 0; j < n; j++) if (w[j] !== b[start + j]) continue next;
+    return k;
+  }
+  return -1;
 }
+
+/**
+ * dictHash is the bucket of a string of length n, first byte first and last
+ * byte last: few dictionary strings share one.
+ * @param {number} n
+ * @param {number} first
+ * @param {number} last
+ */
+function dictHash(n, first, last) {
+  return (n << 16) | (first << 8) | last;
+}
+
+/** The dictionary's indices by dictHash. @type {Map<number, number[]>} */
+const DICT_BUCKETS = new Map();
+DICT_BYTES.forEach((w, k) => {
+  const h = dictHash(w.length, w[0], w[w.length - 1]);
+  DICT_BUCKETS.set(h, [...(DICT_BUCKETS.get(h) ?? []), k]);
+});
 
 /**
  * @param {RequestLimits} l
