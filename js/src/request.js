@@ -1,5 +1,5 @@
 // The binary request of SPEC.md §5: encodeRequest and parseRequest, the
-// JavaScript forms of Go's AppendRequest and ParseRequest, with the same
+// JavaScript forms of Go's request.Append and request.Parse, with the same
 // errors at the same offsets.
 
 import { AnthError } from './errors.js';
@@ -35,7 +35,7 @@ const TOKENS_ESCAPE = 0xffff; // a u16 max_tokens that announces a u32
 const MAX_PARTS = 0xffff;
 
 const utf8 = new TextEncoder();
-const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder('utf-8', { ignoreBOM: true }); // on text already checked
 
 /** @param {string} s */
 function wellFormed(s) {
@@ -65,20 +65,59 @@ export function encodeRequest(req) {
     throw new AnthError('TooLarge', MAGIC.length + 1 + model.length, `${parts} message parts, want at most 65535`);
   }
   let off = MAGIC.length + 2 + model.length + (parts >= COUNT_ESCAPE ? 2 : 0);
-  let size = off + 2;
   req.messages.forEach((m, i) => {
     if (m.role !== Role.USER && m.role !== Role.ASSISTANT && m.role !== Role.SYSTEM) {
       throw new AnthError('Malformed', off, `message ${i}: role ${m.role}, want 0, 1 or 2`);
     }
     if (!wellFormed(m.content)) throw new AnthError('Malformed', off + 3, `message ${i}: content is not valid UTF-8`);
-    const n = 3 * Math.max(1, Math.ceil(contents[i].length / PART_MAX)) + contents[i].length;
-    off += n;
-    size += n;
+    off += 3 * Math.max(1, Math.ceil(contents[i].length / PART_MAX)) + contents[i].length;
   });
   const t = req.maxTokens;
   if (!Number.isInteger(t) || t < 0 || t > 0xffffffff) throw new RangeError(`anth: max_tokens ${t}, want 0 to 4294967295`);
-  if (t >= TOKENS_ESCAPE) size += 4;
+  return writeSeed(
+    model,
+    req.messages.map((m, k) => ({ role: m.role, content: contents[k] })),
+    t,
+  );
+}
 
+/**
+ * @typedef {object} SeedMessage a message of the seed form as bytes
+ * @property {number} role
+ * @property {Uint8Array} content UTF-8
+ */
+
+/**
+ * @typedef {object} SeedRequest a seed request as bytes
+ * @property {Uint8Array} model UTF-8
+ * @property {SeedMessage[]} messages
+ * @property {number} maxTokens
+ */
+
+/**
+ * seedParts returns how many parts messages take in the seed form (SPEC.md
+ * §5.2: a part per 65,535 bytes of content, at least one a message).
+ * @param {SeedMessage[]} messages
+ */
+export function seedParts(messages) {
+  let parts = 0;
+  for (const m of messages) parts += Math.max(1, Math.ceil(m.content.length / PART_MAX));
+  return parts;
+}
+
+/**
+ * writeSeed writes a seed request whose fields encodeRequest (or the
+ * extended form's reader) has checked: a model of at most 255 bytes, at most
+ * 65,535 parts, roles 0 to 2, max_tokens 0 to 4,294,967,295.
+ * @param {Uint8Array} model
+ * @param {SeedMessage[]} messages
+ * @param {number} t max_tokens
+ * @returns {Uint8Array}
+ */
+export function writeSeed(model, messages, t) {
+  const parts = seedParts(messages);
+  let size = MAGIC.length + 2 + model.length + (parts >= COUNT_ESCAPE ? 2 : 0) + 2 + (t >= TOKENS_ESCAPE ? 4 : 0);
+  for (const m of messages) size += 3 * Math.max(1, Math.ceil(m.content.length / PART_MAX)) + m.content.length;
   const b = new Uint8Array(size);
   b.set(MAGIC);
   let i = MAGIC.length;
@@ -92,8 +131,8 @@ export function encodeRequest(req) {
     b[i++] = parts >> 8;
     b[i++] = parts & 0xff;
   }
-  req.messages.forEach((m, k) => {
-    let c = contents[k];
+  for (const m of messages) {
+    let c = m.content;
     while (c.length > PART_MAX) {
       b[i++] = m.role | ROLE_CONTINUED;
       b[i++] = PART_MAX >> 8;
@@ -107,7 +146,7 @@ export function encodeRequest(req) {
     b[i++] = c.length & 0xff;
     b.set(c, i);
     i += c.length;
-  });
+  }
   if (t < TOKENS_ESCAPE) {
     b[i++] = t >> 8;
     b[i++] = t & 0xff;
@@ -134,6 +173,24 @@ export function encodeRequest(req) {
 export function parseRequest(b, limits = {}) {
   const maxSize = limits.maxRequestSize && limits.maxRequestSize > 0 ? limits.maxRequestSize : 32 << 20;
   const maxMessages = limits.maxMessages && limits.maxMessages > 0 ? limits.maxMessages : 10_000;
+  const seed = readSeed(b, maxSize, maxMessages);
+  return {
+    model: lenient.decode(seed.model),
+    messages: seed.messages.map((m) => ({ role: m.role, content: lenient.decode(m.content) })),
+    maxTokens: seed.maxTokens,
+  };
+}
+
+/**
+ * readSeed reads a seed request that is the whole of b, as parseRequest
+ * does (same checks, same errors), and returns its text as UTF-8 bytes,
+ * checked: a message in one part is a view of b.
+ * @param {Uint8Array} b
+ * @param {number} maxSize
+ * @param {number} maxMessages
+ * @returns {SeedRequest}
+ */
+export function readSeed(b, maxSize, maxMessages) {
   if (b.length > maxSize) throw new AnthError('TooLarge', maxSize, `request of ${b.length} bytes, limit ${maxSize}`);
   let off = 0;
 
@@ -159,15 +216,13 @@ export function parseRequest(b, limits = {}) {
    * @param {string} what
    */
   const text = (p, at, what) => {
-    try {
-      return strict.decode(p);
-    } catch {
-      throw new AnthError('Malformed', at, what + ' is not valid UTF-8');
-    }
+    if (!validUTF8(p, 0, p.length)) throw new AnthError('Malformed', at, what + ' is not valid UTF-8');
+    return p;
   };
 
   const me = magicError(b.subarray(0, MAGIC.length));
-  if (me) throw me;
+  // magicError speaks of a stream; this is a request (as Go's frame.ParseRequest says).
+  if (me) throw new AnthError(me.kind, me.offset, 'request must start with "ANTH" (41 4E 54 48)');
   off = MAGIC.length;
   const model = text(take(u8('model name length'), 'model name'), MAGIC.length + 1, 'model name');
 
@@ -180,7 +235,7 @@ export function parseRequest(b, limits = {}) {
   }
   if (parts > maxMessages) throw new AnthError('TooLarge', off - 1, `${parts} message parts, limit ${maxMessages}`);
 
-  /** @type {Message[]} */
+  /** @type {SeedMessage[]} */
   const messages = [];
   /** @type {Uint8Array[]} */
   let held = []; // the parts of a message that continues
@@ -203,7 +258,7 @@ export function parseRequest(b, limits = {}) {
     if (joining && !continued && size === 0) {
       throw new AnthError('Malformed', at + 1, 'empty last part after a continued part, want the continued part unflagged');
     }
-    if (!joining) messages.push({ role, content: '' });
+    if (!joining) messages.push({ role, content: EMPTY });
     const content = take(size, 'message content');
     if (continued) {
       held.push(content);
@@ -227,6 +282,49 @@ export function parseRequest(b, limits = {}) {
   }
   if (off !== b.length) throw new AnthError('Malformed', off, 'bytes after the request, want none');
   return { model, messages, maxTokens };
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * validUTF8 reports whether b[start:end] is well-formed UTF-8 (as Go's
+ * utf8.Valid: no overlong forms, no surrogates, nothing past U+10FFFF).
+ * @param {Uint8Array} b
+ * @param {number} start
+ * @param {number} end
+ */
+export function validUTF8(b, start, end) {
+  for (let i = start; i < end; ) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if (c < 0xc2) return false;
+    if (c < 0xe0) {
+      if (i + 1 >= end || (b[i + 1] & 0xc0) !== 0x80) return false;
+      i += 2;
+      continue;
+    }
+    if (c < 0xf0) {
+      if (i + 2 >= end) return false;
+      const c1 = b[i + 1];
+      if ((c1 & 0xc0) !== 0x80 || (b[i + 2] & 0xc0) !== 0x80) return false;
+      if ((c === 0xe0 && c1 < 0xa0) || (c === 0xed && c1 > 0x9f)) return false;
+      i += 3;
+      continue;
+    }
+    if (c < 0xf5) {
+      if (i + 3 >= end) return false;
+      const c1 = b[i + 1];
+      if ((c1 & 0xc0) !== 0x80 || (b[i + 2] & 0xc0) !== 0x80 || (b[i + 3] & 0xc0) !== 0x80) return false;
+      if ((c === 0xf0 && c1 < 0x90) || (c === 0xf4 && c1 > 0x8f)) return false;
+      i += 4;
+      continue;
+    }
+    return false;
+  }
+  return true;
 }
 
 /** @param {number} r */

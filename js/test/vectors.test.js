@@ -36,7 +36,7 @@ const row = /^\| `([a-z0-9-]+)` \| (?:`([0-9A-F ]*)`|\(empty\)) \|(?: (Err[A-Za-
 
 /**
  * readSpecVectors reads the vector tables of SPEC.md §9 (the frames and the
- * binary request; §5.4's extended request is package sse's and not ported).
+ * binary request; §5.4's extended request is read by requestjson.test.js).
  */
 function readSpecVectors() {
   const vs = [];

@@ -1,3 +1,4 @@
+export { REQUEST_DICTIONARY } from "./requestdict.js";
 export { TextReassembler } from "./text.js";
 export { EVENT_DICTIONARY } from "./dictionary.js";
 export { AnthError, StatusError } from "./errors.js";
@@ -6,6 +7,7 @@ export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parse
 export { encodeMagic, encodeToken, encodeUsage, encodeCacheUsage, encodeError, encodeDone, encodeText, encodeDelta, encodeBlock, encodePad, encodeEvent, encodeFrame } from "./encode.js";
 export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from "./reader.js";
 export { Role, encodeRequest, parseRequest } from "./request.js";
+export { requestToANTH, requestToJSON, requestToJSONBytes, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_DEPTH } from "./requestjson.js";
 export { EventReader, inflate, DEFAULT_MAX_EVENT } from "./events.js";
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from "./sse.js";
 export { stopReasonName, errorTypeName } from "./names.js";

@@ -9,6 +9,33 @@
  */
 export function encodeRequest(req: Request): Uint8Array;
 /**
+ * @typedef {object} SeedMessage a message of the seed form as bytes
+ * @property {number} role
+ * @property {Uint8Array} content UTF-8
+ */
+/**
+ * @typedef {object} SeedRequest a seed request as bytes
+ * @property {Uint8Array} model UTF-8
+ * @property {SeedMessage[]} messages
+ * @property {number} maxTokens
+ */
+/**
+ * seedParts returns how many parts messages take in the seed form (SPEC.md
+ * §5.2: a part per 65,535 bytes of content, at least one a message).
+ * @param {SeedMessage[]} messages
+ */
+export function seedParts(messages: SeedMessage[]): number;
+/**
+ * writeSeed writes a seed request whose fields encodeRequest (or the
+ * extended form's reader) has checked: a model of at most 255 bytes, at most
+ * 65,535 parts, roles 0 to 2, max_tokens 0 to 4,294,967,295.
+ * @param {Uint8Array} model
+ * @param {SeedMessage[]} messages
+ * @param {number} t max_tokens
+ * @returns {Uint8Array}
+ */
+export function writeSeed(model: Uint8Array, messages: SeedMessage[], t: number): Uint8Array;
+/**
  * parseRequest parses a request that is the whole of b: bytes after it, a
  * request over limits.maxRequestSize, more parts than limits.maxMessages,
  * non-canonical encodings (SPEC.md §5.3) and text that is not UTF-8 are
@@ -18,12 +45,51 @@ export function encodeRequest(req: Request): Uint8Array;
  * @returns {Request}
  */
 export function parseRequest(b: Uint8Array, limits?: Limits): Request;
+/**
+ * readSeed reads a seed request that is the whole of b, as parseRequest
+ * does (same checks, same errors), and returns its text as UTF-8 bytes,
+ * checked: a message in one part is a view of b.
+ * @param {Uint8Array} b
+ * @param {number} maxSize
+ * @param {number} maxMessages
+ * @returns {SeedRequest}
+ */
+export function readSeed(b: Uint8Array, maxSize: number, maxMessages: number): SeedRequest;
+/**
+ * validUTF8 reports whether b[start:end] is well-formed UTF-8 (as Go's
+ * utf8.Valid: no overlong forms, no surrogates, nothing past U+10FFFF).
+ * @param {Uint8Array} b
+ * @param {number} start
+ * @param {number} end
+ */
+export function validUTF8(b: Uint8Array, start: number, end: number): boolean;
 /** Who wrote a message (SPEC.md §5.1). */
 export const Role: Readonly<{
     USER: 0;
     ASSISTANT: 1;
     SYSTEM: 2;
 }>;
+/**
+ * a message of the seed form as bytes
+ */
+export type SeedMessage = {
+    role: number;
+    /**
+     * UTF-8
+     */
+    content: Uint8Array;
+};
+/**
+ * a seed request as bytes
+ */
+export type SeedRequest = {
+    /**
+     * UTF-8
+     */
+    model: Uint8Array;
+    messages: SeedMessage[];
+    maxTokens: number;
+};
 export type Message = {
     /**
      * a Role

@@ -1,0 +1,1314 @@
+// Requests as JSON text, both ways, as Go's request.AppendANTH and
+// request.AppendJSON make them (SPEC.md §5 and §5.4): requestToANTH turns
+// a Messages API request body into the seed form when the seed form can
+// carry it, else the extended form (magic ANTX), byte for byte as Go writes
+// it; requestToJSON turns either form back into the JSON Go writes, byte for
+// byte, and refuses what Go refuses with the same kind at the same offset.
+//
+// Both take and give JSON *text*, never a parsed value: JSON.parse would
+// lose what the format keeps (numbers such as 0.70, 1e400 and
+// 12345678901234567890 keep their spelling). They work on the UTF-8 bytes,
+// so every offset counts bytes, as Go's do.
+
+import { AnthError } from './errors.js';
+import { readSeed, seedParts, validUTF8, writeSeed } from './request.js';
+import { REQUEST_DICTIONARY } from './requestdict.js';
+
+/**
+ * @typedef {object} RequestLimits what requestToANTH and requestToJSON
+ *   accept: Go's request.Limits (maxRequestSize is its MaxSize). A field that is absent, zero or negative
+ *   takes the default.
+ * @property {number} [maxRequestSize] the request's size in bytes, JSON or
+ *   ANTH; default 32 MiB (DEFAULT_MAX_REQUEST_SIZE), the Messages API's own
+ *   limit; at most 4 GiB − 1 whatever it is set to
+ * @property {number} [maxDepth] the nesting of arrays and objects; default
+ *   128 (DEFAULT_MAX_DEPTH)
+ * @property {number} [maxOutputSize] the JSON requestToJSON writes, in bytes;
+ *   default 32 MiB (or maxRequestSize, if that is larger). An extended
+ *   request expands to at most 14 bytes of JSON a byte.
+ */
+
+/** The default request size limit, JSON or ANTH: 32 MiB, the Messages API's own. */
+export const DEFAULT_MAX_REQUEST_SIZE = 33_554_432;
+/** The default nesting limit of a request's arrays and objects. */
+export const DEFAULT_MAX_DEPTH = 128;
+
+const MAX_U32 = 0xffffffff;
+const SEED_MAX_PARTS = 10_000; // frame.Limits' default: more parts go extended
+
+const TAG_NULL = 0x00;
+const TAG_FALSE = 0x01;
+const TAG_TRUE = 0x02;
+const TAG_INTEGER = 0x03;
+const TAG_NUMBER = 0x04;
+const TAG_STRING = 0x05;
+const TAG_DICT = 0x06;
+const TAG_BASE64 = 0x07;
+const TAG_ARRAY = 0x08;
+const TAG_OBJECT = 0x09;
+const TAG_END = 0x0a;
+
+const EXT_MAGIC = [0x41, 0x4e, 0x54, 0x58]; // "ANTX"
+const VERSION = 1;
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** @param {string} s */
+const ascii = (s) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+// The dictionary: each string's UTF-8 and its JSON (quoted).
+const DICT_BYTES = REQUEST_DICTIONARY.map((s) => utf8.encode(s));
+const DICT_JSON = REQUEST_DICTIONARY.map((s) => utf8.encode(JSON.stringify(s)));
+const MAX_DICT = Math.max(...DICT_BYTES.map((b) => b.length)); // 25: "disable_parallel_tool_use"
+const DICT = {
+  model: REQUEST_DICTIONARY.indexOf('model'),
+  messages: REQUEST_DICTIONARY.indexOf('messages'),
+  maxTokens: REQUEST_DICTIONARY.indexOf('max_tokens'),
+  system: REQUEST_DICTIONARY.indexOf('system'),
+  role: REQUEST_DICTIONARY.indexOf('role'),
+  user: REQUEST_DICTIONARY.indexOf('user'),
+  assistant: REQUEST_DICTIONARY.indexOf('assistant'),
+  content: REQUEST_DICTIONARY.indexOf('content'),
+  data: REQUEST_DICTIONARY.indexOf('data'),
+};
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64_ENC = ascii(B64);
+const B64_DEC = new Uint8Array(256).fill(0xff);
+for (let i = 0; i < 64; i++) B64_DEC[B64.charCodeAt(i)] = i;
+
+/**
+ * byteString returns b[start:end] as a string of one char per byte: equal
+ * bytes, equal strings, for Map keys.
+ * @param {Uint8Array} b
+ * @param {number} start
+ * @param {number} end
+ */
+function byteString(b, start, end) {
+  if (end - start <= 4096) return String.fromCharCode.apply(null, /** @type {any} */ (b.subarray(start, end)));
+  let s = '';
+  for (let i = start; i < end; i += 4096) s += String.fromCharCode.apply(null, Array.from(b.subarray(i, Math.min(end, i + 4096))));
+  return s;
+}
+
+/**
+ * dictIndex returns the dictionary index of the string b[start:end], or -1.
+ * @param {Uint8Array} b
+ * @param {number} start
+ * @param {number} end
+ */
+function dictIndex(b, start, end) {
+  const n = end - start;
+  if (n === 0 || n > MAX_DICT) return -1;
+  const bucket = DICT_BUCKETS.get(dictHash(n, b[start], b[end - 1]));
+  if (!bucket) return -1;
+  next: for (const k of bucket) {
+    const w = DICT_BYTES[k];
+    for (let j = 0; j < n; j++) if (w[j] !== b[start + j]) continue next;
+    return k;
+  }
+  return -1;
+}
+
+/**
+ * dictHash is the bucket of a string of length n, first byte first and last
+ * byte last: few dictionary strings share one.
+ * @param {number} n
+ * @param {number} first
+ * @param {number} last
+ */
+function dictHash(n, first, last) {
+  return (n << 16) | (first << 8) | last;
+}
+
+/** The dictionary's indices by dictHash. @type {Map<number, number[]>} */
+const DICT_BUCKETS = new Map();
+DICT_BYTES.forEach((w, k) => {
+  const h = dictHash(w.length, w[0], w[w.length - 1]);
+  DICT_BUCKETS.set(h, [...(DICT_BUCKETS.get(h) ?? []), k]);
+});
+
+/**
+ * @param {RequestLimits} l
+ */
+function limitsOf(l) {
+  const size = l.maxRequestSize && l.maxRequestSize > 0 ? Math.min(l.maxRequestSize, MAX_U32) : DEFAULT_MAX_REQUEST_SIZE;
+  const depth = l.maxDepth && l.maxDepth > 0 ? l.maxDepth : DEFAULT_MAX_DEPTH;
+  const output = l.maxOutputSize && l.maxOutputSize > 0 ? l.maxOutputSize : Math.min(Math.max(size, DEFAULT_MAX_REQUEST_SIZE), MAX_U32);
+  return { size, depth, output };
+}
+
+/**
+ * Out is a growing byte buffer.
+ */
+class Out {
+  /** @param {number} cap */
+  constructor(cap) {
+    this.b = new Uint8Array(Math.max(64, cap));
+    this.n = 0;
+  }
+
+  /** ensure makes room for k more bytes. @param {number} k */
+  ensure(k) {
+    if (this.n + k <= this.b.length) return;
+    const b = new Uint8Array(Math.max(this.b.length * 2, this.n + k));
+    b.set(this.b.subarray(0, this.n));
+    this.b = b;
+  }
+
+  /** @param {number} c */
+  byte(c) {
+    if (this.n === this.b.length) this.ensure(1);
+    this.b[this.n++] = c;
+  }
+
+  /** @param {Uint8Array | number[]} p */
+  bytes(p) {
+    this.ensure(p.length);
+    this.b.set(p, this.n);
+    this.n += p.length;
+  }
+
+  /** uvarint writes v, at most 2^53, as a minimal LEB128 varint. @param {number} v */
+  uvarint(v) {
+    this.ensure(10);
+    while (v >= 0x80) {
+      this.b[this.n++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.b[this.n++] = v;
+  }
+
+  /** bigUvarint writes a uint64 as a minimal LEB128 varint. @param {bigint} v */
+  bigUvarint(v) {
+    this.ensure(10);
+    while (v >= 0x80n) {
+      this.b[this.n++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.b[this.n++] = Number(v);
+  }
+
+  /** The bytes written, trimmed to a copy when much of the buffer is spare. */
+  result() {
+    return this.n * 2 < this.b.length ? this.b.slice(0, this.n) : this.b.subarray(0, this.n);
+  }
+}
+
+/**
+ * wtf8 returns s as UTF-8, but for its lone surrogates, written as if they
+ * were characters (three bytes that are not UTF-8), so the JSON reader
+ * refuses them where Go refuses such bytes.
+ * @param {string} s
+ */
+function wtf8(s) {
+  const out = new Out(s.length * 3);
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const lo = s.charCodeAt(i + 1);
+      if (lo >= 0xdc00 && lo <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+        i++;
+      }
+    }
+    if (c < 0x80) out.byte(c);
+    else if (c < 0x800) out.bytes([0xc0 | (c >> 6), 0x80 | (c & 0x3f)]);
+    else if (c < 0x10000) out.bytes([0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]);
+    else out.bytes([0xf0 | (c >> 18), 0x80 | ((c >> 12) & 0x3f), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]);
+  }
+  return out.result();
+}
+
+/** @param {string} s */
+function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n++;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** @param {string} s */
+function wellFormed(s) {
+  // @ts-ignore isWellFormed is ES2024, Node 20
+  return typeof s.isWellFormed === 'function' ? s.isWellFormed() : !/\p{Surrogate}/u.test(s);
+}
+
+/**
+ * requestToANTH returns the ANTH form of a Messages API request body, as
+ * Go's request.AppendANTH writes it: the seed form of SPEC.md §5 when the
+ * request has nothing the seed form cannot carry (a model, messages of a
+ * role and a string, max_tokens, a system prompt), else the extended form of
+ * §5.4 (magic ANTX), which carries any JSON object, fields this version does
+ * not know included. The body is JSON text, a string or its UTF-8 bytes; an
+ * object is taken as JSON.stringify writes it (whose numbers have already
+ * lost their spelling). requestToJSON gives back the same JSON value, keys
+ * in the same order, numbers spelt as they were.
+ *
+ * Bad JSON throws an AnthError 'Malformed' at its byte offset in the UTF-8
+ * of the body (a duplicate key, a lone surrogate, escaped or not, and
+ * text that is not UTF-8 are bad JSON here); a body over the limits,
+ * 'TooLarge'.
+ * @param {string | Uint8Array | object} body
+ * @param {RequestLimits} [limits]
+ * @returns {Uint8Array}
+ */
+export function requestToANTH(body, limits = {}) {
+  const { size, depth } = limitsOf(limits);
+  /** @type {Uint8Array} */
+  let src;
+  if (typeof body === 'string') {
+    if (body.length > size) throw tooLarge(size, utf8Length(body));
+    src = wellFormed(body) ? utf8.encode(body) : wtf8(body);
+  } else if (body instanceof Uint8Array) {
+    src = body;
+  } else if (typeof body === 'object' && body !== null) {
+    return requestToANTH(JSON.stringify(body), limits);
+  } else {
+    throw new TypeError('anth: requestToANTH takes JSON text (a string or UTF-8 bytes) or an object');
+  }
+  if (src.length > size) throw tooLarge(size, src.length);
+
+  const e = new JSONToANTH(src, depth);
+  e.out.bytes(EXT_MAGIC);
+  e.out.byte(VERSION);
+  e.space();
+  if (e.i >= src.length || src[e.i] !== 0x7b) e.fail('a request is a JSON object');
+  e.value(0, false);
+  e.space();
+  if (e.i !== src.length) e.fail("bytes after the request's JSON");
+  const ext = e.out.b.subarray(0, e.out.n);
+  const seed = seedOf(ext);
+  if (seed && seedParts(seed.messages) <= SEED_MAX_PARTS && seed.model.length <= 0xff) {
+    return writeSeed(seed.model, seed.messages, seed.maxTokens);
+  }
+  return e.out.result();
+}
+
+/**
+ * @param {number} limit
+ * @param {number} n
+ */
+function tooLarge(limit, n) {
+  return new AnthError('TooLarge', limit, `request of ${n} bytes, limit ${limit}`);
+}
+
+/** JSONToANTH writes JSON as an extended request's values, in one pass. */
+class JSONToANTH {
+  /**
+   * @param {Uint8Array} src
+   * @param {number} maxDepth
+   */
+  constructor(src, maxDepth) {
+    this.src = src;
+    this.i = 0;
+    this.maxDepth = maxDepth;
+    this.out = new Out(src.length + 16);
+    /** The decoded string: a view of src when it has no escape, else of buf. */
+    this.str = src.subarray(0, 0);
+    this.buf = new Out(64);
+  }
+
+  /**
+   * @param {string} detail
+   * @returns {never}
+   */
+  fail(detail) {
+    throw new AnthError('Malformed', this.i, detail);
+  }
+
+  space() {
+    const src = this.src;
+    let i = this.i;
+    for (let c = src[i]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = src[++i]);
+    this.i = i;
+  }
+
+  /**
+   * value writes the value at this.i; data says it is the value of a "data" key.
+   * @param {number} depth
+   * @param {boolean} data
+   */
+  value(depth, data) {
+    const src = this.src;
+    const i = this.i;
+    if (i >= src.length) this.fail('the JSON ends where a value should be');
+    const c = src[i];
+    if (c === 0x7b || c === 0x5b) {
+      if (depth >= this.maxDepth) throw new AnthError('TooLarge', i, `nested deeper than ${this.maxDepth}`);
+      if (c === 0x7b) this.object(depth);
+      else this.array(depth);
+      return;
+    }
+    if (c === 0x22) {
+      this.string();
+      this.writeString(data);
+      return;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      this.number();
+      return;
+    }
+    const n = src.length - i;
+    if (c === 0x6e && n >= 4 && src[i + 1] === 0x75 && src[i + 2] === 0x6c && src[i + 3] === 0x6c) {
+      this.out.byte(TAG_NULL);
+      this.i += 4;
+    } else if (c === 0x66 && n >= 5 && src[i + 1] === 0x61 && src[i + 2] === 0x6c && src[i + 3] === 0x73 && src[i + 4] === 0x65) {
+      this.out.byte(TAG_FALSE);
+      this.i += 5;
+    } else if (c === 0x74 && n >= 4 && src[i + 1] === 0x72 && src[i + 2] === 0x75 && src[i + 3] === 0x65) {
+      this.out.byte(TAG_TRUE);
+      this.i += 4;
+    } else {
+      this.fail('not a JSON value');
+    }
+  }
+
+  /** @param {number} depth */
+  object(depth) {
+    const src = this.src;
+    this.out.byte(TAG_OBJECT);
+    this.i++;
+    this.space();
+    if (this.src[this.i] === 0x7d) {
+      this.i++;
+      this.out.byte(TAG_END);
+      return;
+    }
+    // SPEC.md §5.4: "an object has no two equal keys". The first key that
+    // repeats one before it is the error, at its offset, as in Go.
+    /** @type {string[]} */
+    const few = [];
+    /** @type {Set<string> | null} */
+    let many = null;
+    for (;;) {
+      const at = this.i;
+      if (at >= src.length || src[at] !== 0x22) this.fail('an object key must be a string');
+      this.string();
+      const s = this.str;
+      const id = byteString(s, 0, s.length);
+      if (many ? many.has(id) : few.includes(id)) throw new AnthError('Malformed', at, `duplicate key ${JSON.stringify(utf8Decoder.decode(s))}`);
+      if (many) many.add(id);
+      else if (few.push(id) > 8) many = new Set(few);
+      const data = s.length === 4 && s[0] === 0x64 && s[1] === 0x61 && s[2] === 0x74 && s[3] === 0x61;
+      this.writeString(false);
+      this.space();
+      if (this.i >= src.length || src[this.i] !== 0x3a) this.fail("want ':' after an object key");
+      this.i++;
+      this.space();
+      this.value(depth + 1, data);
+      if (this.next(0x7d)) return;
+    }
+  }
+
+  /** @param {number} depth */
+  array(depth) {
+    this.out.byte(TAG_ARRAY);
+    this.i++;
+    this.space();
+    if (this.src[this.i] === 0x5d) {
+      this.i++;
+      this.out.byte(TAG_END);
+      return;
+    }
+    do this.value(depth + 1, false);
+    while (!this.next(0x5d));
+  }
+
+  /**
+   * next reads what follows an element: a comma (false: another element
+   * follows) or end (true: the list ends).
+   * @param {number} end
+   */
+  next(end) {
+    this.space();
+    const src = this.src;
+    if (this.i >= src.length) this.fail('the JSON ends inside an object or array');
+    const c = src[this.i];
+    if (c === 0x2c) {
+      this.i++;
+      this.space();
+      return false;
+    }
+    if (c === end) {
+      this.i++;
+      this.out.byte(TAG_END);
+      return true;
+    }
+    this.fail(`want ',' or '${String.fromCharCode(end)}'`);
+  }
+
+  /** string decodes the JSON string at this.i into this.str. */
+  string() {
+    const src = this.src;
+    const n = src.length;
+    const start = this.i;
+    let high = 0;
+    let i = start + 1;
+    for (; i < n; i++) {
+      const c = src[i];
+      if (c === 0x22) {
+        this.str = src.subarray(start + 1, i);
+        this.i = i + 1;
+        if (high >= 0x80 && !validUTF8(src, start + 1, i)) {
+          this.i = start;
+          this.fail('a string that is not UTF-8');
+        }
+        return;
+      }
+      if (c === 0x5c || c < 0x20) break;
+      high |= c;
+    }
+    const buf = this.buf;
+    buf.n = 0;
+    buf.bytes(src.subarray(start + 1, Math.min(i, n)));
+    while (i < n) {
+      const c = src[i];
+      if (c === 0x22) {
+        this.i = i + 1;
+        this.str = buf.b.subarray(0, buf.n);
+        if (!validUTF8(buf.b, 0, buf.n)) {
+          this.i = start;
+          this.fail('a string that is not UTF-8');
+        }
+        return;
+      }
+      if (c === 0x5c) {
+        this.i = i;
+        i += this.unescape(i);
+      } else if (c < 0x20) {
+        this.i = i;
+        this.fail('a control character in a string');
+      } else {
+        buf.byte(c);
+        i++;
+      }
+    }
+    this.i = n;
+    this.fail('the JSON ends inside a string');
+  }
+
+  /**
+   * unescape appends the character of the escape at src[i] to buf and
+   * returns the escape's length; a bad escape or a lone surrogate fails at i.
+   * @param {number} i
+   */
+  unescape(i) {
+    const src = this.src;
+    const buf = this.buf;
+    if (i + 1 >= src.length) this.fail('a bad escape, or a lone surrogate');
+    switch (src[i + 1]) {
+      case 0x22:
+      case 0x5c:
+      case 0x2f:
+        buf.byte(src[i + 1]);
+        return 2;
+      case 0x62:
+        buf.byte(0x08);
+        return 2;
+      case 0x66:
+        buf.byte(0x0c);
+        return 2;
+      case 0x6e:
+        buf.byte(0x0a);
+        return 2;
+      case 0x72:
+        buf.byte(0x0d);
+        return 2;
+      case 0x74:
+        buf.byte(0x09);
+        return 2;
+      case 0x75: {
+        let r = hex4(src, i);
+        if (r < 0 || (r >= 0xdc00 && r <= 0xdfff)) this.fail('a bad escape, or a lone surrogate');
+        let len = 6;
+        if (r >= 0xd800 && r <= 0xdbff) {
+          // A high surrogate must be followed by an escaped low one: the
+          // pair is one character (RFC 8259 §7). A lone one has no UTF-8.
+          const lo = hex4(src, i + 6);
+          if (lo < 0xdc00 || lo > 0xdfff) this.fail('a bad escape, or a lone surrogate');
+          r = 0x10000 + ((r - 0xd800) << 10) + (lo - 0xdc00);
+          len = 12;
+        }
+        if (r < 0x80) buf.byte(r);
+        else if (r < 0x800) buf.bytes([0xc0 | (r >> 6), 0x80 | (r & 0x3f)]);
+        else if (r < 0x10000) buf.bytes([0xe0 | (r >> 12), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f)]);
+        else buf.bytes([0xf0 | (r >> 18), 0x80 | ((r >> 12) & 0x3f), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f)]);
+        return len;
+      }
+    }
+    return this.fail('a bad escape, or a lone surrogate');
+  }
+
+  /**
+   * writeString writes this.str: from the dictionary if it is there, as
+   * bytes if it is the canonical base64 of a "data" value, else as it is.
+   * @param {boolean} data
+   */
+  writeString(data) {
+    const s = this.str;
+    const out = this.out;
+    const k = dictIndex(s, 0, s.length);
+    if (k >= 0) {
+      out.ensure(2);
+      out.b[out.n++] = TAG_DICT;
+      out.b[out.n++] = k;
+      return;
+    }
+    if (data && this.base64()) return;
+    out.byte(TAG_STRING);
+    out.uvarint(s.length);
+    out.bytes(s);
+  }
+
+  /**
+   * base64 writes this.str as tag 07 if it is standard padded base64 (RFC
+   * 4648 §4) whose bytes encode back to exactly it (SPEC.md §5.4), and
+   * reports whether it did.
+   */
+  base64() {
+    const s = this.str;
+    const L = s.length;
+    if (L === 0 || L % 4 !== 0) return false;
+    let pad = 0;
+    if (s[L - 1] === 0x3d) pad = s[L - 2] === 0x3d ? 2 : 1;
+    const n = (L / 4) * 3 - pad;
+    const out = this.out;
+    const at = out.n;
+    out.byte(TAG_BASE64);
+    out.uvarint(n);
+    out.ensure(n + 2);
+    const b = out.b;
+    let o = out.n;
+    const full = pad ? L - 4 : L;
+    for (let j = 0; j < full; j += 4) {
+      const a = B64_DEC[s[j]];
+      const x = B64_DEC[s[j + 1]];
+      const y = B64_DEC[s[j + 2]];
+      const z = B64_DEC[s[j + 3]];
+      if ((a | x | y | z) === 0xff) {
+        out.n = at;
+        return false;
+      }
+      b[o++] = (a << 2) | (x >> 4);
+      b[o++] = ((x & 0xf) << 4) | (y >> 2);
+      b[o++] = ((y & 0x3) << 6) | z;
+    }
+    if (pad) {
+      const a = B64_DEC[s[L - 4]];
+      const x = B64_DEC[s[L - 3]];
+      const y = pad === 1 ? B64_DEC[s[L - 2]] : 0;
+      // The bits the padding leaves unused must be zero: else the bytes
+      // would encode to another string.
+      if ((a | x | y) === 0xff || (pad === 2 ? x & 0xf : y & 0x3) !== 0) {
+        out.n = at;
+        return false;
+      }
+      b[o++] = (a << 2) | (x >> 4);
+      if (pad === 1) b[o++] = ((x & 0xf) << 4) | (y >> 2);
+    }
+    out.n = o;
+    return true;
+  }
+
+  /** number writes the JSON number at this.i: an integer when it is a canonical int64, else its text. */
+  number() {
+    const src = this.src;
+    const n = src.length;
+    const start = this.i;
+    let i = start;
+    let plain = true; // no fraction, no exponent
+    if (src[i] === 0x2d) i++;
+    const digitsAt = i;
+    if (src[i] === 0x30) i++;
+    else {
+      while (i < n && src[i] >= 0x30 && src[i] <= 0x39) i++;
+      if (i === digitsAt) {
+        this.i = i;
+        this.fail('a bad number');
+      }
+    }
+    const digits = i - digitsAt;
+    if (src[i] === 0x2e) {
+      plain = false;
+      const d = ++i;
+      while (i < n && src[i] >= 0x30 && src[i] <= 0x39) i++;
+      if (i === d) {
+        this.i = i;
+        this.fail('a bad number');
+      }
+    }
+    if (src[i] === 0x65 || src[i] === 0x45) {
+      plain = false;
+      i++;
+      if (src[i] === 0x2b || src[i] === 0x2d) i++;
+      const d = i;
+      while (i < n && src[i] >= 0x30 && src[i] <= 0x39) i++;
+      if (i === d) {
+        this.i = i;
+        this.fail('a bad number');
+      }
+    }
+    this.i = i;
+    const out = this.out;
+    const neg = src[start] === 0x2d;
+    // A canonical int64, as Go's strconv.FormatInt writes it: no fraction
+    // or exponent, no -0 (the grammar already refuses leading zeros), and
+    // within range.
+    if (plain && !(neg && digits === 1 && src[digitsAt] === 0x30) && inInt64(src, digitsAt, digits, neg)) {
+      out.byte(TAG_INTEGER);
+      if (digits <= 15) {
+        let v = 0;
+        for (let j = digitsAt; j < i; j++) v = v * 10 + (src[j] - 0x30);
+        out.uvarint(neg ? 2 * v - 1 : 2 * v);
+      } else {
+        const v = BigInt(byteString(src, digitsAt, i));
+        out.bigUvarint(neg ? 2n * v - 1n : 2n * v);
+      }
+      return;
+    }
+    out.byte(TAG_NUMBER);
+    out.uvarint(i - start);
+    out.bytes(src.subarray(start, i));
+  }
+}
+
+const INT64_MAX = ascii('9223372036854775807');
+const INT64_MIN = ascii('9223372036854775808');
+
+/**
+ * inInt64 reports whether the digits src[at:at+n], negated if neg, are
+ * within int64.
+ * @param {Uint8Array} src
+ * @param {number} at
+ * @param {number} n
+ * @param {boolean} neg
+ */
+function inInt64(src, at, n, neg) {
+  if (n < 19) return true;
+  if (n > 19) return false;
+  const lim = neg ? INT64_MIN : INT64_MAX;
+  for (let j = 0; j < 19; j++) {
+    if (src[at + j] !== lim[j]) return src[at + j] < lim[j];
+  }
+  return true;
+}
+
+/**
+ * hex4 reads the escape \uXXXX at src[i], or returns -1.
+ * @param {Uint8Array} src
+ * @param {number} i
+ */
+function hex4(src, i) {
+  if (i + 6 > src.length || src[i] !== 0x5c || src[i + 1] !== 0x75) return -1;
+  let r = 0;
+  for (let j = i + 2; j < i + 6; j++) {
+    const h = src[j];
+    if (h >= 0x30 && h <= 0x39) r = (r << 4) | (h - 0x30);
+    else if (h >= 0x61 && h <= 0x66) r = (r << 4) | (h - 0x61 + 10);
+    else if (h >= 0x41 && h <= 0x46) r = (r << 4) | (h - 0x41 + 10);
+    else return -1;
+  }
+  return r;
+}
+
+/**
+ * uvarint reads a LEB128 varint at src[i] as Go's binary.Uvarint does: k is
+ * its length, 0 if src ends inside it, negative past 64 bits; v its value
+ * (exact up to 2^53); minimal whether it has no needless zero group.
+ * @param {Uint8Array} src
+ * @param {number} i
+ */
+function uvarint(src, i) {
+  let v = 0;
+  let scale = 1;
+  for (let j = 0; i + j < src.length; j++) {
+    if (j === 10) return { v: 0, k: -(j + 1), minimal: false };
+    const b = src[i + j];
+    if (b < 0x80) {
+      if (j === 9 && b > 1) return { v: 0, k: -(j + 1), minimal: false };
+      return { v: v + b * scale, k: j + 1, minimal: j === 0 || b !== 0 };
+    }
+    v += (b & 0x7f) * scale;
+    scale *= 0x80;
+  }
+  return { v: 0, k: 0, minimal: false };
+}
+
+/**
+ * seedOf reads an extended request's values (after magic and version), as
+ * JSONToANTH writes them, as a seed request if it is one: a model,
+ * messages of a role and a string of content, max_tokens, perhaps a system
+ * prompt, and nothing else (SPEC.md §5.4: such a request is sent in the
+ * seed form). Go's seedRequest.
+ * @param {Uint8Array} b
+ * @returns {import('./request.js').SeedRequest | null}
+ */
+function seedOf(b) {
+  let p = EXT_MAGIC.length + 1;
+  const n = b.length;
+  /** @returns {Uint8Array | null} */
+  const str = () => {
+    if (p >= n) return null;
+    const t = b[p++];
+    if (t === TAG_DICT) return p < n && b[p] < DICT_BYTES.length ? DICT_BYTES[b[p++]] : null;
+    if (t !== TAG_STRING) return null;
+    const { v, k } = uvarint(b, p);
+    if (k <= 0 || v > n - p - k) return null;
+    p += k + v;
+    return b.subarray(p - v, p);
+  };
+  if (b[p++] !== TAG_OBJECT) return null;
+  /** @type {Uint8Array | null} */
+  let model = null;
+  /** @type {Uint8Array | null} */
+  let system = null;
+  /** @type {import('./request.js').SeedMessage[] | null} */
+  let messages = null;
+  let maxTokens = 0;
+  let seen = 0;
+  while (p < n && b[p] !== TAG_END) {
+    const key = str();
+    if (key === DICT_BYTES[DICT.model]) {
+      if (!(model = str())) return null;
+    } else if (key === DICT_BYTES[DICT.maxTokens]) {
+      if (b[p++] !== TAG_INTEGER) return null;
+      const { v, k } = uvarint(b, p);
+      // zigzag: 0 to 2^32-1 is an even value below 2^33, at most 5 bytes
+      if (k <= 0 || k > 5 || v % 2 !== 0 || v / 2 > MAX_U32) return null;
+      maxTokens = v / 2;
+      p += k;
+    } else if (key === DICT_BYTES[DICT.system]) {
+      if (!(system = str())) return null;
+    } else if (key === DICT_BYTES[DICT.messages]) {
+      if (b[p++] !== TAG_ARRAY) return null;
+      messages = [];
+      while (p < n && b[p] !== TAG_END) {
+        if (b[p++] !== TAG_OBJECT) return null;
+        let role = -1;
+        /** @type {Uint8Array | null} */
+        let content = null;
+        let keys = 0;
+        while (p < n && b[p] !== TAG_END) {
+          const k = str();
+          if (k === DICT_BYTES[DICT.role]) {
+            const r = str();
+            if (r === DICT_BYTES[DICT.user]) role = 0;
+            else if (r === DICT_BYTES[DICT.assistant]) role = 1;
+            else return null;
+          } else if (k === DICT_BYTES[DICT.content]) {
+            if (!(content = str())) return null;
+          } else return null;
+          keys++;
+        }
+        p++; // the message's end
+        if (keys !== 2 || role < 0 || !content) return null;
+        messages.push({ role, content });
+      }
+      p++; // the array's end
+    } else return null;
+    seen++;
+  }
+  if (p >= n || !model || !messages || seen !== 3 + (system ? 1 : 0)) return null;
+  if (system) messages.unshift({ role: 2, content: system });
+  return { model, messages, maxTokens };
+}
+
+/**
+ * requestToJSON returns the JSON of an ANTH request of either form, the
+ * seed form of SPEC.md §5 or the extended form of §5.4, byte for byte as
+ * Go's request.AppendJSON writes it: compact, the extended form's keys in
+ * the order they were sent, numbers as they were spelt, strings escaped
+ * minimally. It checks the whole of §5.3's and §5.4's canonical form: bad
+ * or non-canonical input throws an AnthError ('BadMagic', 'Truncated',
+ * 'Malformed' or 'TooLarge') with Go's offset; JSON that would pass
+ * limits.maxOutputSize is 'TooLarge' before it is written.
+ * @param {Uint8Array} anth
+ * @param {RequestLimits} [limits]
+ * @returns {string}
+ */
+export function requestToJSON(anth, limits = {}) {
+  return utf8Decoder.decode(requestToJSONBytes(anth, limits));
+}
+
+/**
+ * requestToJSONBytes is requestToJSON with the JSON as UTF-8 bytes, as an
+ * HTTP body wants it.
+ * @param {Uint8Array} anth
+ * @param {RequestLimits} [limits]
+ * @returns {Uint8Array}
+ */
+export function requestToJSONBytes(anth, limits = {}) {
+  const { size, depth, output } = limitsOf(limits);
+  if (anth.length > size) throw tooLarge(size, anth.length);
+  if (anth.length < 4 || anth[0] !== 0x41 || anth[1] !== 0x4e || anth[2] !== 0x54 || anth[3] !== 0x58) return seedJSON(anth, size, output);
+
+  const d = new ANTXToJSON(anth, depth, output);
+  d.i = EXT_MAGIC.length;
+  const v = d.byte();
+  if (v !== VERSION) {
+    d.i--;
+    d.fail('Malformed', `extended request version ${v}, want 1`);
+  }
+  if (d.peek() !== TAG_OBJECT) d.fail('Malformed', 'a request is an object');
+  d.value(0, false);
+  if (d.i !== anth.length) d.fail('Malformed', `${anth.length - d.i} bytes after the request`);
+  // SPEC.md §5.4, "seed form first": what the seed form carries is not sent extended.
+  const seed = seedOf(anth);
+  if (seed && seedParts(seed.messages) <= SEED_MAX_PARTS && seed.model.length <= 0xff) {
+    throw new AnthError('Malformed', EXT_MAGIC.length, 'an extended request the seed form carries');
+  }
+  return d.out.result();
+}
+
+/** ANTXToJSON writes an extended request's values as JSON, checking that they are canonical. */
+class ANTXToJSON {
+  /**
+   * @param {Uint8Array} src
+   * @param {number} maxDepth
+   * @param {number} maxOut
+   */
+  constructor(src, maxDepth, maxOut) {
+    this.src = src;
+    this.i = 0;
+    this.maxDepth = maxDepth;
+    this.maxOut = maxOut;
+    this.out = new Out(Math.min(maxOut, src.length * 2 + 64));
+  }
+
+  /**
+   * @param {import('./errors.js').ErrorKind} kind
+   * @param {string} detail
+   * @returns {never}
+   */
+  fail(kind, detail) {
+    throw new AnthError(kind, this.i, detail);
+  }
+
+  /**
+   * room fails, at this.i, unless n more bytes of JSON stay within maxOut:
+   * checked before they are written, so no more than the limit is held.
+   * @param {number} n
+   */
+  room(n) {
+    if (this.out.n + n > this.maxOut) this.fail('TooLarge', `the request's JSON would pass ${this.maxOut} bytes`);
+  }
+
+  peek() {
+    if (this.i >= this.src.length) this.fail('Truncated', 'the request ends where a value should be');
+    return this.src[this.i];
+  }
+
+  byte() {
+    const b = this.peek();
+    this.i++;
+    return b;
+  }
+
+  /** bytes reads a uv length and that many bytes. */
+  bytes() {
+    const { v, k, minimal } = uvarint(this.src, this.i);
+    if (k === 0) this.fail('Truncated', 'the request ends inside a length');
+    if (k < 0 || !minimal) this.fail('Malformed', 'a length that is not a minimal uvarint');
+    if (v > this.src.length - this.i - k) this.fail('Truncated', `the request ends inside a value of ${v} bytes`);
+    this.i += k + v;
+    return this.src.subarray(this.i - v, this.i);
+  }
+
+  /**
+   * value writes the value at this.i; data says it is the value of a "data" key.
+   * @param {number} depth
+   * @param {boolean} data
+   */
+  value(depth, data) {
+    const at = this.i;
+    const tag = this.byte();
+    // A value and its separator: 21 bytes at most but for strings and
+    // numbers, which check their own length.
+    this.room(22);
+    const out = this.out;
+    out.ensure(22);
+    switch (tag) {
+      case TAG_NULL:
+        out.bytes(NULL);
+        return;
+      case TAG_FALSE:
+        out.bytes(FALSE);
+        return;
+      case TAG_TRUE:
+        out.bytes(TRUE);
+        return;
+      case TAG_INTEGER: {
+        const { v, k, minimal } = uvarint(this.src, this.i);
+        if (k === 0) this.fail('Truncated', 'the request ends inside an integer');
+        if (k < 0 || !minimal) this.fail('Malformed', 'a bad integer');
+        let text;
+        if (k <= 7) {
+          text = String(v % 2 === 0 ? v / 2 : -(v + 1) / 2);
+        } else {
+          let z = 0n;
+          for (let j = k - 1; j >= 0; j--) z = (z << 7n) | BigInt(this.src[this.i + j] & 0x7f);
+          text = String((z & 1n) === 0n ? z >> 1n : -(z >> 1n) - 1n);
+        }
+        this.i += k;
+        for (let j = 0; j < text.length; j++) out.b[out.n++] = text.charCodeAt(j);
+        return;
+      }
+      case TAG_NUMBER:
+        this.number(at);
+        return;
+      case TAG_STRING:
+      case TAG_DICT:
+      case TAG_BASE64:
+        this.i = at;
+        this.string(data);
+        return;
+      case TAG_ARRAY:
+      case TAG_OBJECT:
+        if (depth >= this.maxDepth) {
+          this.i = at;
+          this.fail('TooLarge', `nested deeper than ${this.maxDepth}`);
+        }
+        if (tag === TAG_ARRAY) {
+          out.byte(0x5b);
+          for (let first = true; this.peek() !== TAG_END; first = false) {
+            if (!first) out.byte(0x2c);
+            this.value(depth + 1, false);
+          }
+          this.i++;
+          out.byte(0x5d);
+        } else {
+          this.object(depth);
+        }
+        return;
+    }
+    this.i = at;
+    this.fail('Malformed', `value tag ${tag}`);
+  }
+
+  /** @param {number} depth */
+  object(depth) {
+    const src = this.src;
+    const out = this.out;
+    out.byte(0x7b);
+    // SPEC.md §5.4: "an object has no two equal keys"; equal strings have
+    // equal encodings, so keys are compared as sent.
+    /** @type {string[]} */
+    const few = [];
+    /** @type {Set<string> | null} */
+    let many = null;
+    for (let first = true; this.peek() !== TAG_END; first = false) {
+      if (!first) out.byte(0x2c);
+      const at = this.i;
+      const data = this.string(false) === DICT.data;
+      const id = byteString(src, at, this.i);
+      if (many ? many.has(id) : few.includes(id)) {
+        throw new AnthError('Malformed', at, `duplicate key ${utf8Decoder.decode(keyJSON(src, at))}`);
+      }
+      if (many) many.add(id);
+      else if (few.push(id) > 8) many = new Set(few);
+      out.byte(0x3a);
+      this.value(depth + 1, data);
+    }
+    this.i++;
+    out.byte(0x7d);
+  }
+
+  /**
+   * string writes the string value at this.i (literal, from the dictionary
+   * or base64) as JSON, checking that it takes its canonical form, and
+   * returns its dictionary index, or -1.
+   * @param {boolean} data
+   */
+  string(data) {
+    const at = this.i;
+    const tag = this.byte();
+    const out = this.out;
+    if (tag === TAG_DICT) {
+      const k = this.byte();
+      if (k >= DICT_JSON.length) {
+        this.i--;
+        this.fail('Malformed', `dictionary index ${k}`);
+      }
+      out.bytes(DICT_JSON[k]); // ≤ 27 bytes: value checked 22 + 1
+      this.room(0);
+      return k;
+    }
+    if (tag === TAG_BASE64) {
+      const raw = this.bytes();
+      if (!data || raw.length === 0) {
+        this.i = at;
+        this.fail('Malformed', 'base64 bytes outside a "data" value');
+      }
+      const n = Math.ceil(raw.length / 3) * 4;
+      this.room(n + 3);
+      out.ensure(n + 2);
+      out.b[out.n++] = 0x22;
+      out.n = encodeBase64(raw, out.b, out.n);
+      out.b[out.n++] = 0x22;
+      return -1;
+    }
+    if (tag === TAG_STRING) {
+      const s = this.bytes();
+      if (!validUTF8(s, 0, s.length)) {
+        this.i = at;
+        this.fail('Malformed', 'a string that is not UTF-8');
+      }
+      if (dictIndex(s, 0, s.length) >= 0 || (data && isCanonicalBase64(s))) {
+        // SPEC.md §5.4: each string has one encoding.
+        this.i = at;
+        this.fail('Malformed', 'a string sent literally that has a shorter canonical form');
+      }
+      const n = escapedLength(s);
+      this.room(n + 3);
+      writeQuoted(out, s, n);
+      return -1;
+    }
+    this.i = at;
+    this.fail('Malformed', `value tag ${tag}, want a string`);
+  }
+
+  /**
+   * number writes a number sent as text, which must be a JSON number that
+   * is not a canonical int64.
+   * @param {number} at
+   */
+  number(at) {
+    const text = this.bytes();
+    if (!isJSONNumber(text)) {
+      this.i = at;
+      this.fail('Malformed', 'a number that is not a JSON number');
+    }
+    const neg = text[0] === 0x2d;
+    const digits = text.length - (neg ? 1 : 0);
+    const plain = text.every((c, j) => (c >= 0x30 && c <= 0x39) || (j === 0 && c === 0x2d));
+    // Plain digits are a JSON integer; canonical unless -0 or out of range.
+    if (plain && !(neg && text[1] === 0x30) && inInt64(text, neg ? 1 : 0, digits, neg)) {
+      this.i = at;
+      this.fail('Malformed', 'an integer sent as text');
+    }
+    this.room(text.length + 1);
+    this.out.bytes(text);
+  }
+}
+
+const NULL = ascii('null');
+const FALSE = ascii('false');
+const TRUE = ascii('true');
+
+/**
+ * keyJSON returns the key encoded at src[at] as a JSON string.
+ * @param {Uint8Array} src
+ * @param {number} at
+ */
+function keyJSON(src, at) {
+  if (src[at] === TAG_DICT) return DICT_JSON[src[at + 1]];
+  const { v, k } = uvarint(src, at + 1);
+  const s = src.subarray(at + 1 + k, at + 1 + k + v);
+  const out = new Out(s.length + 2);
+  writeQuoted(out, s, escapedLength(s));
+  return out.result();
+}
+
+/**
+ * isJSONNumber reports whether text is exactly one JSON number (RFC 8259).
+ * @param {Uint8Array} t
+ */
+function isJSONNumber(t) {
+  const n = t.length;
+  let i = 0;
+  /** @param {number} c */
+  const digit = (c) => c >= 0x30 && c <= 0x39;
+  if (t[i] === 0x2d) i++;
+  if (t[i] === 0x30) i++;
+  else if (digit(t[i])) while (i < n && digit(t[i])) i++;
+  else return false;
+  if (t[i] === 0x2e) {
+    if (!digit(t[++i])) return false;
+    while (i < n && digit(t[i])) i++;
+  }
+  if (t[i] === 0x65 || t[i] === 0x45) {
+    i++;
+    if (t[i] === 0x2b || t[i] === 0x2d) i++;
+    if (!digit(t[i])) return false;
+    while (i < n && digit(t[i])) i++;
+  }
+  return i === n;
+}
+
+/**
+ * isCanonicalBase64 reports whether s is standard padded base64 whose bytes
+ * encode back to exactly s.
+ * @param {Uint8Array} s
+ */
+function isCanonicalBase64(s) {
+  const L = s.length;
+  if (L === 0 || L % 4 !== 0) return false;
+  let pad = 0;
+  if (s[L - 1] === 0x3d) pad = s[L - 2] === 0x3d ? 2 : 1;
+  for (let j = 0; j < L - pad; j++) if (B64_DEC[s[j]] === 0xff) return false;
+  if (pad === 2) return (B64_DEC[s[L - 3]] & 0xf) === 0;
+  if (pad === 1) return (B64_DEC[s[L - 2]] & 0x3) === 0;
+  return true;
+}
+
+/**
+ * encodeBase64 writes raw's standard padded base64 into b at o and returns
+ * where it ends.
+ * @param {Uint8Array} raw
+ * @param {Uint8Array} b
+ * @param {number} o
+ */
+function encodeBase64(raw, b, o) {
+  const n = raw.length;
+  const full = n - (n % 3);
+  for (let j = 0; j < full; j += 3) {
+    const v = (raw[j] << 16) | (raw[j + 1] << 8) | raw[j + 2];
+    b[o++] = B64_ENC[v >> 18];
+    b[o++] = B64_ENC[(v >> 12) & 0x3f];
+    b[o++] = B64_ENC[(v >> 6) & 0x3f];
+    b[o++] = B64_ENC[v & 0x3f];
+  }
+  if (n - full === 1) {
+    const v = raw[full] << 16;
+    b[o++] = B64_ENC[v >> 18];
+    b[o++] = B64_ENC[(v >> 12) & 0x3f];
+    b[o++] = 0x3d;
+    b[o++] = 0x3d;
+  } else if (n - full === 2) {
+    const v = (raw[full] << 16) | (raw[full + 1] << 8);
+    b[o++] = B64_ENC[v >> 18];
+    b[o++] = B64_ENC[(v >> 12) & 0x3f];
+    b[o++] = B64_ENC[(v >> 6) & 0x3f];
+    b[o++] = 0x3d;
+  }
+  return o;
+}
+
+/**
+ * escapedLength returns the length of valid UTF-8 s escaped as writeQuoted
+ * escapes it, quotes not counted (Go's escapedLen).
+ * @param {Uint8Array} s
+ */
+function escapedLength(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === 0x22 || c === 0x5c || c === 0x0a || c === 0x0d || c === 0x09) n++;
+    else if (c < 0x20) n += 5;
+  }
+  return n;
+}
+
+const HEX = ascii('0123456789abcdef');
+
+/**
+ * writeQuoted writes valid UTF-8 s as a JSON string, as Go's appendString
+ * does: quote, backslash and control characters escaped (\" \\ \n \r \t,
+ * else \u00xx), everything else as it is. n is escapedLength(s).
+ * @param {Out} out
+ * @param {Uint8Array} s
+ * @param {number} n
+ */
+function writeQuoted(out, s, n) {
+  out.ensure(n + 2);
+  const b = out.b;
+  let o = out.n;
+  b[o++] = 0x22;
+  if (n === s.length) {
+    b.set(s, o);
+    o += n;
+  } else {
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i];
+      if (c >= 0x20 && c !== 0x22 && c !== 0x5c) {
+        b[o++] = c;
+        continue;
+      }
+      b[o++] = 0x5c;
+      if (c === 0x22 || c === 0x5c) b[o++] = c;
+      else if (c === 0x0a) b[o++] = 0x6e;
+      else if (c === 0x0d) b[o++] = 0x72;
+      else if (c === 0x09) b[o++] = 0x74;
+      else {
+        b[o++] = 0x75;
+        b[o++] = 0x30;
+        b[o++] = 0x30;
+        b[o++] = HEX[c >> 4];
+        b[o++] = HEX[c & 0xf];
+      }
+    }
+  }
+  b[o++] = 0x22;
+  out.n = o;
+}
+
+const ROLE_JSON = [ascii('"user"'), ascii('"assistant"'), ascii('"system"')];
+
+/**
+ * seedJSON reads a seed request and writes it as the Messages API's JSON,
+ * as Go's request.AppendJSON does: a system message first becomes the
+ * system prompt; one elsewhere has no JSON and is refused.
+ * @param {Uint8Array} anth
+ * @param {number} size
+ * @param {number} output
+ */
+function seedJSON(anth, size, output) {
+  let req;
+  try {
+    req = readSeed(anth, size, SEED_MAX_PARTS);
+  } catch (e) {
+    if (e instanceof AnthError && e.kind === 'BadMagic') {
+      throw new AnthError('BadMagic', e.offset, 'request must start with "ANTH" (41 4E 54 48, the seed form) or "ANTX" (41 4E 54 58, the extended form)');
+    }
+    throw e;
+  }
+  const msgs = req.messages;
+  const parts = seedParts(msgs);
+  for (let i = 1; i < msgs.length; i++) {
+    if (msgs[i].role === 2) {
+      // Where message i's first part starts.
+      let at = 4 + 2 + req.model.length + (parts >= 255 ? 2 : 0);
+      for (const m of msgs.slice(0, i)) at += 3 * Math.max(1, Math.ceil(m.content.length / 0xffff)) + m.content.length;
+      throw new AnthError('Malformed', at, 'a system message after the first, which no JSON request makes');
+    }
+  }
+  // The JSON's size, bounded before it is written (Go's seedJSONSize; its
+  // part offset counts the escaped count by messages, not parts).
+  let n = '{"model":,"messages":[],"max_tokens":4294967295}'.length + escapedLength(req.model) + 2;
+  let at = 4 + 2 + req.model.length + (msgs.length >= 255 ? 2 : 0);
+  for (const m of msgs) {
+    n += '{"role":"assistant","content":""},'.length + escapedLength(m.content);
+    if (n > output) throw new AnthError('TooLarge', at, `the request's JSON would pass ${output} bytes`);
+    at += 3 * Math.max(1, Math.ceil(m.content.length / 0xffff)) + m.content.length;
+  }
+  if (n > output) throw new AnthError('TooLarge', at, `the request's JSON would pass ${output} bytes`);
+  const out = new Out(n);
+  out.bytes(ascii('{"model":'));
+  writeQuoted(out, req.model, escapedLength(req.model));
+  let rest = msgs;
+  if (msgs.length > 0 && msgs[0].role === 2) {
+    out.bytes(ascii(',"system":'));
+    writeQuoted(out, msgs[0].content, escapedLength(msgs[0].content));
+    rest = msgs.slice(1);
+  }
+  out.bytes(ascii(',"messages":['));
+  rest.forEach((m, i) => {
+    if (i > 0) out.byte(0x2c);
+    out.bytes(ascii('{"role":'));
+    out.bytes(ROLE_JSON[m.role]);
+    out.bytes(ascii(',"content":'));
+    writeQuoted(out, m.content, escapedLength(m.content));
+    out.byte(0x7d);
+  });
+  out.bytes(ascii(`],"max_tokens":${req.maxTokens}}`));
+  return out.result();
+}
