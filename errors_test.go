@@ -10,22 +10,22 @@ import (
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/kvdelta"
+	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/request"
-	"github.com/layer0/anth/sse"
 )
 
 // TestErrorKinds walks an error path of every kind each package reports for
 // the kinds the module shares, and checks that errors.Is holds against every
 // package's name for that kind (issue 21: one error value per kind, as
 // snappy.ErrCorrupt is s2.ErrCorrupt), and that the error says where.
-// Before, sse.ErrMalformed, deflate.ErrMalformed and kvdelta.ErrMalformed
-// were values of their own: errors.Is(err, sse.ErrMalformed) was false for
-// malformed ANTH given to sse.Encoder.Write and to request.AppendJSON.
+// Before, messages.ErrMalformed, deflate.ErrMalformed and kvdelta.ErrMalformed
+// were values of their own: errors.Is(err, messages.ErrMalformed) was false for
+// malformed ANTH given to messages.Encoder.Write and to request.AppendJSON.
 func TestErrorKinds(t *testing.T) {
 	kinds := map[string][]error{
-		"ErrMalformed": {frame.ErrMalformed, sse.ErrMalformed, deflate.ErrMalformed, kvdelta.ErrMalformed},
-		"ErrTruncated": {frame.ErrTruncated, sse.ErrTruncated, deflate.ErrTruncated, kvdelta.ErrTruncated, io.ErrUnexpectedEOF},
-		"ErrTooLarge":  {frame.ErrTooLarge, sse.ErrTooLarge, kvdelta.ErrTooLarge},
+		"ErrMalformed": {frame.ErrMalformed, messages.ErrMalformed, deflate.ErrMalformed, kvdelta.ErrMalformed},
+		"ErrTruncated": {frame.ErrTruncated, messages.ErrTruncated, deflate.ErrTruncated, kvdelta.ErrTruncated, io.ErrUnexpectedEOF},
+		"ErrTooLarge":  {frame.ErrTooLarge, messages.ErrTooLarge, kvdelta.ErrTooLarge},
 	}
 	stream := frame.AppendText(frame.AppendMagic(nil), 0, []byte("Hi"))
 	badFrame := append(frame.AppendMagic(nil), 0x04, 0x00, 0x01, 0x00) // TEXT too short for its block
@@ -40,12 +40,12 @@ func TestErrorKinds(t *testing.T) {
 			_, err := request.Limits{MaxSize: 8}.Parse(make([]byte, 9))
 			return err
 		}},
-		{"sse.Encoder.Write malformed ANTH", "ErrMalformed", func() error {
-			_, err := sse.NewEncoder(io.Discard, sse.EncoderOptions{}).Write(badFrame)
+		{"messages.Encoder.Write malformed ANTH", "ErrMalformed", func() error {
+			_, err := messages.NewEncoder(io.Discard, messages.EncoderOptions{}).Write(badFrame)
 			return err
 		}},
-		{"sse.Encoder.Write cut", "ErrTruncated", func() error {
-			e := sse.NewEncoder(io.Discard, sse.EncoderOptions{})
+		{"messages.Encoder.Write cut", "ErrTruncated", func() error {
+			e := messages.NewEncoder(io.Discard, messages.EncoderOptions{})
 			if _, err := e.Write(stream); err != nil {
 				return err
 			}
@@ -53,12 +53,12 @@ func TestErrorKinds(t *testing.T) {
 		}},
 		{"request.AppendJSON malformed", "ErrMalformed", func() error { _, err := request.AppendJSON(nil, []byte("ANTX\x02\x09\x0A")); return err }},
 		{"request.AppendANTH malformed", "ErrMalformed", func() error { _, err := request.AppendANTH(nil, []byte(`{"model":`)); return err }},
-		{"sse.Decoder malformed", "ErrMalformed", func() error {
-			_, err := io.ReadAll(sse.NewDecoder(strings.NewReader("event: content_block_delta\ndata: {nope\n\n"), sse.DecoderOptions{}))
+		{"messages.Decoder malformed", "ErrMalformed", func() error {
+			_, err := io.ReadAll(messages.NewDecoder(strings.NewReader("event: content_block_delta\ndata: {nope\n\n"), messages.DecoderOptions{}))
 			return err
 		}},
-		{"sse.Decoder too large", "ErrTooLarge", func() error {
-			_, err := io.ReadAll(sse.NewDecoder(strings.NewReader("data: "+strings.Repeat("x", 100)+"\n\n"), sse.DecoderOptions{MaxEvent: 64}))
+		{"messages.Decoder too large", "ErrTooLarge", func() error {
+			_, err := io.ReadAll(messages.NewDecoder(strings.NewReader("data: "+strings.Repeat("x", 100)+"\n\n"), messages.DecoderOptions{MaxEvent: 64}))
 			return err
 		}},
 		{"deflate.Reader malformed", "ErrMalformed", func() error {

@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/request"
-	"github.com/layer0/anth/sse"
 )
 
 // BenchmarkRequest converts the request bodies of testdata/requests, all of
@@ -100,12 +101,12 @@ func BenchmarkGatewayLatency(b *testing.B) {
 	}))
 	defer upstream.Close()
 	u, _ := url.Parse(upstream.URL)
-	gw := httptest.NewServer(sse.NewGateway(sse.GatewayOptions{Upstream: u}))
+	gw := httptest.NewServer(anthhttp.NewGateway(messages.API{}, anthhttp.GatewayOptions{Upstream: u}))
 	defer gw.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, MaxConnsPerHost: 0}}
 	for _, c := range []struct {
 		name, base, accept string
-	}{{"direct-sse", upstream.URL, "text/event-stream"}, {"gateway-anth", gw.URL, sse.Accept}, {"gateway-sse", gw.URL, "text/event-stream"}} {
+	}{{"direct-sse", upstream.URL, "text/event-stream"}, {"gateway-anth", gw.URL, anthhttp.Accept}, {"gateway-sse", gw.URL, "text/event-stream"}} {
 		b.Run(c.name, func(b *testing.B) {
 			var mu sync.Mutex
 			var lat []time.Duration
@@ -142,7 +143,7 @@ func readLatencies(b *testing.B, client *http.Client, base, accept string) []tim
 		return nil
 	}
 	defer resp.Body.Close()
-	fr, err := sse.NewFrameReader(resp)
+	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		b.Error(err)
 		return nil

@@ -9,7 +9,7 @@ import (
 
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/ssejson"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 // sseResponse is a 1,000-token response as the API streams it: one token
@@ -32,7 +32,7 @@ func sseResponse() []byte {
 // token IDs instead (TOKEN frames) would send.
 func BenchmarkSSEBridge(b *testing.B) {
 	in := sseResponse()
-	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
+	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(in), messages.DecoderOptions{}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func BenchmarkSSEBridge(b *testing.B) {
 	b.Run("anth-to-sse", func(b *testing.B) {
 		b.SetBytes(int64(len(in))) // MB/s of SSE produced, comparable both ways
 		b.ReportAllocs()
-		e := sse.NewEncoder(io.Discard, sse.EncoderOptions{})
+		e := messages.NewEncoder(io.Discard, messages.EncoderOptions{})
 		for b.Loop() {
 			e.Reset(io.Discard)
 			for i := 0; i < len(anth); i += 512 { // as a network delivers it
@@ -107,7 +107,7 @@ func BenchmarkSSEEventCost(b *testing.B) {
 // decodeLoop converts in, SSE, to ANTH b.N times with one Decoder, reset
 // for each, as a gateway keeps one per worker.
 func decodeLoop(b *testing.B, in []byte) {
-	d := sse.NewDecoder(nil, sse.DecoderOptions{})
+	d := messages.NewDecoder(nil, messages.DecoderOptions{})
 	r := bytes.NewReader(in)
 	for b.Loop() {
 		r.Reset(in)

@@ -9,15 +9,16 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/ssejson"
 	"github.com/layer0/anth/internal/textgen"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 // A generator is a server that makes tokens itself, at a given rate, and
 // writes each as it comes: SSE behind gzip with a flush per token, as
-// servers do today, or ANTH through sse.NewResponseWriter, with or without
+// servers do today, or ANTH through anthhttp.NewResponseWriter, with or without
 // anth-deflate and frame.WithCoalescing.
 type generator struct {
 	id, name, accept, encoding string
@@ -27,9 +28,9 @@ type generator struct {
 const coalesce = 10 * time.Millisecond
 
 func generators() []generator {
-	native := func(id, name, encoding string, opts sse.ResponseOptions) generator {
-		return generator{id: id, name: name, accept: sse.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, tokens []string, every time.Duration) {
-			fw := sse.NewResponseWriter(w, r, opts)
+	native := func(id, name, encoding string, opts anthhttp.ResponseOptions) generator {
+		return generator{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, tokens []string, every time.Duration) {
+			fw := anthhttp.NewResponseWriter(w, r, messages.API{}, opts)
 			tick := time.NewTicker(every)
 			defer tick.Stop()
 			for _, t := range tokens {
@@ -59,11 +60,11 @@ func generators() []generator {
 			z.Close()
 			rc.Flush()
 		}},
-		native("anth", "ANTH, a flush per token", "", sse.ResponseOptions{}),
-		native("anth-coalesced", "ANTH, coalesced 10 ms", "", sse.ResponseOptions{Coalesce: coalesce}),
-		native("anth-deflate", "ANTH + anth-deflate, a flush per token", sse.AcceptEncoding, sse.ResponseOptions{}),
-		native("anth-deflate-coalesced", "ANTH + anth-deflate, coalesced 10 ms", sse.AcceptEncoding, sse.ResponseOptions{Coalesce: coalesce}),
-		native("anth-deflate-coalesced-20ms", "ANTH + anth-deflate, coalesced 20 ms", sse.AcceptEncoding, sse.ResponseOptions{Coalesce: 2 * coalesce}),
+		native("anth", "ANTH, a flush per token", "", anthhttp.ResponseOptions{}),
+		native("anth-coalesced", "ANTH, coalesced 10 ms", "", anthhttp.ResponseOptions{Coalesce: coalesce}),
+		native("anth-deflate", "ANTH + anth-deflate, a flush per token", anthhttp.AcceptEncoding, anthhttp.ResponseOptions{}),
+		native("anth-deflate-coalesced", "ANTH + anth-deflate, coalesced 10 ms", anthhttp.AcceptEncoding, anthhttp.ResponseOptions{Coalesce: coalesce}),
+		native("anth-deflate-coalesced-20ms", "ANTH + anth-deflate, coalesced 20 ms", anthhttp.AcceptEncoding, anthhttp.ResponseOptions{Coalesce: 2 * coalesce}),
 	}
 }
 

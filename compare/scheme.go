@@ -13,9 +13,10 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/ssejson"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 // A scheme is one way to serve a Messages API stream: what the client asks
@@ -48,14 +49,14 @@ type compressor interface {
 const acceptSSE = "text/event-stream"
 
 // schemes are the compressed SSE a server deploys today, plain SSE, and
-// ANTH in every mode sse.Proxy offers.
+// ANTH in every mode anthhttp.Proxy offers.
 func schemes() []scheme {
 	sseScheme := func(id, name, coding string, newc func() compressor) scheme {
 		return scheme{id: id, name: name, accept: acceptSSE, encoding: coding, baseline: coding != "", serve: serveSSE(coding, newc), read: readSSE}
 	}
-	proxy := func(id, name, encoding string, opts sse.DecoderOptions) scheme {
-		return scheme{id: id, name: name, accept: sse.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte) {
-			sse.Proxy(w, r, io.NopCloser(bytes.NewReader(upstream)), opts)
+	proxy := func(id, name, encoding string, opts anthhttp.ProxyOptions) scheme {
+		return scheme{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte) {
+			anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(upstream)), messages.API{}, opts)
 		}, read: readANTH}
 	}
 	return []scheme{
@@ -82,9 +83,9 @@ func schemes() []scheme {
 			z, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
 			return z
 		}),
-		proxy("anth", "ANTH", "", sse.DecoderOptions{}),
-		proxy("anth-pad16", "ANTH, padded to 16", sse.AcceptEncoding, sse.DecoderOptions{Padding: 16}),
-		proxy("anth-deflate", "ANTH + anth-deflate", sse.AcceptEncoding, sse.DecoderOptions{}),
+		proxy("anth", "ANTH", "", anthhttp.ProxyOptions{}),
+		proxy("anth-pad16", "ANTH, padded to 16", anthhttp.AcceptEncoding, anthhttp.ProxyOptions{Padding: 16}),
+		proxy("anth-deflate", "ANTH + anth-deflate", anthhttp.AcceptEncoding, anthhttp.ProxyOptions{}),
 	}
 }
 
@@ -208,10 +209,10 @@ func readSSE(resp *http.Response) (reading, error) {
 	}
 }
 
-// readANTH reads ANTH as a Go client does: sse.NewFrameReader, then the
+// readANTH reads ANTH as a Go client does: anthhttp.NewFrameReader, then the
 // frames.
 func readANTH(resp *http.Response) (reading, error) {
-	fr, err := sse.NewFrameReader(resp)
+	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		return reading{}, err
 	}

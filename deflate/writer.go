@@ -60,6 +60,10 @@ func NewWriter(w io.Writer, dict *Dictionary) *Writer {
 	return z
 }
 
+// Dictionary returns the preset dictionary z was made with (nil for
+// none).
+func (z *Writer) Dictionary() *Dictionary { return z.dict }
+
 // Reset discards the Writer's state and makes it write a new stream to w,
 // from the same dictionary.
 func (z *Writer) Reset(w io.Writer) {

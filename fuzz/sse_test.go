@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 const sseSeed = "event: message_start\ndata: {\"type\": \"message_start\", \"message\": {\"id\": \"m\"}}\n\n" +
@@ -19,7 +19,7 @@ const sseSeed = "event: message_start\ndata: {\"type\": \"message_start\", \"mes
 	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n" +
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
-// FuzzSSEDecoder bridges arbitrary bytes as SSE: no panic, an *sse.Error
+// FuzzSSEDecoder bridges arbitrary bytes as SSE: no panic, an *messages.Error
 // for bad input, and for good input the bridge reaches a fixed point after
 // one round: SSE → ANTH → SSE → ANTH → SSE gives the same SSE twice.
 func FuzzSSEDecoder(f *testing.F) {
@@ -28,10 +28,10 @@ func FuzzSSEDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		s1, err := round(in)
 		if err != nil {
-			var e *sse.Error
+			var e *messages.Error
 			var fe *frame.Error
 			if !errors.As(err, &e) && !errors.As(err, &fe) {
-				t.Fatalf("error %v (%T), want *sse.Error", err, err)
+				t.Fatalf("error %v (%T), want *messages.Error", err, err)
 			}
 			return
 		}
@@ -46,7 +46,7 @@ func FuzzSSEDecoder(f *testing.F) {
 }
 
 func round(in []byte) ([]byte, error) {
-	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{MaxEvent: 1 << 16}))
+	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(in), messages.DecoderOptions{MaxEvent: 1 << 16}))
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func round(in []byte) ([]byte, error) {
 // encode writes ANTH as SSE with an Encoder, in three pieces.
 func encode(anth []byte) ([]byte, error) {
 	var out bytes.Buffer
-	e := sse.NewEncoder(&out, sse.EncoderOptions{MaxEvent: 1 << 16})
+	e := messages.NewEncoder(&out, messages.EncoderOptions{MaxEvent: 1 << 16})
 	for _, piece := range [][]byte{anth[:len(anth)/3], anth[len(anth)/3 : len(anth)*2/3], anth[len(anth)*2/3:]} {
 		if _, err := e.Write(piece); err != nil {
 			return nil, err
@@ -68,7 +68,7 @@ func encode(anth []byte) ([]byte, error) {
 // FuzzSSEEncoder turns arbitrary bytes as ANTH into SSE: no panic, and what
 // it produces is SSE the Decoder accepts.
 func FuzzSSEEncoder(f *testing.F) {
-	anth, _ := io.ReadAll(sse.NewDecoder(bytes.NewReader([]byte(sseSeed)), sse.DecoderOptions{}))
+	anth, _ := io.ReadAll(messages.NewDecoder(bytes.NewReader([]byte(sseSeed)), messages.DecoderOptions{}))
 	f.Add(anth)
 	f.Add(frame.AppendDone(frame.AppendText(frame.AppendMagic(nil), 0, []byte("x\xE4")), frame.StopEndTurn, ""))
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -76,7 +76,7 @@ func FuzzSSEEncoder(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(out), sse.DecoderOptions{})); err != nil {
+		if _, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(out), messages.DecoderOptions{})); err != nil {
 			t.Fatalf("encoded SSE is not accepted back: %v\n%q", err, out)
 		}
 	})

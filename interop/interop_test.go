@@ -18,9 +18,10 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 // accumulate serves body as a Messages API streaming response on
@@ -63,12 +64,12 @@ func accumulate(t *testing.T, body []byte) (any, string) {
 func TestSDKOverBridge(t *testing.T) {
 	for name, orig := range testdata.SSE(t) {
 		t.Run(name, func(t *testing.T) {
-			anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(orig), sse.DecoderOptions{}))
+			anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(orig), messages.DecoderOptions{}))
 			if err != nil {
 				t.Fatalf("SSE to ANTH: %v", err)
 			}
 			var bridged bytes.Buffer
-			enc := sse.NewEncoder(&bridged, sse.EncoderOptions{})
+			enc := messages.NewEncoder(&bridged, messages.EncoderOptions{})
 			if _, err := enc.Write(anth); err != nil || enc.Close() != nil {
 				t.Fatalf("ANTH to SSE: %v", err)
 			}
@@ -109,7 +110,7 @@ func sameError(a, b string) bool {
 // through the bridge, gives the SDK a normal message.
 func TestSDKOverNativeANTH(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := sse.NewResponseWriter(w, r, sse.ResponseOptions{Encoder: sse.EncoderOptions{Model: "native-model"}})
+		fw := anthhttp.NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "native-model"}}, anthhttp.ResponseOptions{})
 		for _, piece := range []string{"Hello", " from", " ANTH ", "你好"} {
 			fw.WriteText(0, []byte(piece))
 		}
@@ -137,7 +138,7 @@ func TestSDKOverNativeANTH(t *testing.T) {
 }
 
 // sdkStream streams a message from srv with the official SDK, through
-// sse.ClientMiddleware when mw, with OpenTelemetry tracing on or off, and
+// anthhttp.ClientMiddleware when mw, with OpenTelemetry tracing on or off, and
 // returns what it accumulated (as JSON values) or its error.
 func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 	t.Helper()
@@ -146,7 +147,7 @@ func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 		opts = append(opts, option.WithTracerProvider(sdktrace.NewTracerProvider()))
 	}
 	if mw {
-		opts = append(opts, option.WithMiddleware(sse.ClientMiddleware(sse.ClientOptions{})))
+		opts = append(opts, option.WithMiddleware((&anthhttp.Transport{API: messages.API{}}).Middleware))
 	}
 	client := anthropic.NewClient(opts...)
 	stream := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
@@ -173,7 +174,7 @@ func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 }
 
 // TestSDKThroughMiddleware: the official Go SDK, through
-// sse.ClientMiddleware, reads every recording served by sse.Proxy as ANTH
+// anthhttp.ClientMiddleware, reads every recording served by anthhttp.Proxy as ANTH
 // and accumulates the message it accumulates over plain SSE, with tracing
 // on and off; the server saw the SDK ask for ANTH and anth-deflate.
 func TestSDKThroughMiddleware(t *testing.T) {
@@ -181,7 +182,7 @@ func TestSDKThroughMiddleware(t *testing.T) {
 	var accepts []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		accepts = append(accepts, r.Header.Get("Accept")+" | "+r.Header.Get("Accept-Encoding"))
-		sse.Proxy(w, r, io.NopCloser(bytes.NewReader(body)), sse.DecoderOptions{})
+		anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(body)), messages.API{}, anthhttp.ProxyOptions{})
 	}))
 	defer srv.Close()
 	for name, rec := range testdata.SSE(t) {
@@ -190,7 +191,7 @@ func TestSDKThroughMiddleware(t *testing.T) {
 		for _, traced := range []bool{false, true} {
 			accepts = accepts[:0]
 			got, gotErr := sdkStream(t, srv.URL, true, traced)
-			if len(accepts) != 1 || accepts[0] != sse.Accept+" | "+sse.AcceptEncoding+", gzip" {
+			if len(accepts) != 1 || accepts[0] != anthhttp.Accept+" | "+anthhttp.AcceptEncoding+", gzip" {
 				t.Fatalf("%s: the SDK sent Accept %q through the middleware", name, accepts)
 			}
 			if !sameError(wantErr, gotErr) {
@@ -209,14 +210,14 @@ func TestSDKCutStream(t *testing.T) {
 	rec := testdata.SSE(t)["layer0-basic.sse"]
 	cut := rec[:bytes.Index(rec, []byte("event: content_block_stop"))]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !sse.Negotiate(r) {
+		if !anthhttp.Negotiate(r) {
 			w.Write(cut)
 			return
 		}
 		// The server dies mid-stream, after two thirds of the frames, coded
 		// as the client asked.
-		fw := sse.NewResponseWriter(w, r, sse.ResponseOptions{})
-		fr := frame.NewReader(sse.NewDecoder(bytes.NewReader(rec), sse.DecoderOptions{}), frame.WithRawFrames())
+		fw := anthhttp.NewResponseWriter(w, r, messages.API{}, anthhttp.ResponseOptions{})
+		fr := frame.NewReader(messages.NewDecoder(bytes.NewReader(rec), messages.DecoderOptions{}), frame.WithRawFrames())
 		var fs []frame.Frame
 		for f, err := range fr.All() {
 			if err != nil {
@@ -244,7 +245,7 @@ func TestSDKNativeThroughMiddleware(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The model the request named: ANTH does not carry it, and the
 		// middleware names the message after the request.
-		fw := sse.NewResponseWriter(w, r, sse.ResponseOptions{Encoder: sse.EncoderOptions{Model: "claude-test"}})
+		fw := anthhttp.NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "claude-test"}}, anthhttp.ResponseOptions{})
 		for _, piece := range []string{"Hello", " from", " ANTH ", "你", "好"} {
 			fw.WriteText(0, []byte(piece))
 		}
@@ -318,7 +319,7 @@ func TestSDKThroughGateway(t *testing.T) {
 	upstream := httptest.NewServer(up)
 	defer upstream.Close()
 	u, _ := url.Parse(upstream.URL)
-	gw := httptest.NewServer(sse.NewGateway(sse.GatewayOptions{Upstream: u}))
+	gw := httptest.NewServer(anthhttp.NewGateway(messages.API{}, anthhttp.GatewayOptions{Upstream: u}))
 	defer gw.Close()
 	stream := func(base string, opts ...option.RequestOption) (any, string) {
 		client := anthropic.NewClient(append([]option.RequestOption{option.WithBaseURL(base), option.WithAPIKey("test"), option.WithMaxRetries(0)}, opts...)...)
@@ -351,15 +352,15 @@ func TestSDKThroughGateway(t *testing.T) {
 			opts []option.RequestOption
 		}{
 			{"JSON request, SSE response", nil},
-			{"JSON request, ANTH response", []option.RequestOption{option.WithMiddleware(sse.ClientMiddleware(sse.ClientOptions{}))}},
+			{"JSON request, ANTH response", []option.RequestOption{option.WithMiddleware((&anthhttp.Transport{API: messages.API{}}).Middleware)}},
 			{"ANTH request, SSE response", []option.RequestOption{option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-				resp, err := sse.ClientMiddleware(sse.ClientOptions{SendANTH: true})(r, next)
-				if resp != nil && resp.Header.Get("Content-Type") == sse.ContentType {
+				resp, err := (&anthhttp.Transport{API: messages.API{}, SendANTH: true}).Middleware(r, next)
+				if resp != nil && resp.Header.Get("Content-Type") == anthhttp.ContentType {
 					t.Errorf("an ANTH response where the client asked for SSE")
 				}
 				return resp, err
 			})}},
-			{"ANTH request, ANTH response", []option.RequestOption{option.WithMiddleware(sse.ClientMiddleware(sse.ClientOptions{SendANTH: true}))}},
+			{"ANTH request, ANTH response", []option.RequestOption{option.WithMiddleware((&anthhttp.Transport{API: messages.API{}, SendANTH: true}).Middleware)}},
 		} {
 			got, gotErr := stream(gw.URL, c.opts...)
 			if !sameError(wantErr, gotErr) {

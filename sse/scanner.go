@@ -12,12 +12,12 @@ import (
 // DefaultMaxEvent bounds an event's data, and a line, unless configured.
 const DefaultMaxEvent = 1 << 20
 
-// scanBufSize is the scanner's read buffer: a few events of a typical
-// stream. Longer lines are assembled in the scanner's line buffer, up to
+// scanBufSize is the Scanner's read buffer: a few events of a typical
+// stream. Longer lines are assembled in the Scanner's line buffer, up to
 // the event limit.
 const scanBufSize = 8 << 10
 
-// scanner splits SSE into events by the event-stream parsing rules of the
+// Scanner splits SSE into events by the event-stream parsing rules of the
 // WHATWG HTML standard (§9.2.6), never holding more than max bytes of one
 // event: lines end in LF, CRLF or a lone CR; a leading byte order mark is
 // skipped; a line that starts with a colon is a comment; "event" sets the
@@ -26,7 +26,7 @@ const scanBufSize = 8 << 10
 // blank line dispatches the event, unless it has no data, which the
 // standard does not dispatch either (a keep-alive comment, a retry-only
 // block, an event with no data line).
-type scanner struct {
+type Scanner struct {
 	r       *bufio.Reader
 	max     int
 	off     int64 // bytes consumed
@@ -39,22 +39,44 @@ type scanner struct {
 	afterCR bool // the last line ended in CR: skip an LF that follows
 }
 
-func newScanner(r io.Reader, max int) *scanner {
+// NewScanner returns a Scanner reading r that holds at most max bytes of an
+// event's data, and of a line; max <= 0 means DefaultMaxEvent. Past it, Next
+// fails with ErrTooLarge.
+func NewScanner(r io.Reader, max int) *Scanner {
 	if max <= 0 {
 		max = DefaultMaxEvent
 	}
-	return &scanner{r: bufio.NewReaderSize(iox.Checked(r), scanBufSize), max: max}
+	return &Scanner{r: bufio.NewReaderSize(iox.Checked(r), scanBufSize), max: max}
 }
 
-// reset makes s read a new stream from r, keeping its buffers.
-func (s *scanner) reset(r io.Reader) {
+// Reset makes s read a new stream from r with the same limit, keeping its
+// buffers.
+func (s *Scanner) Reset(r io.Reader) {
 	s.r.Reset(iox.Checked(r))
-	*s = scanner{r: s.r, max: s.max, name: s.name[:0], data: s.data[:0], line: s.line[:0]}
+	*s = Scanner{r: s.r, max: s.max, name: s.name[:0], data: s.data[:0], line: s.line[:0]}
 }
 
-// next returns the next event's name and data, valid until the next call.
-// It returns io.EOF at a clean end, and ErrTruncated inside an event.
-func (s *scanner) next() (name, data []byte, err error) {
+// SetMaxEvent sets the limit NewScanner took, for the events after it.
+func (s *Scanner) SetMaxEvent(max int) {
+	if max <= 0 {
+		max = DefaultMaxEvent
+	}
+	s.max = max
+}
+
+// Offset returns the number of bytes of the stream consumed so far.
+func (s *Scanner) Offset() int64 { return s.off }
+
+// EventOffset returns the offset of the first line of the event Next last
+// returned.
+func (s *Scanner) EventOffset() int64 { return s.at }
+
+// Next returns the next event's name and data, valid until the next call.
+// Data of several lines is joined with LF, as the standard has it. It
+// returns io.EOF at a clean end, and an *Error of kind ErrTruncated for a
+// stream that ends inside an event or ErrTooLarge for an event over the
+// limit; an error of the underlying reader is returned as it is.
+func (s *Scanner) Next() (name, data []byte, err error) {
 	s.name, s.data, s.hasData = s.name[:0], s.data[:0], false
 	fields := false
 	for {
@@ -88,7 +110,7 @@ func (s *scanner) next() (name, data []byte, err error) {
 }
 
 // field processes one line of an event.
-func (s *scanner) field(line []byte) error {
+func (s *Scanner) field(line []byte) error {
 	if line[0] == ':' {
 		return nil // a comment
 	}
@@ -112,7 +134,7 @@ func (s *scanner) field(line []byte) error {
 
 // nextLine returns the next line without its end. Lines end in LF, CRLF or
 // a lone CR, as the standard has it: "a\rb\r\n" is two lines.
-func (s *scanner) nextLine() ([]byte, error) {
+func (s *Scanner) nextLine() ([]byte, error) {
 	s.line = s.line[:0]
 	if !s.started {
 		s.started = true

@@ -10,7 +10,7 @@ import (
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 const encodeUsage = `usage: anth encode [--from sse|text|raw] [FILE|-]
@@ -46,7 +46,7 @@ carried is written.
 
 const statsUsage = `usage: anth stats FILE|-
 Prints the size of an SSE recording (- reads standard input), of the ANTH that carries it, and of that
-ANTH in the anth-deflate coding with a record per event, as sse.Proxy sends
+ANTH in the anth-deflate coding with a record per event, as anthhttp.Proxy sends
 it to a client that asks for it.
 `
 
@@ -77,7 +77,7 @@ func encode(args []string, stdin io.Reader, stdout io.Writer) error {
 	defer done()
 	switch from {
 	case "sse":
-		_, err = io.Copy(frameWriter{stdout, stdout}, sse.NewDecoder(in, sse.DecoderOptions{}))
+		_, err = io.Copy(frameWriter{stdout, stdout}, messages.NewDecoder(in, messages.DecoderOptions{}))
 	case "text":
 		err = encodeText(frame.NewWriter(frameWriter{stdout, stdout}), in)
 	case "raw":
@@ -140,7 +140,7 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	switch to {
 	case "sse":
-		enc := sse.NewEncoder(stdout, sse.EncoderOptions{Coded: kind == kindDeflate})
+		enc := messages.NewEncoder(stdout, messages.EncoderOptions{Coded: kind == kindDeflate})
 		if _, err = io.Copy(frameWriter{enc, stdout}, in); err == nil {
 			err = enc.Close()
 		}
@@ -153,12 +153,12 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // decodeText writes the text of every text block (not thinking,
-// signatures, tool input or citations: sse.Text's default, as the JS
+// signatures, tool input or citations: frame.Text's default, as the JS
 // TextReassembler's), whole characters only, in stream order, each piece
 // flushed to a pipe or terminal as it comes, and fails on a response that
 // failed.
 func decodeText(out io.Writer, r *frame.Reader) error {
-	var text sse.Text
+	var text frame.Text
 	var b []byte
 	for f, err := range r.All() {
 		if err != nil {
@@ -166,7 +166,7 @@ func decodeText(out io.Writer, r *frame.Reader) error {
 		}
 		if f.Type == frame.TypeError {
 			code, msg, _ := f.ErrorMessage()
-			return fmt.Errorf("the response failed: %d %s: %s", code, sse.ErrorTypeName(code), msg)
+			return fmt.Errorf("the response failed: %d %s: %s", code, messages.ErrorTypeName(code), msg)
 		}
 		if b = text.AppendFrame(b[:0], f); len(b) > 0 {
 			out.Write(b)
@@ -227,12 +227,12 @@ func jsonlFields(off int64, f frame.Frame) map[string]any {
 		m["cache_read_input_tokens"], m["cache_creation_input_tokens"] = u.CacheReadInputTokens, u.CacheCreationInputTokens
 	case frame.TypeError:
 		code, msg, _ := f.ErrorMessage()
-		m["code"], m["error_type"], m["message"] = code, sse.ErrorTypeName(code), msg
+		m["code"], m["error_type"], m["message"] = code, messages.ErrorTypeName(code), msg
 	case frame.TypeDone:
 		reason, seq, _ := f.Done()
 		m["stop_reason"] = nil
 		if reason != frame.StopUnspecified {
-			m["stop_reason"] = sse.StopReasonName(reason)
+			m["stop_reason"] = messages.StopReasonName(reason)
 		}
 		if len(seq) > 0 {
 			m["stop_sequence"] = string(seq)
@@ -249,7 +249,7 @@ func jsonlFields(off int64, f frame.Frame) map[string]any {
 		m["encoding"] = "json"
 		if ev.Encoding == frame.EventDeflate {
 			m["encoding"] = "deflate"
-			var er sse.EventReader
+			var er messages.EventReader
 			if e, ok, err := er.Add(f); err == nil && ok {
 				data = e.Data
 			}
@@ -301,7 +301,7 @@ func stats(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return inFile(name, err)
 	}
-	anth, err := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
+	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(in), messages.DecoderOptions{}))
 	if err != nil {
 		return inFile(name, err)
 	}
@@ -327,12 +327,12 @@ func stats(args []string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // codedSize returns the size of the ANTH of an SSE stream in the
-// anth-deflate coding, a record per event, EVENT data raw: what sse.Proxy
+// anth-deflate coding, a record per event, EVENT data raw: what anthhttp.Proxy
 // sends a client that asks for it.
 func codedSize(sseStream []byte) (int, error) {
 	var out bytes.Buffer
 	z := deflate.NewWriter(&out, eventDict())
-	d := sse.NewDecoder(bytes.NewReader(sseStream), sse.DecoderOptions{RawEvents: true})
+	d := messages.NewDecoder(bytes.NewReader(sseStream), messages.DecoderOptions{RawEvents: true})
 	for {
 		b, err := d.Next()
 		if err == io.EOF {

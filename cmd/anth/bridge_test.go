@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 func TestBridgeCommands(t *testing.T) {
@@ -39,7 +40,7 @@ func TestBridgeCommands(t *testing.T) {
 		t.Fatalf("jsonl: %v\n%s", err, jsonl.String())
 	}
 	// Cut SSE is an error with an offset; bad flags are usage errors.
-	if err := run([]string{"encode"}, strings.NewReader(in[:100]), &bytes.Buffer{}); !errors.Is(err, sse.ErrTruncated) {
+	if err := run([]string{"encode"}, strings.NewReader(in[:100]), &bytes.Buffer{}); !errors.Is(err, messages.ErrTruncated) {
 		t.Fatalf("cut SSE: %v", err)
 	}
 	for _, bad := range [][]string{{"encode", "--from", "xml"}, {"decode", "--to", "xml"}, {"stats"}} {
@@ -61,7 +62,7 @@ func TestStats(t *testing.T) {
 	if err := run([]string{"stats", name}, nil, &out); err != nil {
 		t.Fatal(err)
 	}
-	anth, _ := io.ReadAll(sse.NewDecoder(bytes.NewReader(in), sse.DecoderOptions{}))
+	anth, _ := io.ReadAll(messages.NewDecoder(bytes.NewReader(in), messages.DecoderOptions{}))
 	var sseN, anthN, coded int
 	var ratio float64
 	fmt.Sscanf(out.String(), "SSE %d bytes\nANTH %d bytes\n", &sseN, &anthN)
@@ -70,12 +71,12 @@ func TestStats(t *testing.T) {
 		t.Fatalf("stats: %v\n%s", err, out.String())
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sse.Proxy(w, r, io.NopCloser(bytes.NewReader(in)), sse.DecoderOptions{})
+		anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(in)), messages.API{}, anthhttp.ProxyOptions{})
 	}))
 	defer srv.Close()
 	req, _ := http.NewRequest("POST", srv.URL, nil)
-	req.Header.Set("Accept", sse.Accept)
-	req.Header.Set("Accept-Encoding", sse.AcceptEncoding)
+	req.Header.Set("Accept", anthhttp.Accept)
+	req.Header.Set("Accept-Encoding", anthhttp.AcceptEncoding)
 	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/ssejson"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 const demoUsage = `usage: anth demo
@@ -87,7 +87,7 @@ func encodeANTH(r ssejson.Response, pieces []string) []byte {
 		CacheHitRatio: frame.CacheHitRatio(uint64(r.CacheRead), total),
 	})
 	_ = w.WriteCacheUsage(frame.CacheUsage{CacheReadInputTokens: uint32(r.CacheRead), CacheCreationInputTokens: uint32(r.CacheCreation)})
-	reason, _ := sse.ParseStopReason(r.StopReason)
+	reason, _ := messages.ParseStopReason(r.StopReason)
 	_ = w.WriteDone(reason, r.StopSequence)
 	_ = w.Flush() // a bytes.Buffer does not fail
 	return b.Bytes()
@@ -116,7 +116,7 @@ func decodeANTH(in io.Reader) (ssejson.Response, error) {
 			resp.CacheRead, resp.CacheCreation = int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
 		case frame.TypeDone:
 			reason, seq, _ := f.Done()
-			resp.StopReason, resp.StopSequence = sse.StopReasonName(reason), string(seq)
+			resp.StopReason, resp.StopSequence = messages.StopReasonName(reason), string(seq)
 			done = true
 		}
 	}

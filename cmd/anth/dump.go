@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 const dumpUsage = `usage: anth dump [FILE|-]
@@ -94,16 +94,16 @@ func describe(f frame.Frame) string {
 			u.CacheReadInputTokens, u.CacheCreationInputTokens)
 	case frame.TypeError:
 		code, msg, _ := f.ErrorMessage()
-		return fmt.Sprintf("%d %s %q", code, sse.ErrorTypeName(code), msg)
+		return fmt.Sprintf("%d %s %q", code, messages.ErrorTypeName(code), msg)
 	case frame.TypeDone:
 		reason, seq, _ := f.Done()
 		if reason == frame.StopUnspecified && len(seq) == 0 {
 			return "(no stop reason)"
 		}
 		if len(seq) > 0 {
-			return fmt.Sprintf("%s %q", sse.StopReasonName(reason), seq)
+			return fmt.Sprintf("%s %q", messages.StopReasonName(reason), seq)
 		}
-		return sse.StopReasonName(reason)
+		return messages.StopReasonName(reason)
 	case frame.TypePad:
 		return fmt.Sprintf("(%d bytes of padding)", len(f.Payload))
 	case frame.TypeDelta:
@@ -118,7 +118,7 @@ func describe(f frame.Frame) string {
 		enc := "json"
 		if ev.Encoding == frame.EventDeflate {
 			enc = "deflate"
-			var er sse.EventReader // one frame at a time: continuations show as they are
+			var er messages.EventReader // one frame at a time: continuations show as they are
 			if e, ok, err := er.Add(f); err == nil && ok {
 				data = e.Data
 			}

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 // sseEvent is one event of a text response, as the API sends it.
@@ -38,7 +38,7 @@ func textResponseSSE() (first, rest string) {
 
 func toANTH(t *testing.T, s string) []byte {
 	t.Helper()
-	b, err := io.ReadAll(sse.NewDecoder(strings.NewReader(s), sse.DecoderOptions{}))
+	b, err := io.ReadAll(messages.NewDecoder(strings.NewReader(s), messages.DecoderOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestStreams(t *testing.T) {
 	first, rest := textResponseSSE()
 	full := toANTH(t, first+rest)
 	// The ANTH of the first events, which full starts with.
-	head, _ := io.ReadAll(sse.NewDecoder(strings.NewReader(first), sse.DecoderOptions{}))
+	head, _ := io.ReadAll(messages.NewDecoder(strings.NewReader(first), messages.DecoderOptions{}))
 	cut := len(head)
 	if cut == 0 || !bytes.HasPrefix(full, head) || !bytes.Contains(head, []byte("Hello")) {
 		t.Fatalf("the first events' ANTH (%d bytes) is not a prefix of the response's with the first text", cut)

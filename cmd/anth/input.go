@@ -12,7 +12,7 @@ import (
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/messages"
 )
 
 // Input kinds that anth decode and anth dump recognise (openANTH).
@@ -35,11 +35,11 @@ var errNotANTH = errors.New("input is not ANTH")
 // response it carries, and what the input was:
 //
 //   - ANTH (SPEC.md §3.1's Magic first): in as it is;
-//   - anth-deflate (SPEC.md §11), a body sse.Proxy sends a client that asked
+//   - anth-deflate (SPEC.md §11), a body anthhttp.Proxy sends a client that asked
 //     for it, known by the DICTID it starts with: inflated, with
-//     sse.EventDictionary as Proxy codes it;
+//     messages.EventDictionary as Proxy codes it;
 //   - Server-Sent Events, the API's own stream: converted through the bridge
-//     (sse.NewDecoder): the Decoder's errors give offsets in the SSE, the
+//     (messages.NewDecoder): the Decoder's errors give offsets in the SSE, the
 //     frame reader's in the ANTH the bridge made;
 //   - a JSON body: the API's error ({"type":"error",...}, what a 401, 429 or
 //     529 carries) is returned as an error that gives its type and message,
@@ -49,7 +49,7 @@ var errNotANTH = errors.New("input is not ANTH")
 // Bounds: deciding holds at most maxSniff (64 KiB) of input, and reads no
 // more than that; past the decision, the returned reader holds what its
 // format's reader holds (a frame.Reader's limits, or deflate's fixed 36 KiB
-// and at most 1,032 bytes out per byte in, or the sse.Decoder's limits).
+// and at most 1,032 bytes out per byte in, or the messages.Decoder's limits).
 func openANTH(in io.Reader) (io.Reader, string, error) {
 	br := bufio.NewReaderSize(in, 4096)
 	head, err := br.Peek(len(frame.Magic))
@@ -65,7 +65,7 @@ func openANTH(in io.Reader) (io.Reader, string, error) {
 	case string(head) == eventDictID():
 		return deflate.NewReader(br, eventDict()), kindDeflate, nil
 	case looksLikeSSE(head):
-		return sse.NewDecoder(br, sse.DecoderOptions{}), kindSSE, nil
+		return messages.NewDecoder(br, messages.DecoderOptions{}), kindSSE, nil
 	case looksLikeJSON(head):
 		return nil, "", jsonBody(br)
 	case bytes.HasPrefix(head, []byte("HTTP")):
@@ -74,10 +74,10 @@ func openANTH(in io.Reader) (io.Reader, string, error) {
 	return nil, "", fmt.Errorf("%w: it starts with %s", errNotANTH, startOf(head, br))
 }
 
-// eventDict is the preset dictionary sse.Proxy codes anth-deflate with, and
+// eventDict is the preset dictionary anthhttp.Proxy codes anth-deflate with, and
 // its DICTID, with which such a body starts (SPEC.md §11.2).
 var (
-	eventDict   = sync.OnceValue(func() *deflate.Dictionary { return deflate.NewDictionary([]byte(sse.EventDictionary)) })
+	eventDict   = sync.OnceValue(func() *deflate.Dictionary { return deflate.NewDictionary([]byte(messages.EventDictionary)) })
 	eventDictID = sync.OnceValue(func() string { return string(binary.BigEndian.AppendUint32(nil, eventDict().ID())) })
 )
 

@@ -126,7 +126,7 @@ func exit(err error, stdout, stderr io.Writer) int {
 // pkgPrefixes are the prefixes the module's packages put on their errors'
 // messages, which tell a Go caller which package failed and tell a user of
 // the command nothing: the user wants the file, the offset and the fault.
-var pkgPrefixes = []string{"frame: ", "request: ", "sse: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
+var pkgPrefixes = []string{"frame: ", "request: ", "sse: ", "messages: ", "anthhttp: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
 
 // userMessage is err's message without the packages' prefixes, where they
 // start the message or a part of it ("stdin: frame: offset 3: …" reads
@@ -213,7 +213,7 @@ func endFrame(w io.Writer) error {
 }
 
 // frameWriter writes to w and then ends a frame of out, which w writes to:
-// for writers (frame.Writer, sse.Encoder, io.Copy from sse.Decoder) that
+// for writers (frame.Writer, messages.Encoder, io.Copy from messages.Decoder) that
 // hand over whole frames or events in one Write.
 type frameWriter struct{ w, out io.Writer }
 

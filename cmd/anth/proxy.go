@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/layer0/anth/request"
-	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/messages"
 )
 
 const proxyUsage = `usage: anth proxy --upstream URL [--listen ADDR] [--max-request-size N] [--drain TIMEOUT]
@@ -42,7 +42,7 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 	maxSize := fs.Int("max-request-size", 32<<20, "")
 	drain := fs.Duration("drain", 30*time.Second, "")
 	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "")
-	bodyTimeout := fs.Duration("body-timeout", sse.DefaultBodyTimeout, "")
+	bodyTimeout := fs.Duration("body-timeout", anthhttp.DefaultBodyTimeout, "")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "")
 	if err := parseFlags("proxy", fs, args); err != nil {
 		return err
@@ -73,11 +73,11 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	logger := log.New(os.Stderr, "anth proxy: ", log.LstdFlags|log.Lmicroseconds)
 	srv := &http.Server{
-		Handler: sse.NewGateway(sse.GatewayOptions{
-			Upstream:    up,
-			Limits:      request.Limits{MaxSize: *maxSize},
-			BodyTimeout: *bodyTimeout,
-			Log:         logger,
+		Handler: anthhttp.NewGateway(messages.API{}, anthhttp.GatewayOptions{
+			Upstream:       up,
+			MaxRequestSize: *maxSize,
+			BodyTimeout:    *bodyTimeout,
+			Log:            logger,
 		}),
 		ReadHeaderTimeout: *headerTimeout,
 		IdleTimeout:       *idleTimeout,
@@ -109,11 +109,11 @@ func serve(srv *http.Server, ln net.Listener, drain time.Duration, logger *log.L
 	defer cancel()
 	err := srv.Shutdown(dctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		// Each stream left is told why it ends (sse.ErrShutdown: an ERROR
+		// Each stream left is told why it ends (anthhttp.ErrShutdown: an ERROR
 		// frame or error event of overloaded_error) before its connection
 		// goes; a second of grace for that, then whatever is left is cut.
 		logger.Printf("drain timed out: ending the streams left")
-		endStreams(sse.ErrShutdown)
+		endStreams(anthhttp.ErrShutdown)
 		gctx, gcancel := context.WithTimeout(context.Background(), time.Second)
 		if srv.Shutdown(gctx) != nil {
 			srv.Close()

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/request"
-	"github.com/layer0/anth/sse"
 )
 
 // TestProxyCommand runs the built anth proxy in front of a stand-in API:
@@ -133,14 +134,14 @@ func startProxy(t *testing.T, upstream, drain string) (*exec.Cmd, string, func()
 func streamThrough(t *testing.T, addr string, body []byte) (*http.Response, *frame.Reader) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/messages", bytes.NewReader(body))
-	req.Header.Set("Content-Type", sse.ContentType)
-	req.Header.Set("Accept", sse.Accept)
+	req.Header.Set("Content-Type", anthhttp.ContentType)
+	req.Header.Set("Accept", anthhttp.Accept)
 	req.Header.Set("X-Api-Key", "sk-do-not-log")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr, err := sse.NewFrameReader(resp)
+	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		t.Fatal(err)
 	}

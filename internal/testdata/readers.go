@@ -1,6 +1,12 @@
 package testdata
 
-import "io"
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/layer0/anth/sse"
+)
 
 // StutterReader returns Empties empty reads before each byte of R, as a
 // slow network with spurious wakeups might.
@@ -34,3 +40,42 @@ func (f ReaderFunc) Read(p []byte) (int, error) { return f(p) }
 type EmptyReader struct{}
 
 func (EmptyReader) Read([]byte) (int, error) { return 0, nil }
+
+// Events splits an event stream into its events' names and data, failing
+// the test on a stream the standard's parser refuses.
+func Events(t interface {
+	Helper()
+	Fatal(...any)
+}, stream []byte) [][2]string {
+	t.Helper()
+	sc := sse.NewScanner(bytes.NewReader(stream), 0)
+	var evs [][2]string
+	for {
+		name, data, err := sc.Next()
+		if err == io.EOF {
+			return evs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, [2]string{string(name), string(data)})
+	}
+}
+
+// EventsJSON is Events with each event's data as its JSON value,
+// re-marshalled: events compared as values, whatever their spacing and key
+// order.
+func EventsJSON(t interface {
+	Helper()
+	Fatal(...any)
+}, stream []byte) [][2]string {
+	t.Helper()
+	evs := Events(t, stream)
+	for i := range evs {
+		var v any
+		json.Unmarshal([]byte(evs[i][1]), &v)
+		b, _ := json.Marshal(v)
+		evs[i][1] = string(b)
+	}
+	return evs
+}

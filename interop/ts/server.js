@@ -1,6 +1,6 @@
 // A local HTTP server on 127.0.0.1 that plays the Messages API from the
 // recordings: testdata/sse/NAME as SSE, or testdata/golden/NAME.anth (what
-// Go's sse.Proxy sends an ANTH client) when the request asks for ANTH. It
+// Go's anthhttp.Proxy sends an ANTH client) when the request asks for ANTH. It
 // also serves the package's modules and the browser page, and takes the
 // page's results.
 
@@ -33,7 +33,7 @@ export function recordings() {
 
 /**
  * wantsANTH reports whether an Accept header asks for ANTH as Go's
- * sse.Negotiate decides: ANTH listed with a quality above zero and at least
+ * anthhttp.Negotiate decides: ANTH listed with a quality above zero and at least
  * that of text/event-stream; wildcards never select it.
  * @param {string | undefined} accept
  */

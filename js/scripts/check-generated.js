@@ -1,7 +1,7 @@
 // Checks that what is generated and committed is current: the .d.ts files in
 // types/ (tsc --allowJs --declaration --emitDeclarationOnly, which also
 // type-checks the JSDoc with checkJs and strict) and src/dictionary.js
-// (from sse/dictionary.go); and that the package has no runtime
+// (from messages/dictionary.go); and that the package has no runtime
 // dependency. Exits non-zero, saying what differs, otherwise.
 // Run: npm run check. Regenerate: npm run generate.
 
@@ -31,7 +31,7 @@ for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']
 }
 
 if (readFileSync(jsFile, 'utf8') !== dictionaryModule(dictionaryFromGo(readFileSync(goSource, 'utf8')))) {
-  problems.push('src/dictionary.js differs from sse/dictionary.go: run npm run generate');
+  problems.push('src/dictionary.js differs from messages/dictionary.go: run npm run generate');
 }
 if (readFileSync(requestJsFile, 'utf8') !== requestDictionaryModule(requestDictionaryFromGo(readFileSync(requestGoSource, 'utf8')))) {
   problems.push('src/requestdict.js differs from request/dictionary.go: run npm run generate');

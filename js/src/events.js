@@ -1,7 +1,7 @@
 // EVENT frames (SPEC.md §3.10): joining an event's continuation frames,
 // inflating deflated data against the EVENT dictionary with the platform's
 // DecompressionStream, and checking that the result is JSON, as Go's
-// sse.EventReader does.
+// messages.EventReader does.
 
 import { EVENT_DICTIONARY } from './dictionary.js';
 import { AnthError } from './errors.js';

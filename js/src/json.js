@@ -1,4 +1,4 @@
-// The JSON the SSE conversion needs, on bytes, as Go's sse/json.go and
+// The JSON the SSE conversion needs, on bytes, as Go's internal/jsonlex/json.go and
 // compact.go do it: escaping a string exactly as Go writes it, compacting a
 // value byte for byte (escapes and number spellings kept as written, so
 // JSON.stringify(JSON.parse(x)) would not do), and finding one field

@@ -1,5 +1,5 @@
 // The Anthropic Messages API's names for what frames carry as numbers, as
-// Go's sse/names.go spells them (SPEC.md §7a).
+// Go's messages/names.go spells them (SPEC.md §7a).
 
 const stopReasonNames = ['', 'end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded'];
 

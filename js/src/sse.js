@@ -1,5 +1,5 @@
 // ANTH to the Anthropic Messages API's Server-Sent Events (SPEC.md §7a): the
-// JavaScript form of Go's sse.Encoder, whose output it matches byte for
+// JavaScript form of Go's messages.Encoder, whose output it matches byte for
 // byte, for any chunking of the input. The SSE it writes is what the
 // official SDKs read.
 
@@ -357,7 +357,7 @@ class ToSSE {
 
 /**
  * SSEEncoder turns an ANTH response, given in any pieces, into the
- * Messages API's Server-Sent Events, byte for byte what Go's sse.Encoder
+ * Messages API's Server-Sent Events, byte for byte what Go's messages.Encoder
  * writes: every event ends with a blank line, text and thinking reach the
  * client as whole UTF-8 characters, and nothing a frame carries can break
  * out of its JSON string or data line. A stream with no message events of

@@ -11,7 +11,7 @@ import { EVENT_DICTIONARY, EventEncoding, EventReader, FrameReader, encodeEvent,
 import { dictionaryFromGo, dictionaryModule, goSource, jsFile } from '../scripts/dictionary.js';
 import { concat } from './helpers.js';
 
-test('src/dictionary.js is generated from sse/dictionary.go (npm run generate)', () => {
+test('src/dictionary.js is generated from messages/dictionary.go (npm run generate)', () => {
   const dict = dictionaryFromGo(readFileSync(goSource, 'utf8'));
   assert.ok(dict.length > 1000 && dict.startsWith('{"type":"ping"}'));
   assert.equal(EVENT_DICTIONARY, dict);

@@ -9,7 +9,7 @@ export function toSSE(anth: Uint8Array, options?: EncoderOptions): Promise<Uint8
 export const DEFAULT_MAX_OPEN_BLOCKS: 64;
 /**
  * SSEEncoder turns an ANTH response, given in any pieces, into the
- * Messages API's Server-Sent Events, byte for byte what Go's sse.Encoder
+ * Messages API's Server-Sent Events, byte for byte what Go's messages.Encoder
  * writes: every event ends with a blank line, text and thinking reach the
  * client as whole UTF-8 characters, and nothing a frame carries can break
  * out of its JSON string or data line. A stream with no message events of

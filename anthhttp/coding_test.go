@@ -1,0 +1,313 @@
+package anthhttp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/messages"
+)
+
+// fetchCoded POSTs to srv with the given Accept and Accept-Encoding and
+// returns the response, its body still coded, read whole.
+func fetchCoded(t *testing.T, srv *httptest.Server, accept, encoding string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", srv.URL, nil)
+	req.Header.Set("Accept", accept)
+	if encoding != "" {
+		req.Header.Set("Accept-Encoding", encoding)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, body
+}
+
+func TestAcceptsDeflate(t *testing.T) {
+	for header, want := range map[string]bool{
+		"":                               false,
+		"gzip, deflate, br, zstd":        false,
+		"*":                              false,
+		"anth-deflate":                   true,
+		"gzip, ANTH-Deflate":             true,
+		" anth-deflate ;q=0.5":           true,
+		"anth-deflate;q=0":               false,
+		"anth-deflate;q=0.000":           false,
+		"anth-deflate;q=x":               false,
+		"anth-deflate-2":                 false,
+		"gzip;q=1, anth-deflate;q=1":     true,
+		"anth-deflate;q=1.000":           true,
+		"anth-deflate;q=1.5":             false,
+		"anth-deflate;q=0, anth-deflate": false, // the first names its quality
+	} {
+		r := httptest.NewRequest("POST", "/v1/messages", nil)
+		if header != "" {
+			r.Header.Set("Accept-Encoding", header)
+		}
+		if got := acceptsDeflate(r); got != want {
+			t.Errorf("Accept-Encoding %q: %v, want %v", header, got, want)
+		}
+	}
+}
+
+// TestCodedHeaders: a client gets anth-deflate only if it asked for ANTH
+// and named the coding, and a padded response is never coded.
+func TestCodedHeaders(t *testing.T) {
+	rec := testdata.SSE(t)["layer0-basic.sse"]
+	handlers := map[string]http.HandlerFunc{
+		"NewResponseWriter": func(w http.ResponseWriter, r *http.Request) {
+			fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{})
+			fw.WriteText(0, []byte("x"))
+			fw.WriteDone(frame.StopEndTurn, "")
+		},
+		"NewResponseWriter padded": func(w http.ResponseWriter, r *http.Request) {
+			fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{Padding: 16})
+			fw.WriteText(0, []byte("x"))
+			fw.WriteDone(frame.StopEndTurn, "")
+		},
+		"Proxy": func(w http.ResponseWriter, r *http.Request) {
+			// An upstream's own coding does not describe what Proxy writes.
+			w.Header().Set("Content-Encoding", "br")
+			Proxy(w, r, io.NopCloser(bytes.NewReader(rec)), messages.API{}, ProxyOptions{})
+		},
+		"Proxy padded": func(w http.ResponseWriter, r *http.Request) {
+			Proxy(w, r, io.NopCloser(bytes.NewReader(rec)), messages.API{}, ProxyOptions{Padding: 16})
+		},
+	}
+	for name, h := range handlers {
+		srv := httptest.NewServer(h)
+		for _, c := range []struct {
+			accept, encoding, want string
+		}{
+			{acceptANTH, AcceptEncoding, deflate.Encoding},
+			{acceptANTH, "gzip, anth-deflate;q=0.5", deflate.Encoding},
+			{acceptANTH, "anth-deflate;q=0", ""},
+			{acceptANTH, "*", ""},
+			{acceptANTH, "gzip", ""},
+			{"text/event-stream", AcceptEncoding, ""},
+		} {
+			want := c.want
+			if strings.HasSuffix(name, "padded") {
+				want = ""
+			}
+			resp, _ := fetchCoded(t, srv, c.accept, c.encoding)
+			if got := resp.Header.Get("Content-Encoding"); got != want {
+				t.Errorf("%s, Accept-Encoding %q, Accept %q: Content-Encoding %q, want %q", name, c.encoding, c.accept, got, want)
+			}
+			if got := resp.Header.Get("Vary"); got != "Accept, Accept-Encoding" {
+				t.Errorf("%s: Vary %q", name, got)
+			}
+			if _, err := readFrames(resp); err != nil {
+				t.Errorf("%s, Accept-Encoding %q: %v", name, c.encoding, err)
+			}
+		}
+		srv.Close()
+	}
+}
+
+// TestCodedProxy: every recording, proxied with anth-deflate, reads back
+// through NewFrameReader as the same response as without it (the same SSE
+// once converted back: EVENT data travels raw inside the coding), in fewer
+// bytes over all; and a coded response cut anywhere reads as truncated.
+func TestCodedProxy(t *testing.T) {
+	recs := testdata.SSE(t)
+	names := make([]string, 0, len(recs))
+	for name := range recs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var plainBytes, codedBytes int
+	for _, name := range names {
+		rec := recs[name]
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Proxy(w, r, io.NopCloser(bytes.NewReader(rec)), messages.API{}, ProxyOptions{})
+		}))
+		plainResp, plain := fetchCoded(t, srv, acceptANTH, "")
+		codedResp, coded := fetchCoded(t, srv, acceptANTH, AcceptEncoding)
+		srv.Close()
+		if codedResp.Header.Get("Content-Encoding") != deflate.Encoding {
+			t.Fatalf("%s: not coded", name)
+		}
+		plainBytes += len(plain)
+		codedBytes += len(coded)
+		want, werr := asSSE(plainResp)
+		got, gerr := asSSE(codedResp)
+		if diff := cmp.Diff(want, got); diff != "" || (werr == nil) != (gerr == nil) {
+			t.Fatalf("%s: coded and plain differ (%v, %v) (-plain +coded):\n%s", name, werr, gerr, diff)
+		}
+		if werr != nil {
+			continue // the error recording: its stream ends with ERROR, read above
+		}
+		for cut := range len(coded) {
+			resp := &http.Response{StatusCode: 200, Header: codedResp.Header, Body: io.NopCloser(bytes.NewReader(coded[:cut]))}
+			if _, err := readFrames(resp); !errors.Is(err, frame.ErrTruncated) {
+				t.Fatalf("%s cut at %d of %d: %v, want truncated", name, cut, len(coded), err)
+			}
+		}
+	}
+	if codedBytes >= plainBytes {
+		t.Fatalf("coded %d bytes, plain %d", codedBytes, plainBytes)
+	}
+	t.Logf("15 recordings through Proxy: ANTH %d bytes, anth-deflate %d", plainBytes, codedBytes)
+}
+
+// asSSE reads a response with NewFrameReader and writes its frames as SSE.
+func asSSE(resp *http.Response) (string, error) {
+	fs, err := readFrames(resp)
+	var out bytes.Buffer
+	enc := messages.NewEncoder(&out, messages.EncoderOptions{})
+	w := frame.NewWriter(enc)
+	for _, f := range fs {
+		if werr := w.WriteFrame(f); werr != nil {
+			return out.String(), werr
+		}
+	}
+	return out.String(), err
+}
+
+// TestCodedResponseWriter: a handler's frames reach a coded client as
+// they were written, each as soon as it is written, coalesced or not.
+func TestCodedResponseWriter(t *testing.T) {
+	for _, opts := range []ResponseOptions{{}, {Coalesce: 5e6}} {
+		var want []frame.Frame
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fw := NewResponseWriter(w, r, messages.API{}, opts)
+			want = want[:0]
+			for _, p := range strings.Fields("the model streams 文本 the model streams") {
+				fw.WriteText(0, []byte(p+" "))
+				want = append(want, frame.Frame{Type: frame.TypeText, Payload: append([]byte{0, 0}, p+" "...)})
+			}
+			fw.WriteDone(frame.StopEndTurn, "")
+			want = append(want, frame.Frame{Type: frame.TypeDone, Payload: []byte{byte(frame.StopEndTurn)}})
+			fw.Flush()
+		}))
+		resp, _ := fetchCoded(t, srv, acceptANTH, AcceptEncoding)
+		srv.Close()
+		got, err := readFrames(resp)
+		if err != nil || resp.Header.Get("Content-Encoding") != deflate.Encoding {
+			t.Fatalf("%+v: %v, Content-Encoding %q", opts, err, resp.Header.Get("Content-Encoding"))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%+v: frames differ (-written +read):\n%s", opts, diff)
+		}
+	}
+}
+
+// TestUnknownEncoding: a body in a coding NewFrameReader does not read is
+// refused, not read as ANTH.
+func TestUnknownEncoding(t *testing.T) {
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ContentType}, "Content-Encoding": {"br"}}, Body: io.NopCloser(strings.NewReader("ANTH"))}
+	if _, err := NewFrameReader(resp, messages.API{}); !errors.Is(err, ErrMediaType) {
+		t.Fatalf("Content-Encoding br: %v, want ErrMediaType", err)
+	}
+}
+
+// TestMiddlewareCodings: the middleware asks for anth-deflate and gzip,
+// and hands the SDK SSE from either, as from an uncoded body.
+func TestMiddlewareCodings(t *testing.T) {
+	mw := (&Transport{API: messages.API{}}).Middleware
+	wantSSE, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.sse"))
+	// Inside anth-deflate EVENT data travels raw (SPEC.md §11.2), as
+	// Proxy sends it.
+	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(wantSSE), messages.DecoderOptions{RawEvents: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var coded bytes.Buffer
+	z := deflate.NewWriter(&coded, messages.API{}.Dictionary())
+	for i := 0; i < len(anth); i += 7 {
+		z.Write(anth[i:min(i+7, len(anth))])
+		z.Flush()
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(wantSSE)
+	zw.Close()
+	for _, c := range []struct {
+		ct, ce string
+		body   []byte
+	}{
+		{ContentType, deflate.Encoding, coded.Bytes()},
+		{"text/event-stream", "gzip", gz.Bytes()},
+	} {
+		req, _ := http.NewRequest("POST", "http://api.test/v1/messages", strings.NewReader(`{"stream":true}`))
+		var sent *http.Request
+		resp, err := mw(req, func(r *http.Request) (*http.Response, error) {
+			sent = r
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {c.ct}, "Content-Encoding": {c.ce}}, Body: io.NopCloser(bytes.NewReader(c.body))}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		if err != nil || !bytes.Equal(got, wantSSE) || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: %v, SSE equal %v, Content-Encoding %q", c.ce, err, bytes.Equal(got, wantSSE), resp.Header.Get("Content-Encoding"))
+		}
+		if ae := sent.Header.Get("Accept-Encoding"); ae != AcceptEncoding+", gzip" {
+			t.Errorf("Accept-Encoding %q", ae)
+		}
+	}
+}
+
+var (
+	codedValidRow   = regexp.MustCompile("^\\| `(anth-deflate-[a-z0-9-]+)` \\| `([0-9A-F ]+)` \\| `([0-9A-F ]+)` \\|$")
+	codedInvalidRow = regexp.MustCompile("^\\| `(anth-deflate-[a-z0-9-]+)` \\| `([0-9A-F ]+)` \\| (Err[A-Za-z]+) \\| ([0-9]+) \\|$")
+)
+
+// TestDeflateVectors: SPEC.md §11.5's coded bodies decode to their ANTH
+// streams with the EVENT dictionary, and the Writer writes the valid one;
+// the invalid ones fail as the table says.
+func TestDeflateVectors(t *testing.T) {
+	for _, m := range testdata.SpecRows(t, "11.5", codedValidRow) {
+		anth, coded := testdata.Hex(t, m[2]), testdata.Hex(t, m[3])
+		got, err := io.ReadAll(deflate.NewReader(bytes.NewReader(coded), messages.API{}.Dictionary()))
+		if err != nil || !bytes.Equal(got, anth) {
+			t.Errorf("%s: decodes to % X, %v", m[1], got, err)
+		}
+		// The frames, one record each, as the vector says it was written.
+		var out bytes.Buffer
+		z := deflate.NewWriter(&out, messages.API{}.Dictionary())
+		for rest := anth; len(rest) > 0; {
+			n := len(frame.Magic)
+			if len(out.Bytes()) > 0 || rest[0] != 'A' {
+				n = 0
+			}
+			_, k, _ := frame.Parse(rest[n:])
+			z.Write(rest[:n+k])
+			z.Flush()
+			rest = rest[n+k:]
+		}
+		if !bytes.Equal(out.Bytes(), coded) {
+			t.Errorf("%s: the Writer writes % X", m[1], out.Bytes())
+		}
+	}
+	kinds := map[string]error{"ErrMalformed": deflate.ErrMalformed, "ErrTruncated": deflate.ErrTruncated}
+	for _, m := range testdata.SpecRows(t, "11.5", codedInvalidRow) {
+		_, err := io.ReadAll(deflate.NewReader(bytes.NewReader(testdata.Hex(t, m[2])), messages.API{}.Dictionary()))
+		var e *deflate.Error
+		if !errors.Is(err, kinds[m[3]]) || !errors.As(err, &e) || strconv.FormatInt(e.Offset, 10) != m[4] {
+			t.Errorf("%s: %v, want %s at offset %s", m[1], err, m[3], m[4])
+		}
+	}
+}

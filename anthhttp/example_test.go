@@ -1,0 +1,45 @@
+package anthhttp_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/messages"
+)
+
+// A client reads a streaming response of either kind as frames. HTTP
+// errors, and responses cut short, are errors it can tell apart.
+func ExampleNewFrameReader() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(529)
+		io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL, nil)
+	req.Header.Set("Accept", anthhttp.ContentType+", text/event-stream;q=0.9")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+	var status *anthhttp.StatusError
+	if errors.As(err, &status) {
+		fmt.Println(status.StatusCode, status.Type, status.Message)
+		return
+	}
+	defer resp.Body.Close()
+	for f, err := range fr.All() {
+		if errors.Is(err, frame.ErrTruncated) {
+			log.Fatal("the response was cut short: ", err)
+		}
+		_ = f
+	}
+	// Output: 529 overloaded_error Overloaded
+}

@@ -1,0 +1,476 @@
+package anthhttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/sse"
+)
+
+// ContentType is the media type of an ANTH stream over HTTP.
+const ContentType = "application/x-anthropic-binary"
+
+// Negotiate reports whether the client of r asked for ANTH: its Accept
+// header lists ContentType with a quality above zero and at least that of
+// text/event-stream. Wildcards never select ANTH: a client that has not
+// named it may not read it.
+func Negotiate(r *http.Request) bool {
+	anth, stream := -1.0, -1.0
+	for _, h := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(h, ",") {
+			mt, q, ok := acceptElement(part)
+			if !ok {
+				continue
+			}
+			switch {
+			case strings.EqualFold(mt, ContentType):
+				anth = max(anth, q)
+			case strings.EqualFold(mt, sse.MediaType):
+				stream = max(stream, q)
+			}
+		}
+	}
+	return anth > 0 && anth >= stream
+}
+
+// acceptElement splits one element of an Accept or Accept-Encoding header
+// (RFC 9110 §12.5.1, §12.5.3) into its media range or coding and its
+// quality, 1 if it gives none; ok is false for an element that is not well
+// formed, which counts as absent. It reads what mime.ParseMediaType would,
+// without making a map of parameters for every element of every request.
+func acceptElement(part string) (value string, q float64, ok bool) {
+	value, params, _ := strings.Cut(part, ";")
+	if value = strings.TrimSpace(value); value == "" || strings.ContainsAny(value, " \t\"") {
+		return "", 0, false
+	}
+	q = 1
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			var err error
+			if q, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q < 0 || q > 1 {
+				return "", 0, false
+			}
+		}
+	}
+	return value, q, true
+}
+
+// acceptsDeflate reports whether the client of r can read anth-deflate: its
+// Accept-Encoding names deflate.Encoding with a quality above zero. As with
+// Accept, a wildcard is not enough: "*" in a browser's or a proxy's
+// Accept-Encoding was never written with this coding in mind.
+func acceptsDeflate(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(h, ",") {
+			if coding, q, ok := acceptElement(part); ok && strings.EqualFold(coding, deflate.Encoding) {
+				return q > 0
+			}
+		}
+	}
+	return false
+}
+
+// setStreamHeaders sets the headers of a negotiated stream response:
+//   - Content-Type: ContentType, or text/event-stream; charset=utf-8;
+//   - Content-Encoding: anth-deflate when coded, and none otherwise (an
+//     upstream's copied header does not describe the body written here);
+//   - Vary: Accept, Accept-Encoding, since the body depends on both: a
+//     shared cache must not serve one kind to a client that asked for the
+//     other;
+//   - Cache-Control: no-cache, no-transform: a stream is not to be stored,
+//     and an intermediary that transforms bodies (compressing them, say)
+//     holds back what it has not yet transformed;
+//   - X-Accel-Buffering: no, which nginx (and proxies that copy it) read
+//     as "pass each write on at once" instead of filling their buffers.
+func setStreamHeaders(h http.Header, anth, coded bool) {
+	if anth {
+		h.Set("Content-Type", ContentType)
+	} else {
+		h.Set("Content-Type", sse.MediaType+"; charset=utf-8")
+	}
+	if coded {
+		h.Set("Content-Encoding", deflate.Encoding)
+	} else {
+		h.Del("Content-Encoding")
+	}
+	h.Add("Vary", "Accept, Accept-Encoding")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("X-Accel-Buffering", "no")
+}
+
+// flusher writes to an http.ResponseWriter, through an anth-deflate Writer
+// when z is set, and flushes after every write (ending a record first), so
+// each frame or event reaches the client as soon as it exists.
+//
+// It writes nothing once ctx, the request's context, is done: net/http ends
+// it when the client leaves and when the handler returns, and a
+// ResponseWriter must not be used after that. So a handler's next write
+// after a disconnect fails at once, and a coalescing timer that fires after
+// a handler returned without Flush (or panicked) gets an error instead of
+// crashing the process in net/http's finished response.
+type flusher struct {
+	w   http.ResponseWriter
+	z   *deflate.Writer
+	f   *http.ResponseController
+	ctx context.Context
+}
+
+func newFlusher(w http.ResponseWriter, r *http.Request, z *deflate.Writer) flusher {
+	return flusher{w: w, z: z, f: http.NewResponseController(w), ctx: r.Context()}
+}
+
+// ended is the error of a write after the request's context is done; it
+// matches context.Canceled (or the context's cause) with errors.Is.
+func (f flusher) ended() error {
+	return &Error{Offset: -1, Err: context.Cause(f.ctx), Detail: "the response is over: the client left or the handler returned"}
+}
+
+// after turns a panic of the ResponseWriter into err when the request is
+// over: between the check in Write and the write itself the handler may
+// return (a coalescing timer writes from its own goroutine), and net/http's
+// finished response then panics. A panic while the request is live is not
+// ours to hide.
+func (f flusher) after(err *error) {
+	if v := recover(); v != nil {
+		if !f.over() {
+			panic(v)
+		}
+		*err = f.ended()
+	}
+}
+
+// over reports whether the request is over: its context is done, and not
+// by a server's drain (ErrShutdown), under which the handler still runs.
+func (f flusher) over() bool {
+	return f.ctx.Err() != nil && !errors.Is(context.Cause(f.ctx), ErrShutdown)
+}
+
+func (f flusher) Write(p []byte) (n int, err error) {
+	if f.over() {
+		return 0, f.ended()
+	}
+	defer f.after(&err)
+	if f.z == nil {
+		n, err = f.w.Write(p)
+		if err == nil {
+			err = f.f.Flush()
+		}
+		return n, err
+	}
+	n, err = f.z.Write(p)
+	if err == nil {
+		err = f.flush()
+	}
+	return n, err
+}
+
+// Flush lets frame.Writer.Flush reach the client.
+func (f flusher) Flush() (err error) {
+	if f.over() {
+		return f.ended()
+	}
+	defer f.after(&err)
+	return f.flush()
+}
+
+func (f flusher) flush() error {
+	if f.z != nil {
+		if err := f.z.Flush(); err != nil {
+			return err
+		}
+	}
+	return f.f.Flush()
+}
+
+// ResponseOptions configure NewResponseWriter. The zero value is ready to
+// use.
+type ResponseOptions struct {
+	// Padding pads an ANTH response with PAD frames (frame.WithPadding).
+	// A padded response is not compressed: compressed sizes would follow
+	// the text again, which is what padding hides.
+	Padding int
+	// Coalesce, if positive, hands frames to the client at most once per
+	// Coalesce (frame.WithCoalescing): fewer flushes and packets for a fast
+	// generator, at most Coalesce of added latency. The handler must call
+	// the Writer's Flush before it returns: frames still waiting then are
+	// never sent (the timer's write fails, as every write after the
+	// request is over does).
+	Coalesce time.Duration
+}
+
+// NewResponseWriter returns a frame.Writer for a handler's response of
+// api's: ANTH if the client of r negotiated it (see Negotiate), compressed
+// with anth-deflate if its Accept-Encoding names that too (SPEC.md §11;
+// deflated EVENT frames are then written raw, §11.2), else api's event
+// stream, converted frame by frame (api's Encoder). It sets the headers of
+// setStreamHeaders' list and flushes after every frame or event, or, with
+// opts.Coalesce, after every batch. Once r's context is done — the client
+// left, or the handler returned — every write fails with an *Error
+// matching context.Canceled, so a handler stops at its next frame rather
+// than writing into a closed connection.
+func NewResponseWriter(w http.ResponseWriter, r *http.Request, api bridge.API, opts ResponseOptions) *frame.Writer {
+	anth := Negotiate(r)
+	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
+	setStreamHeaders(w.Header(), anth, coded)
+	var wopts []frame.WriterOption
+	if opts.Coalesce > 0 {
+		wopts = append(wopts, frame.WithCoalescing(opts.Coalesce))
+	}
+	switch {
+	case coded:
+		return frame.NewWriter(api.RawEvents(newFlusher(w, r, deflate.NewWriter(w, api.Dictionary()))), wopts...)
+	case anth:
+		return frame.NewWriter(newFlusher(w, r, nil), append(wopts, frame.WithPadding(opts.Padding))...)
+	}
+	return frame.NewWriter(api.NewEncoder(newFlusher(w, r, nil), false, nil), wopts...)
+}
+
+// ProxyOptions configure Proxy. The zero value is ready to use.
+type ProxyOptions struct {
+	// Padding, if positive, pads the frames of each event to a multiple of
+	// Padding bytes with a PAD frame (frame.AppendPadTo), as the API pads
+	// its JSON with spaces; at most frame.MaxPadBlock. A padded response
+	// is not compressed.
+	Padding int
+}
+
+// Proxy streams upstream, the body of a streaming response of api's, to
+// the client of r: as ANTH if it negotiated it, compressed with
+// anth-deflate if its Accept-Encoding names that too and opts ask for no
+// padding (SPEC.md §11), else as api's event stream, event by event,
+// flushing after each. Proxy owns upstream and closes it, as soon as the
+// client goes away too (r's context ends), so a stalled upstream never
+// holds it.
+//
+// When upstream ends before its response does, breaks or cannot be read,
+// the client gets an ERROR frame, or api's error event, of code
+// frame.CodeAPI (api_error) saying so before the stream ends, and Proxy
+// returns an *Error: of kind ErrTruncated, ErrMalformed or ErrTooLarge, or
+// wrapping the upstream's read error, or the context's error if the client
+// left. A server draining with ErrShutdown as its base context's cause
+// gets an ERROR frame, or error event, of overloaded_error instead, and an
+// *Error of kind ErrShutdown. A response that ended is never added to.
+func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, api bridge.API, opts ProxyOptions) error {
+	defer upstream.Close()
+	stop := context.AfterFunc(r.Context(), func() { upstream.Close() })
+	defer stop()
+	if err := frame.CheckPadBlock(opts.Padding); err != nil {
+		return err
+	}
+	anth := Negotiate(r)
+	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
+	setStreamHeaders(w.Header(), anth, coded)
+	var err error
+	switch {
+	case coded:
+		z := getDeflater(w, api.Dictionary())
+		// The stream's window deflates EVENT JSON better than each event
+		// alone does: the decoder writes it raw.
+		d := api.NewDecoder(upstream, true)
+		err = proxyANTH(r.Context(), newFlusher(w, r, z), d, 0)
+		release(d)
+		putDeflater(z)
+	case anth:
+		d := api.NewDecoder(upstream, false)
+		err = proxyANTH(r.Context(), newFlusher(w, r, nil), d, opts.Padding)
+		release(d)
+	default:
+		err = proxySSE(r.Context(), newFlusher(w, r, nil), upstream, api)
+	}
+	if cerr := r.Context().Err(); err != nil && cerr != nil && !errors.Is(err, ErrShutdown) {
+		return &Error{Offset: -1, Err: cerr, Detail: "the client left"}
+	}
+	return err
+}
+
+// deflaters keeps the anth-deflate Writers of finished Proxy calls, 150
+// KiB each, for the next, by dictionary.
+var deflaters sync.Map // *deflate.Dictionary → *sync.Pool
+
+func getDeflater(w io.Writer, dict *deflate.Dictionary) *deflate.Writer {
+	if p, ok := deflaters.Load(dict); ok {
+		if z, _ := p.(*sync.Pool).Get().(*deflate.Writer); z != nil {
+			z.Reset(w)
+			return z
+		}
+	}
+	return deflate.NewWriter(w, dict)
+}
+
+func putDeflater(z *deflate.Writer) {
+	z.Reset(nil)
+	p, _ := deflaters.LoadOrStore(z.Dictionary(), &sync.Pool{})
+	p.(*sync.Pool).Put(z)
+}
+
+// release gives a Decoder back to its bridge, if the bridge keeps them
+// for reuse.
+func release(d bridge.Decoder) {
+	if r, ok := d.(interface{ Release() }); ok {
+		r.Release()
+	}
+}
+
+// streamFault is what ends a stream whose upstream failed with err at off,
+// and the code its client is told: ErrShutdown when the server's drain
+// closed the upstream (ctx's cause), else the upstream's fault.
+func streamFault(ctx context.Context, err error, off int64) (*Error, frame.ErrorCode) {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
+		return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
+	}
+	return upstreamFault(err, off), frame.CodeAPI
+}
+
+func proxyANTH(ctx context.Context, out io.Writer, d bridge.Decoder, padding int) error {
+	wrote := false
+	var padded []byte
+	for {
+		b, err := d.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			fault, code := streamFault(ctx, err, d.Offset())
+			if !d.Ended() {
+				var msg []byte
+				if !wrote {
+					msg = frame.AppendMagic(msg)
+				}
+				out.Write(frame.AppendError(msg, code, fault.Error()))
+			}
+			return fault
+		}
+		if padding > 0 {
+			start := 0
+			if !wrote {
+				start = len(frame.Magic)
+			}
+			padded = frame.AppendPadTo(append(padded[:0], b...), start, padding)
+			b = padded
+		}
+		wrote = true
+		if _, err := out.Write(b); err != nil {
+			return &Error{Offset: d.Offset(), Err: err, Detail: "writing to the client"}
+		}
+	}
+}
+
+func proxySSE(ctx context.Context, out io.Writer, upstream io.Reader, api bridge.API) error {
+	sc := sse.NewScanner(upstream, 0)
+	ended := false
+	var ev []byte
+	for {
+		name, data, err := sc.Next()
+		if err == io.EOF && !ended {
+			err = &Error{Offset: sc.Offset(), Err: ErrTruncated, Detail: "stream ends before its response does"}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		var ends bool
+		if err == nil {
+			// The same events fail the same way on both paths.
+			if ends, err = api.CheckEvent(name, data); err != nil {
+				err = &Error{Offset: sc.EventOffset(), Err: ErrMalformed, Detail: err.Error()}
+			}
+		}
+		if err != nil {
+			fault, code := streamFault(ctx, err, sc.Offset())
+			if !ended {
+				out.Write(api.AppendErrorEvent(nil, code, fault.Error()))
+			}
+			return fault
+		}
+		ended = ended || ends
+		ev = sse.AppendEvent(ev[:0], name, data)
+		if _, err := out.Write(ev); err != nil {
+			return &Error{Offset: sc.Offset(), Err: err, Detail: "writing to the client"}
+		}
+	}
+}
+
+// upstreamFault gives an upstream failure the *Error Proxy returns.
+func upstreamFault(err error, off int64) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return &Error{Offset: e.Offset, Err: e.Err, Detail: "upstream: " + e.Detail}
+	}
+	var fe *frame.Error
+	if errors.As(err, &fe) {
+		return &Error{Offset: off, Err: fe.Err, Detail: "upstream: " + fe.Error()}
+	}
+	return &Error{Offset: off, Err: err, Detail: "upstream read failed"}
+}
+
+// NewFrameReader reads a streaming response of api's of either kind as
+// ANTH frames: an ANTH body directly, or inflated if its Content-Encoding
+// is anth-deflate (SPEC.md §11), an event stream through api's Decoder, so the
+// client gets the same frames either way (SPEC.md §7a), and a response cut
+// short reads as ErrTruncated either way. AcceptEncoding is what a request
+// sends to be answered with anth-deflate.
+//
+// A response that is not a success gives a *StatusError, with the API's
+// error type and message when its body is the API's JSON error; a success
+// whose Content-Type is neither, or whose Content-Encoding is one this
+// package does not read, gives an *Error of kind ErrMediaType. On error
+// NewFrameReader closes the body; otherwise the caller does.
+func NewFrameReader(resp *http.Response, api bridge.API) (*frame.Reader, error) {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, statusError(resp, api)
+	}
+	body, err := decodedBody(resp, api)
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch mt {
+	case ContentType:
+		return frame.NewReader(body), nil
+	case sse.MediaType:
+		return frame.NewReader(api.NewDecoder(body, false)), nil
+	}
+	resp.Body.Close()
+	return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "Content-Type " + strconv.Quote(ct) + ", want " + ContentType + " or " + sse.MediaType}
+}
+
+// AcceptEncoding is the Accept-Encoding a client sends with Accept (or its
+// own Accept naming ContentType) to be answered with the smallest ANTH
+// stream, anth-deflate, where the server offers it.
+const AcceptEncoding = deflate.Encoding
+
+// decodedBody returns the body of resp as its Content-Encoding says to read
+// it: anth-deflate inflated, an unencoded body as it is.
+func decodedBody(resp *http.Response, api bridge.API) (io.Reader, error) {
+	switch ce := strings.TrimSpace(resp.Header.Get("Content-Encoding")); {
+	case ce == "" || strings.EqualFold(ce, "identity"):
+		return resp.Body, nil
+	case strings.EqualFold(ce, deflate.Encoding):
+		return deflate.NewReader(resp.Body, api.Dictionary()), nil
+	default:
+		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "Content-Encoding " + strconv.Quote(ce) + ", want none or " + deflate.Encoding}
+	}
+}
+
+// statusError reads a failed response's body, at most 64 KiB of it.
+func statusError(resp *http.Response, api bridge.API) *StatusError {
+	e := &StatusError{StatusCode: resp.StatusCode}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	e.Type, e.Message, _ = api.ParseError(body)
+	return e
+}

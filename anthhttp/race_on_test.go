@@ -1,0 +1,5 @@
+//go:build race
+
+package anthhttp
+
+const raceEnabled = true

@@ -1,0 +1,124 @@
+package frame
+
+import (
+	"slices"
+
+	anthutf8 "github.com/layer0/anth/utf8"
+)
+
+// Text reassembles the text of a response's content blocks into whole
+// UTF-8 characters (SPEC.md §7): the bytes of TEXT frames and of thinking,
+// tool-input and signature DELTA frames, per block and kind, holding a
+// character split between frames until it is whole. The zero value is
+// ready to use. A Text holds at most 3 bytes for each block and kind it has
+// seen and not forgotten, and gives out at most 3 bytes (one U+FFFD) for
+// each byte it is given.
+//
+// A client that shows a response's text gives it every frame (AppendFrame):
+// by default only text blocks' text comes out, as the JS TextReassembler
+// gives it; Include asks for thinking, signatures, tool input JSON or
+// citations too. The Encoder, which must pass every kind on, calls Append
+// with the kind itself.
+type Text struct {
+	blocks  map[uint16]*[DeltaSignature + 1]anthutf8.Decoder
+	include uint32 // bit k: AppendFrame gives DELTA frames of kind k
+}
+
+// Include makes AppendFrame give the DELTA frames of kinds as well as text
+// blocks' text.
+func (t *Text) Include(kinds ...DeltaKind) {
+	for _, k := range kinds {
+		if k < 32 {
+			t.include |= 1 << k
+		}
+	}
+}
+
+// AppendFrame appends the text frame f completes to dst: for a TEXT frame,
+// or a DELTA frame of a kind asked for with Include, the whole characters
+// its bytes complete; for a BLOCK frame that stops a block, what the block
+// still held (a cut character as U+FFFD), after which the block is
+// forgotten; for a DONE frame, what every block still held. Other frames
+// append nothing.
+func (t *Text) AppendFrame(dst []byte, f Frame) []byte {
+	switch f.Type {
+	case TypeText:
+		if block, text, err := f.Text(); err == nil {
+			return t.Append(dst, block, 0, text)
+		}
+	case TypeDelta:
+		if block, kind, data, err := f.Delta(); err == nil && kind < 32 && t.include&(1<<kind) != 0 {
+			return t.Append(dst, block, kind, data)
+		}
+	case TypeBlock:
+		if block, op, err := f.Block(); err == nil && op == BlockStop {
+			for kind := range DeltaSignature + 1 {
+				dst = t.Flush(dst, block, kind)
+			}
+			t.Forget(block)
+		}
+	case TypeDone:
+		dst = t.FlushAll(dst)
+	}
+	return dst
+}
+
+// FlushAll appends what every block still holds, in block order and kind
+// order within a block, and forgets every block: the end of a response.
+func (t *Text) FlushAll(dst []byte) []byte {
+	blocks := make([]uint16, 0, len(t.blocks))
+	for b := range t.blocks {
+		blocks = append(blocks, b)
+	}
+	slices.Sort(blocks)
+	for _, b := range blocks {
+		for kind := range DeltaSignature + 1 {
+			dst = t.Flush(dst, b, kind)
+		}
+		t.Forget(b)
+	}
+	return dst
+}
+
+// Append appends the characters data completes in block's text of the
+// given kind (0 for TEXT frames) to dst and returns the extended slice.
+func (t *Text) Append(dst []byte, block uint16, kind DeltaKind, data []byte) []byte {
+	if kind > DeltaSignature {
+		return append(dst, data...) // a citation is JSON, whole in its frame
+	}
+	return t.decoders(block)[kind].Append(dst, data)
+}
+
+// Pending reports whether block holds the start of a character in the text
+// of kind.
+func (t *Text) Pending(block uint16, kind DeltaKind) bool {
+	d := t.blocks[block]
+	return d != nil && kind <= DeltaSignature && d[kind].Pending() > 0
+}
+
+// Flush appends what block's text of kind still holds, a character cut off
+// by the block's end, as one U+FFFD.
+func (t *Text) Flush(dst []byte, block uint16, kind DeltaKind) []byte {
+	if d := t.blocks[block]; d != nil && kind <= DeltaSignature {
+		return d[kind].Flush(dst)
+	}
+	return dst
+}
+
+// Forget drops block's state, after its end.
+func (t *Text) Forget(block uint16) { delete(t.blocks, block) }
+
+// Blocks returns the number of blocks the Text holds state for.
+func (t *Text) Blocks() int { return len(t.blocks) }
+
+func (t *Text) decoders(block uint16) *[DeltaSignature + 1]anthutf8.Decoder {
+	d := t.blocks[block]
+	if d == nil {
+		if t.blocks == nil {
+			t.blocks = map[uint16]*[DeltaSignature + 1]anthutf8.Decoder{}
+		}
+		d = new([DeltaSignature + 1]anthutf8.Decoder)
+		t.blocks[block] = d
+	}
+	return d
+}

@@ -1,0 +1,80 @@
+package frame
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// textFrames is a response of text blocks interleaved with thinking,
+// signature and tool input deltas, each block's bytes cut at random
+// points (characters split between frames), and the text of each kind.
+func textFrames(t *rapid.T) (frames []Frame, text, thinking string) {
+	pieces := rapid.SliceOfN(rapid.StringMatching(`[a-zé你😀]{0,6}`), 1, 12).Draw(t, "pieces")
+	var b []byte
+	for i, p := range pieces {
+		block := uint16(i % 3)
+		data := []byte(p)
+		cut := rapid.IntRange(0, len(data)).Draw(t, "cut")
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			b = AppendText(b, block, data[:cut])
+			b = AppendText(b, block, data[cut:])
+			text += p
+		case 1:
+			b = AppendDelta(b, block+10, DeltaThinking, data[:cut])
+			b = AppendDelta(b, block+10, DeltaThinking, data[cut:])
+			thinking += p
+		case 2:
+			b = AppendDelta(b, block+20, DeltaSignature, data)
+		case 3:
+			b = AppendDelta(b, block+30, DeltaInputJSON, data)
+		}
+	}
+	b = AppendDone(b, StopEndTurn, "")
+	for len(b) > 0 {
+		f, n, err := Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, f)
+		b = b[n:]
+	}
+	return frames, text, thinking
+}
+
+// TestTextFrameDefault: AppendFrame gives text blocks' text alone by
+// default, whole and in order, and thinking too when it is included.
+func TestTextFrameDefault(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		frames, text, thinking := textFrames(t)
+		var def, with Text
+		with.Include(DeltaThinking)
+		var gotDef, gotWith []byte
+		for _, f := range frames {
+			gotDef = def.AppendFrame(gotDef, f)
+			gotWith = with.AppendFrame(gotWith, f)
+		}
+		if d := cmp.Diff(text, string(gotDef)); d != "" {
+			t.Fatalf("default (-want +got):\n%s", d)
+		}
+		if len(gotWith) != len(text)+len(thinking) {
+			t.Fatalf("with thinking: %q, want the %d bytes of %q and %q", gotWith, len(text)+len(thinking), text, thinking)
+		}
+		if def.Blocks() != 0 || with.Blocks() != 0 {
+			t.Fatalf("DONE left %d and %d blocks", def.Blocks(), with.Blocks())
+		}
+	})
+}
+
+// TestTextFrameAllocs: the steady state of AppendFrame on TEXT frames
+// allocates nothing.
+func TestTextFrameAllocs(t *testing.T) {
+	f, _, _ := Parse(AppendText(nil, 0, []byte("hello, 世界")))
+	var x Text
+	dst := x.AppendFrame(nil, f)
+	if n := testing.AllocsPerRun(100, func() { dst = x.AppendFrame(dst[:0], f) }); n != 0 {
+		t.Errorf("%v allocations a frame", n)
+	}
+}

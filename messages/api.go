@@ -1,0 +1,113 @@
+package messages
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
+	"github.com/layer0/anth/request"
+)
+
+// API is the Anthropic Messages API as a bridge.API, for package anthhttp:
+// NewResponseWriter, Proxy, NewFrameReader, Gateway and Transport serve and
+// read the Messages API's streams through it. The zero value is ready to
+// use; its fields configure the Decoders and Encoders it makes.
+type API struct {
+	Decoder DecoderOptions
+	Encoder EncoderOptions
+	// Request bounds the requests AppendRequestANTH and AppendRequestJSON
+	// convert.
+	Request request.Limits
+}
+
+var _ bridge.API = API{}
+
+// Path returns the Messages API's endpoint, "/v1/messages".
+func (API) Path() string { return "/v1/messages" }
+
+// Streaming reports whether body asks for a stream: "stream": true.
+func (API) Streaming(body []byte) bool {
+	v, ok := jsonlex.Field(body, "stream")
+	return ok && string(v) == "true"
+}
+
+// NewDecoder returns a Decoder of a's options reading r, one kept for
+// reuse if there is one (Release gives it back); coded sets RawEvents.
+func (a API) NewDecoder(r io.Reader, coded bool) bridge.Decoder {
+	opts := a.Decoder
+	opts.RawEvents = opts.RawEvents || coded
+	return getDecoder(r, opts)
+}
+
+// NewEncoder returns an Encoder of a's options writing to w; coded sets
+// Coded, and a request body that names a model names the message of a
+// stream that does not (ANTH from a server that never saw SSE), unless
+// a's options name one.
+func (a API) NewEncoder(w io.Writer, coded bool, body []byte) bridge.Encoder {
+	opts := a.Encoder
+	opts.Coded = opts.Coded || coded
+	if opts.Model == "" && body != nil {
+		if v, ok := jsonlex.Field(body, "model"); ok {
+			if m, ok := jsonlex.AppendUnquoted(nil, v); ok {
+				opts.Model = string(m)
+			}
+		}
+	}
+	return NewEncoder(w, opts)
+}
+
+// RawEvents returns a writer that writes each deflated EVENT frame raw.
+func (API) RawEvents(w io.Writer) io.Writer { return &rawEvents{w: w} }
+
+// Dictionary returns EventDictionary, prepared once.
+func (API) Dictionary() *deflate.Dictionary { return eventDict() }
+
+// CheckEvent refuses an event whose data is not JSON, as a Decoder does,
+// and reports message_stop and error as the end of a response.
+func (API) CheckEvent(name, data []byte) (ends bool, err error) {
+	if !json.Valid(data) {
+		return false, &Error{Offset: -1, Err: ErrMalformed, Detail: "event data is not JSON"}
+	}
+	return string(name) == "message_stop" || string(name) == "error", nil
+}
+
+// AppendError appends the API's error body:
+// {"type":"error","error":{"type":…,"message":…}}.
+func (API) AppendError(b []byte, code frame.ErrorCode, message string) []byte {
+	return appendErrorJSON(b, code, []byte(message))
+}
+
+// AppendErrorEvent appends the API's error event.
+func (API) AppendErrorEvent(b []byte, code frame.ErrorCode, message string) []byte {
+	return appendEvent(b, []byte("error"), appendErrorJSON(nil, code, []byte(message)))
+}
+
+// AppendRequestANTH is a.Request.AppendANTH: the seed form when it can
+// carry the request, else the extended form.
+func (a API) AppendRequestANTH(dst, body []byte) ([]byte, error) {
+	return a.Request.AppendANTH(dst, body)
+}
+
+// AppendRequestJSON is a.Request.AppendJSON.
+func (a API) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
+	return a.Request.AppendJSON(dst, anth)
+}
+
+// ParseError reads the API's error body,
+// {"type":"error","error":{"type":…,"message":…}}.
+func (API) ParseError(body []byte) (typ, message string, ok bool) {
+	var e struct {
+		Type  string `json:"type"`
+		Error *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Type != "error" || e.Error == nil {
+		return "", "", false
+	}
+	return e.Error.Type, e.Error.Message, true
+}

@@ -1,0 +1,104 @@
+package messages
+
+import (
+	"bytes"
+	"compress/flate"
+	"io"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func inflateStd(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, z []byte) []byte {
+	t.Helper()
+	out, err := io.ReadAll(flate.NewReaderDict(bytes.NewReader(z), []byte(EventDictionary)))
+	if err != nil {
+		t.Fatalf("compress/flate cannot inflate % X: %v", z, err)
+	}
+	return out
+}
+
+// TestDeflateRoundTrip: whatever the encoder is given, compress/flate
+// inflates it back with the dictionary: event JSON, the dictionary's own
+// bytes, runs, random bytes, and inputs past the 32 KiB window.
+func TestDeflateRoundTrip(t *testing.T) {
+	alphabet := []byte(EventDictionary[:200])
+	rapid.Check(t, func(t *rapid.T) {
+		var in []byte
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			in = rapid.SliceOfN(rapid.Byte(), 0, 3000).Draw(t, "random")
+		case 1:
+			in = rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 5000).Draw(t, "json-ish")
+		case 2:
+			lo := rapid.IntRange(0, len(EventDictionary)).Draw(t, "lo")
+			hi := rapid.IntRange(lo, len(EventDictionary)).Draw(t, "hi")
+			in = []byte(strings.Repeat(EventDictionary[lo:hi], rapid.IntRange(1, 20).Draw(t, "times")))
+		case 3:
+			in = bytes.Repeat([]byte{rapid.Byte().Draw(t, "b")}, rapid.IntRange(0, 70_000).Draw(t, "run"))
+		}
+		if got := inflateStd(t, appendDeflate(nil, in)); !bytes.Equal(got, in) {
+			t.Fatalf("round trip of %d bytes gives %d different bytes", len(in), len(got))
+		}
+	})
+	big := []byte(strings.Repeat(EventDictionary, 40)) // 90 KB: distances capped at 32 KiB
+	if got := inflateStd(t, appendDeflate(nil, big)); !bytes.Equal(got, big) {
+		t.Fatal("a 90 KB input does not round-trip")
+	}
+	// What is appended follows dst untouched.
+	dst := appendDeflate([]byte("keep"), []byte(`{"type":"ping"}`))
+	if !bytes.HasPrefix(dst, []byte("keep")) || !bytes.Equal(inflateStd(t, dst[4:]), []byte(`{"type":"ping"}`)) {
+		t.Fatal("appendDeflate does not append")
+	}
+}
+
+// TestDeflateMatches: the encoder finds what a reader can use: a repeat of
+// the event's own first bytes, repeats up to 32 KiB back deep into a long
+// event, and the dictionary at exactly the farthest distance DEFLATE
+// allows, and no farther.
+func TestDeflateMatches(t *testing.T) {
+	size := func(s string) int {
+		z := appendDeflate(nil, []byte(s))
+		if got := inflateStd(t, z); string(got) != s {
+			t.Fatalf("%d bytes do not round-trip", len(s))
+		}
+		return len(z)
+	}
+	if rep, none := size("#%&!#%&!"), size("#%&!)(*@"); rep >= none {
+		t.Errorf("a repeat of the first 4 bytes: %d bytes, as many as without one (%d)", rep, none)
+	}
+	if n := size(strings.Repeat("x", 20_000)); n > 200 {
+		t.Errorf("a run of 20,000 bytes: %d bytes", n)
+	}
+	// The event's first bytes again at exactly 32,768 bytes, and one more.
+	first := "!Q#W$E%R^T&Y*U(I)O_P+{}|"
+	for _, c := range []struct {
+		dist  int
+		found bool
+	}{{32_768, true}, {32_769, false}} {
+		prefix := first + strings.Repeat("x", c.dist-len(first))
+		grew := size(prefix+first) - size(prefix)
+		if found := grew < len(first)/2; found != c.found {
+			t.Errorf("the first bytes again at distance %d: %d bytes for %d, found %v, want %v", c.dist, grew, len(first), found, c.found)
+		}
+	}
+	// A piece of the dictionary whose first 4 bytes are indexed where it
+	// starts, at distance exactly 32,768 and one more.
+	d := EventDictionary
+	p := int(dictIndex()[hash4([]byte(d[len(d)-300:]))])
+	piece := d[p:min(p+200, len(d))]
+	for _, c := range []struct {
+		dist  int
+		found bool
+	}{{32_768, true}, {32_769, false}, {30_000, true}} {
+		filler := strings.Repeat("x", c.dist-(len(d)-p))
+		grew := size(filler+piece) - size(filler)
+		if found := grew < len(piece)/2; found != c.found {
+			t.Errorf("the dictionary at distance %d: %d bytes for %d, found %v, want %v", c.dist, grew, len(piece), found, c.found)
+		}
+	}
+}

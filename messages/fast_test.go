@@ -1,0 +1,64 @@
+package messages
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/layer0/anth/frame"
+)
+
+func TestMessageDelta(t *testing.T) {
+	const head = `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":`
+	for _, c := range []struct {
+		usage      string
+		startInput uint64
+		want       usageState
+		typedOnly  bool
+	}{
+		{`{"output_tokens":15}`, 25, usageState{usage: frame.Usage{InputTokens: 25, OutputTokens: 15}, hasUsage: true}, true},
+		{`{"output_tokens":0}`, 25, usageState{usage: frame.Usage{InputTokens: 25}, hasUsage: true}, true},
+		{`{"output_tokens":0}`, 0, usageState{}, true},
+		{`{"input_tokens":7,"output_tokens":3}`, 25, usageState{usage: frame.Usage{InputTokens: 7, OutputTokens: 3}, hasUsage: true}, true},
+		{`{"input_tokens":25,"output_tokens":3}`, 25, usageState{usage: frame.Usage{InputTokens: 25, OutputTokens: 3}, hasUsage: true}, false},
+		{`{"input_tokens":10,"cache_creation_input_tokens":20,"cache_read_input_tokens":70,"output_tokens":3}`, 0,
+			usageState{usage: frame.Usage{InputTokens: 10, OutputTokens: 3, CacheHitRatio: 700_000}, cache: frame.CacheUsage{CacheReadInputTokens: 70, CacheCreationInputTokens: 20}, hasUsage: true, hasCache: true}, true},
+		{`{"output_tokens":3,"output_tokens_details":{"thinking_tokens":1}}`, 5, usageState{usage: frame.Usage{InputTokens: 5, OutputTokens: 3}, hasUsage: true}, false},
+		{`{"output_tokens":99999999999}`, 5, usageState{usage: frame.Usage{InputTokens: 5, OutputTokens: 1<<32 - 1}, hasUsage: true}, false},
+	} {
+		js := []byte(head + c.usage + "}")
+		u, reason, _ := parseMessageDelta(js, c.startInput)
+		if reason != frame.StopEndTurn || !cmp.Equal(u, c.want, cmp.AllowUnexported(usageState{})) {
+			t.Errorf("%s: %+v, %v; want %+v", c.usage, u, reason, c.want)
+		}
+		m := toFrames{startInput: c.startInput}
+		out := m.messageDelta(nil, js)
+		if typedOnly := !bytes.Contains(out, []byte("message_delta")) && m.deferring; typedOnly != c.typedOnly {
+			t.Errorf("%s: carried by typed frames alone: %v, want %v", c.usage, typedOnly, c.typedOnly)
+		}
+	}
+}
+
+func TestFastPathAgrees(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		kind := frame.DeltaKind(rapid.IntRange(0, 3).Draw(t, "kind"))
+		text := rapid.String().Draw(t, "text")
+		block := rapid.IntRange(0, 0x10000).Draw(t, "block")
+		s, _ := json.Marshal(text)
+		js := []byte(`{"type":"content_block_delta","index":` + strconv.Itoa(block) + `,"delta":{"type":"` + deltaTypes[kind].typ + `","` + deltaTypes[kind].field + `":` + string(s) + `}}`)
+		var scratch []byte
+		fast, ok := fastDelta(nil, js, &scratch)
+		var m toFrames
+		general, gok := m.delta(nil, js)
+		if ok && (!gok || !bytes.Equal(fast, general)) {
+			t.Fatalf("%s: fast path % X, general path % X (%v)", js, fast, general, gok)
+		}
+		if block <= 0xFFFF && !ok && !gok {
+			t.Fatalf("%s: neither path takes a valid delta", js)
+		}
+	})
+}

@@ -1,0 +1,47 @@
+package messages
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/layer0/anth/internal/testdata"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden from this package's output")
+
+// TestGolden pins the bridge's output for every recording in
+// testdata/golden: NAME.anth is what a Decoder makes of the SSE, NAME.sse
+// what an Encoder makes of that ANTH. Other implementations (the
+// JavaScript package) check their output against the same files, byte for
+// byte. go test ./sse -run TestGolden -update rewrites them.
+func TestGolden(t *testing.T) {
+	dir := testdata.Path("golden")
+	for name, in := range testdata.SSE(t) {
+		base := strings.TrimSuffix(strings.TrimSuffix(name, ".sse"), ".txt")
+		anth := toANTH(t, in, DecoderOptions{})
+		sse, err := toSSEBytes(anth, len(anth), EncoderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ext, got := range map[string][]byte{".anth": anth, ".sse": sse} {
+			path := filepath.Join(dir, base+ext)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (go test ./sse -run TestGolden -update writes it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from this package's output", path)
+			}
+		}
+	}
+}

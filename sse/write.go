@@ -1,0 +1,30 @@
+package sse
+
+import "bytes"
+
+// AppendEvent appends an event named name (none if empty) with data, which
+// may hold line breaks: each line of data (ended by LF, CRLF or a lone CR,
+// as Scanner reads them) is a data line of its own, so Scanner gives the
+// data back with its line ends as LF, and no byte of data can start a
+// field or an event of its own. The name must hold no line break.
+func AppendEvent(b, name, data []byte) []byte {
+	if len(name) > 0 {
+		b = append(b, "event: "...)
+		b = append(b, name...)
+		b = append(b, '\n')
+	}
+	for {
+		end := bytes.IndexAny(data, "\r\n")
+		b = append(b, "data: "...)
+		if end < 0 {
+			b = append(b, data...)
+			return append(b, '\n', '\n')
+		}
+		b = append(b, data[:end]...)
+		b = append(b, '\n')
+		if data[end] == '\r' && end+1 < len(data) && data[end+1] == '\n' {
+			end++
+		}
+		data = data[end+1:]
+	}
+}
