@@ -470,7 +470,7 @@ func TestExtendedDuplicateKeyCost(t *testing.T) {
 	}
 	anth := append([]byte("ANTX\x01"), e.dst...)
 	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth, maxOut: defaultMaxSize}
-	if !d.value(0, false) {
+	if !d.value(0, false, 0) {
 		t.Fatal(d.err)
 	}
 	t.Logf("%d keys (%d bytes of JSON): %d comparisons to ANTH, %d back", n, len(body), e.compares, d.compares)

@@ -57,7 +57,7 @@ func (l Limits) AppendJSON(dst, anth []byte) ([]byte, error) {
 	} else if ok {
 		if t, ok := d.peek(); ok && t != tagObject {
 			d.fail(ErrMalformed, "a request is an object")
-		} else if ok && d.value(0, false) && d.i != len(anth) {
+		} else if ok && d.value(0, false, 0) && d.i != len(anth) {
 			d.fail(ErrMalformed, strconv.Itoa(len(anth)-d.i)+" bytes after the request")
 		}
 	}
@@ -136,12 +136,22 @@ func (d *antxToJSON) fail(kind error, detail string) bool {
 	return false
 }
 
-// room reports whether n more bytes of JSON stay within maxOut, checked
-// before they are written, so the JSON held is never more than the limit
-// (SPEC.md §5.4's limits; Limits.MaxOutputSize).
-func (d *antxToJSON) room(n int) bool {
+// room reports whether n more bytes of JSON, and the separator pre (','
+// or ':', or 0 for none), stay within maxOut, and if they do writes pre.
+// Every byte is counted before it is written, so the JSON held is never
+// more than the limit and JSON of exactly the limit passes (SPEC.md §5.4's
+// limits; Limits.MaxOutputSize). Over it, ErrTooLarge at at, the offset of
+// the tag the bytes come from.
+func (d *antxToJSON) room(at int, pre byte, n int) bool {
+	if pre != 0 {
+		n++
+	}
 	if len(d.dst)-d.base+n > d.maxOut {
+		d.i = at
 		return d.fail(ErrTooLarge, "the request's JSON would pass "+strconv.Itoa(d.maxOut)+" bytes")
+	}
+	if pre != 0 {
+		d.dst = append(d.dst, pre)
 	}
 	return true
 }
@@ -178,26 +188,22 @@ func (d *antxToJSON) bytes() ([]byte, bool) {
 	return d.src[d.i-int(n) : d.i], true
 }
 
-// value writes the value at d.i; data says it is the value of a "data" key.
-func (d *antxToJSON) value(depth int, data bool) bool {
+// value writes the value at d.i, after the separator pre (',', ':' or 0
+// for none); data says it is the value of a "data" key.
+func (d *antxToJSON) value(depth int, data bool, pre byte) bool {
 	at := d.i
 	tag, ok := d.byte()
 	if !ok {
 		return false
 	}
-	// A value and its separator: 21 bytes at most but for strings and
-	// numbers, which check their own length.
-	if !d.room(22) {
-		d.i = at
-		return false
-	}
+	var lit string
 	switch tag {
 	case tagNull:
-		d.dst = append(d.dst, "null"...)
+		lit = "null"
 	case tagFalse:
-		d.dst = append(d.dst, "false"...)
+		lit = "false"
 	case tagTrue:
-		d.dst = append(d.dst, "true"...)
+		lit = "true"
 	case tagInteger:
 		v, k := binary.Uvarint(d.src[d.i:])
 		if k == 0 {
@@ -206,33 +212,52 @@ func (d *antxToJSON) value(depth int, data bool) bool {
 		if k < 0 || k != uvarintLen(v) {
 			return d.fail(ErrMalformed, "a bad integer")
 		}
+		var buf [20]byte
+		text := strconv.AppendInt(buf[:0], int64(v>>1)^-int64(v&1), 10)
+		if !d.room(at, pre, len(text)) {
+			return false
+		}
 		d.i += k
-		d.dst = strconv.AppendInt(d.dst, int64(v>>1)^-int64(v&1), 10)
+		d.dst = append(d.dst, text...)
+		return true
 	case tagNumber:
-		return d.number(at)
+		return d.number(at, pre)
 	case tagString, tagDict, tagBase64:
 		d.i = at
-		return d.string(data)
+		return d.string(data, pre)
 	case tagArray, tagObject:
 		if depth >= d.maxDepth {
 			d.i = at
 			return d.fail(ErrTooLarge, "nested deeper than "+strconv.Itoa(d.maxDepth))
 		}
 		if tag == tagArray {
-			return d.list(']', func(first bool) bool { return d.value(depth+1, false) })
+			return d.list(at, pre, ']', func(first bool) bool { return d.value(depth+1, false, sep(first, ',')) })
 		}
-		return d.object(depth)
+		return d.object(at, pre, depth)
 	default:
 		d.i = at
 		return d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag)))
 	}
+	if !d.room(at, pre, len(lit)) {
+		return false
+	}
+	d.dst = append(d.dst, lit...)
 	return true
+}
+
+// sep is the separator before an element: none before the first.
+func sep(first bool, c byte) byte {
+	if first {
+		return 0
+	}
+	return c
 }
 
 // string writes the string value at d.i (literal, from the dictionary or
 // base64) as JSON, checking that it takes its canonical form, and returns
-// where its encoding ends: equal strings have equal encodings.
-func (d *antxToJSON) string(data bool) bool {
+// where its encoding ends: equal strings have equal encodings. pre is the
+// separator before it, as value's.
+func (d *antxToJSON) string(data bool, pre byte) bool {
 	at := d.i
 	tag, _ := d.byte()
 	switch tag {
@@ -245,8 +270,11 @@ func (d *antxToJSON) string(data bool) bool {
 			d.i--
 			return d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
 		}
-		d.dst = jsonlex.AppendString(d.dst, requestDictionary[i]) // ≤ 27 bytes: value checked 22 + 1
-		return d.room(0)
+		if !d.room(at, pre, escapedLen(requestDictionary[i])+2) {
+			return false
+		}
+		d.dst = jsonlex.AppendString(d.dst, requestDictionary[i])
+		return true
 	case tagBase64:
 		raw, ok := d.bytes()
 		if !ok {
@@ -256,8 +284,7 @@ func (d *antxToJSON) string(data bool) bool {
 			d.i = at
 			return d.fail(ErrMalformed, "base64 bytes outside a \"data\" value")
 		}
-		if !d.room(base64.StdEncoding.EncodedLen(len(raw)) + 3) {
-			d.i = at
+		if !d.room(at, pre, base64.StdEncoding.EncodedLen(len(raw))+2) {
 			return false
 		}
 		d.dst = append(d.dst, '"')
@@ -278,8 +305,7 @@ func (d *antxToJSON) string(data bool) bool {
 			d.i = at
 			return d.fail(ErrMalformed, "a string sent literally that has a shorter canonical form")
 		}
-		if !d.room(escapedLen(s) + 3) {
-			d.i = at
+		if !d.room(at, pre, escapedLen(s)+2) {
 			return false
 		}
 		d.dst = jsonlex.AppendString(d.dst, s)
@@ -306,8 +332,8 @@ func canonicalElsewhere(s []byte, data bool) bool {
 }
 
 // number writes a number sent as text, which must be a JSON number that is
-// not a canonical int64.
-func (d *antxToJSON) number(at int) bool {
+// not a canonical int64. pre is the separator before it, as value's.
+func (d *antxToJSON) number(at int, pre byte) bool {
 	text, ok := d.bytes()
 	if !ok {
 		return false
@@ -320,26 +346,26 @@ func (d *antxToJSON) number(at int) bool {
 		d.i = at
 		return d.fail(ErrMalformed, "an integer sent as text")
 	}
-	if !d.room(len(text) + 1) {
-		d.i = at
+	if !d.room(at, pre, len(text)) {
 		return false
 	}
 	d.dst = append(d.dst, text...)
 	return true
 }
 
-func (d *antxToJSON) object(depth int) bool {
+// object writes the object whose tag is at at, after the separator pre.
+func (d *antxToJSON) object(at int, pre byte, depth int) bool {
 	keysAt := len(d.keys)
 	defer func() { d.keys = d.keys[:keysAt] }()
-	ok := d.list('}', func(first bool) bool {
-		at, out := d.i, len(d.dst)
-		if !d.string(false) {
+	ok := d.list(at, pre, '}', func(first bool) bool {
+		at := d.i
+		if !d.string(false, sep(first, ',')) {
 			return false
 		}
 		d.keys = append(d.keys, keySpan{at: uint32(at), start: uint32(at)})
-		data := string(d.dst[out:]) == `"data"`
-		d.dst = append(d.dst, ':')
-		return d.value(depth+1, data)
+		// "data" is in the dictionary: its one encoding is its index.
+		data := d.src[at] == tagDict && requestDictionary[d.src[at+1]] == "data"
+		return d.value(depth+1, data, ':')
 	})
 	// SPEC.md §5.4: "an object has no two equal keys"; equal strings have
 	// equal encodings. As in jsonToANTH.object, a repeat is found when the
@@ -355,25 +381,26 @@ func (d *antxToJSON) object(depth int) bool {
 	return ok
 }
 
-// list writes the elements of an array or object up to its end tag.
-func (d *antxToJSON) list(end byte, elem func(first bool) bool) bool {
-	if end == ']' {
-		d.dst = append(d.dst, '[')
-	} else {
-		d.dst = append(d.dst, '{')
+// list writes the array or object whose tag is at at, after the separator
+// pre: its elements up to its end tag, each writing the comma before it.
+// The opening bracket counts at the tag, the closing one at the end tag.
+func (d *antxToJSON) list(at int, pre byte, end byte, elem func(first bool) bool) bool {
+	if !d.room(at, pre, 1) {
+		return false
 	}
+	d.dst = append(d.dst, end-2) // '[' or '{'
 	for first := true; ; first = false {
 		t, ok := d.peek()
 		if !ok {
 			return false
 		}
 		if t == tagEnd {
+			if !d.room(d.i, 0, 1) {
+				return false
+			}
 			d.i++
 			d.dst = append(d.dst, end)
 			return true
-		}
-		if !first {
-			d.dst = append(d.dst, ',')
 		}
 		if !elem(first) {
 			return false
@@ -383,10 +410,10 @@ func (d *antxToJSON) list(end byte, elem func(first bool) bool) bool {
 
 // escapedLen returns the length of valid UTF-8 s escaped as jsonlex.AppendEscaped
 // escapes it.
-func escapedLen(s []byte) int {
+func escapedLen[T string | []byte](s T) int {
 	n := len(s)
-	for _, c := range s {
-		switch {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
 		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
 			n++
 		case c < 0x20:
@@ -397,20 +424,34 @@ func escapedLen(s []byte) int {
 }
 
 // seedJSONSize returns the length of appendSeedJSON's JSON for req or, once
-// it passes limit, more than limit and the offset in the seed request of
-// the part where it does.
+// it passes limit, more than limit and the offset in the seed request of the
+// field whose JSON takes it past (Limits.MaxOutputSize): the model, a
+// message's first part or max_tokens, each with the punctuation before it.
 func seedJSONSize(req Seed, limit int) (n, at int) {
-	n = len(`{"model":,"messages":[],"max_tokens":4294967295}`) + escapedLen([]byte(req.Model)) + 2
-	at = len(requestMagic) + 2 + len(req.Model)
-	if parts := len(req.Messages); parts >= 255 {
-		at += 2
+	n = len(`{"model":""`) + escapedLen(req.Model)
+	if n > limit {
+		return n, len(requestMagic)
 	}
-	for _, m := range req.Messages {
-		n += len(`{"role":"assistant","content":""},`) + escapedLen([]byte(m.Content))
+	at = len(requestMagic) + 2 + len(req.Model)
+	if seedParts(req) >= countEscape {
+		at += 2 // the escaped part count (SPEC.md §5.2): FF, then a u16
+	}
+	open := `,"messages":[`
+	for i, m := range req.Messages {
+		if i == 0 && m.Role == RoleSystem {
+			n += len(`,"system":""`) + escapedLen(m.Content)
+		} else {
+			n += len(open) + len(`{"role":"","content":""}`) + len(roleNames[m.Role]) + escapedLen(m.Content)
+			open = ","
+		}
 		if n > limit {
 			return n, at
 		}
-		at += 3*((len(m.Content)+0xFFFE)/0xFFFF+btoi(len(m.Content) == 0)) + len(m.Content)
+		at += 3*split(len(m.Content), partMax) + len(m.Content)
 	}
-	return n, at
+	if open == "," {
+		open = ""
+	}
+	var buf [10]byte
+	return n + len(open) + len(`],"max_tokens":}`) + len(strconv.AppendUint(buf[:0], uint64(req.MaxTokens), 10)), at
 }

@@ -16,8 +16,15 @@ type Limits struct {
 	MaxMessages int
 	// MaxDepth bounds the nesting of arrays and objects. Default 128.
 	MaxDepth int
-	// MaxOutputSize bounds the JSON AppendJSON writes, over it ErrTooLarge
-	// at the offset of the value that would pass it. Default 32 MiB, the
+	// MaxOutputSize bounds the JSON AppendJSON writes, exactly: JSON of
+	// MaxOutputSize bytes passes, a byte more does not. Each byte is counted
+	// before it is written, so no more than the limit is held, and the first
+	// that would pass it fails with ErrTooLarge at the offset in the request
+	// of what it comes from: in the extended form, the tag of the value or
+	// key (counting the comma or colon before it) or the end tag of the "]"
+	// or "}"; in the seed form, the model (its length byte), a message's
+	// first part or max_tokens (each counting the punctuation before it,
+	// a leading system message as the "system" field). Default 32 MiB, the
 	// Messages API's own limit, so nothing is forwarded that the API would
 	// refuse (or MaxSize, if that is set larger). ANTX expands to at most
 	// 14 bytes of JSON a byte (a dictionary string of 25 bytes, tag and

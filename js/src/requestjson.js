@@ -23,9 +23,14 @@ import { REQUEST_DICTIONARY } from './requestdict.js';
  *   limit; at most 4 GiB − 1 whatever it is set to
  * @property {number} [maxDepth] the nesting of arrays and objects; default
  *   128 (DEFAULT_MAX_DEPTH)
- * @property {number} [maxOutputSize] the JSON requestToJSON writes, in bytes;
- *   default 32 MiB (or maxRequestSize, if that is larger). An extended
- *   request expands to at most 14 bytes of JSON a byte.
+ * @property {number} [maxOutputSize] the JSON requestToJSON writes, in bytes,
+ *   exactly: JSON of maxOutputSize bytes passes, a byte more is 'TooLarge'
+ *   before it is written, at Go's offset (request.Limits.MaxOutputSize):
+ *   the tag of the extended form's value or key (with the comma or colon
+ *   before it) or end tag (its "]" or "}"); the seed form's model, message
+ *   (first part) or max_tokens (with the punctuation before it). Default 32
+ *   MiB (or maxRequestSize, if that is larger). An extended request expands
+ *   to at most 14 bytes of JSON a byte.
  */
 
 /** The default request size limit, JSON or ANTH: 32 MiB, the Messages API's own. */
@@ -859,7 +864,7 @@ export function requestToJSONBytes(anth, limits = {}) {
     d.fail('Malformed', `extended request version ${v}, want 1`);
   }
   if (d.peek() !== TAG_OBJECT) d.fail('Malformed', 'a request is an object');
-  d.value(0, false);
+  d.value(0, false, 0);
   if (d.i !== anth.length) d.fail('Malformed', `${anth.length - d.i} bytes after the request`);
   // SPEC.md §5.4, "seed form first": what the seed form carries is not sent extended.
   const seed = seedOf(anth);
@@ -894,12 +899,21 @@ class ANTXToJSON {
   }
 
   /**
-   * room fails, at this.i, unless n more bytes of JSON stay within maxOut:
-   * checked before they are written, so no more than the limit is held.
+   * room fails, at at, the offset of the tag the bytes come from, unless n
+   * more bytes of JSON and the separator pre (',' or ':', or 0 for none)
+   * stay within maxOut; if they do it writes pre. Every byte is counted
+   * before it is written, so no more than the limit is held and JSON of
+   * exactly the limit passes (Go's antxToJSON.room).
+   * @param {number} at
+   * @param {number} pre
    * @param {number} n
    */
-  room(n) {
-    if (this.out.n + n > this.maxOut) this.fail('TooLarge', `the request's JSON would pass ${this.maxOut} bytes`);
+  room(at, pre, n) {
+    if (this.out.n + n + (pre === 0 ? 0 : 1) > this.maxOut) {
+      this.i = at;
+      this.fail('TooLarge', `the request's JSON would pass ${this.maxOut} bytes`);
+    }
+    if (pre !== 0) this.out.byte(pre);
   }
 
   peek() {
@@ -924,26 +938,27 @@ class ANTXToJSON {
   }
 
   /**
-   * value writes the value at this.i; data says it is the value of a "data" key.
+   * value writes the value at this.i, after the separator pre (',', ':' or
+   * 0 for none); data says it is the value of a "data" key.
    * @param {number} depth
    * @param {boolean} data
+   * @param {number} pre
    */
-  value(depth, data) {
+  value(depth, data, pre) {
     const at = this.i;
     const tag = this.byte();
-    // A value and its separator: 21 bytes at most but for strings and
-    // numbers, which check their own length.
-    this.room(22);
     const out = this.out;
-    out.ensure(22);
     switch (tag) {
       case TAG_NULL:
+        this.room(at, pre, NULL.length);
         out.bytes(NULL);
         return;
       case TAG_FALSE:
+        this.room(at, pre, FALSE.length);
         out.bytes(FALSE);
         return;
       case TAG_TRUE:
+        this.room(at, pre, TRUE.length);
         out.bytes(TRUE);
         return;
       case TAG_INTEGER: {
@@ -958,18 +973,20 @@ class ANTXToJSON {
           for (let j = k - 1; j >= 0; j--) z = (z << 7n) | BigInt(this.src[this.i + j] & 0x7f);
           text = String((z & 1n) === 0n ? z >> 1n : -(z >> 1n) - 1n);
         }
+        this.room(at, pre, text.length);
         this.i += k;
+        out.ensure(text.length);
         for (let j = 0; j < text.length; j++) out.b[out.n++] = text.charCodeAt(j);
         return;
       }
       case TAG_NUMBER:
-        this.number(at);
+        this.number(at, pre);
         return;
       case TAG_STRING:
       case TAG_DICT:
       case TAG_BASE64:
         this.i = at;
-        this.string(data);
+        this.string(data, pre);
         return;
       case TAG_ARRAY:
       case TAG_OBJECT:
@@ -977,12 +994,12 @@ class ANTXToJSON {
           this.i = at;
           this.fail('TooLarge', `nested deeper than ${this.maxDepth}`);
         }
+        // The opening bracket counts at the tag, the closing one at the end tag.
+        this.room(at, pre, 1);
         if (tag === TAG_ARRAY) {
           out.byte(0x5b);
-          for (let first = true; this.peek() !== TAG_END; first = false) {
-            if (!first) out.byte(0x2c);
-            this.value(depth + 1, false);
-          }
+          for (let first = true; this.peek() !== TAG_END; first = false) this.value(depth + 1, false, first ? 0 : 0x2c);
+          this.room(this.i, 0, 1);
           this.i++;
           out.byte(0x5d);
         } else {
@@ -1006,18 +1023,17 @@ class ANTXToJSON {
     /** @type {Set<string> | null} */
     let many = null;
     for (let first = true; this.peek() !== TAG_END; first = false) {
-      if (!first) out.byte(0x2c);
       const at = this.i;
-      const data = this.string(false) === DICT.data;
+      const data = this.string(false, first ? 0 : 0x2c) === DICT.data;
       const id = byteString(src, at, this.i);
       if (many ? many.has(id) : few.includes(id)) {
         throw new AnthError('Malformed', at, `duplicate key ${utf8Decoder.decode(keyJSON(src, at))}`);
       }
       if (many) many.add(id);
       else if (few.push(id) > 8) many = new Set(few);
-      out.byte(0x3a);
-      this.value(depth + 1, data);
+      this.value(depth + 1, data, 0x3a);
     }
+    this.room(this.i, 0, 1);
     this.i++;
     out.byte(0x7d);
   }
@@ -1025,10 +1041,12 @@ class ANTXToJSON {
   /**
    * string writes the string value at this.i (literal, from the dictionary
    * or base64) as JSON, checking that it takes its canonical form, and
-   * returns its dictionary index, or -1.
+   * returns its dictionary index, or -1. pre is the separator before it, as
+   * value's.
    * @param {boolean} data
+   * @param {number} pre
    */
-  string(data) {
+  string(data, pre) {
     const at = this.i;
     const tag = this.byte();
     const out = this.out;
@@ -1038,8 +1056,8 @@ class ANTXToJSON {
         this.i--;
         this.fail('Malformed', `dictionary index ${k}`);
       }
-      out.bytes(DICT_JSON[k]); // ≤ 27 bytes: value checked 22 + 1
-      this.room(0);
+      this.room(at, pre, DICT_JSON[k].length);
+      out.bytes(DICT_JSON[k]);
       return k;
     }
     if (tag === TAG_BASE64) {
@@ -1049,7 +1067,7 @@ class ANTXToJSON {
         this.fail('Malformed', 'base64 bytes outside a "data" value');
       }
       const n = Math.ceil(raw.length / 3) * 4;
-      this.room(n + 3);
+      this.room(at, pre, n + 2);
       out.ensure(n + 2);
       out.b[out.n++] = 0x22;
       out.n = encodeBase64(raw, out.b, out.n);
@@ -1068,7 +1086,7 @@ class ANTXToJSON {
         this.fail('Malformed', 'a string sent literally that has a shorter canonical form');
       }
       const n = escapedLength(s);
-      this.room(n + 3);
+      this.room(at, pre, n + 2);
       writeQuoted(out, s, n);
       return -1;
     }
@@ -1078,10 +1096,11 @@ class ANTXToJSON {
 
   /**
    * number writes a number sent as text, which must be a JSON number that
-   * is not a canonical int64.
+   * is not a canonical int64. pre is the separator before it, as value's.
    * @param {number} at
+   * @param {number} pre
    */
-  number(at) {
+  number(at, pre) {
     const text = this.bytes();
     if (!isJSONNumber(text)) {
       this.i = at;
@@ -1095,7 +1114,7 @@ class ANTXToJSON {
       this.i = at;
       this.fail('Malformed', 'an integer sent as text');
     }
-    this.room(text.length + 1);
+    this.room(at, pre, text.length);
     this.out.bytes(text);
   }
 }
@@ -1281,16 +1300,28 @@ function seedJSON(anth, size, output) {
       throw new AnthError('Malformed', at, 'a system message after the first, which no JSON request makes');
     }
   }
-  // The JSON's size, bounded before it is written (Go's seedJSONSize; its
-  // part offset counts the escaped count by messages, not parts).
-  let n = '{"model":,"messages":[],"max_tokens":4294967295}'.length + escapedLength(req.model) + 2;
-  let at = 4 + 2 + req.model.length + (msgs.length >= 255 ? 2 : 0);
-  for (const m of msgs) {
-    n += '{"role":"assistant","content":""},'.length + escapedLength(m.content);
-    if (n > output) throw new AnthError('TooLarge', at, `the request's JSON would pass ${output} bytes`);
+  // The JSON's size, exact and bounded before it is written (Go's
+  // seedJSONSize): over the limit, TooLarge at the field whose JSON passes
+  // it, the model, a message's first part or max_tokens, each counted with
+  // the punctuation before it.
+  const tooLarge = (/** @type {number} */ at) => new AnthError('TooLarge', at, `the request's JSON would pass ${output} bytes`);
+  let n = '{"model":""'.length + escapedLength(req.model);
+  if (n > output) throw tooLarge(4);
+  let at = 4 + 2 + req.model.length + (parts >= 255 ? 2 : 0);
+  const open = ',"messages":['.length;
+  let opened = false;
+  msgs.forEach((m, i) => {
+    if (i === 0 && m.role === 2) {
+      n += ',"system":""'.length + escapedLength(m.content);
+    } else {
+      n += (opened ? 1 : open) + '{"role":,"content":""}'.length + ROLE_JSON[m.role].length + escapedLength(m.content);
+      opened = true;
+    }
+    if (n > output) throw tooLarge(at);
     at += 3 * Math.max(1, Math.ceil(m.content.length / 0xffff)) + m.content.length;
-  }
-  if (n > output) throw new AnthError('TooLarge', at, `the request's JSON would pass ${output} bytes`);
+  });
+  n += (opened ? 0 : open) + '],"max_tokens":}'.length + String(req.maxTokens).length;
+  if (n > output) throw tooLarge(at);
   const out = new Out(n);
   out.bytes(ascii('{"model":'));
   writeQuoted(out, req.model, escapedLength(req.model));

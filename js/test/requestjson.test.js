@@ -301,8 +301,8 @@ test('limits: size, nesting and output as Go\'s RequestLimits (sse.TestRequestLi
   const deeper = requestToANTH(deep(129), { maxDepth: 200 });
   throwsAt(() => requestToJSON(deeper), 'TooLarge', 9 + 127, '129 levels of ANTX');
   // The worst expansion, an array of the longest dictionary string: at most
-  // 14 bytes of JSON a byte, and stopped at maxOutputSize where Go stops it
-  // (Go writes the closing brackets unchecked: a limit 2 bytes short passes).
+  // 14 bytes of JSON a byte, and stopped at maxOutputSize where Go stops it:
+  // exactly, each closing bracket at its end tag.
   const longest = REQUEST_DICTIONARY.indexOf('disable_parallel_tool_use');
   const build = (/** @type {number} */ n) => {
     const b = new Uint8Array(15 + 2 * n + 2);
@@ -315,16 +315,19 @@ test('limits: size, nesting and output as Go\'s RequestLimits (sse.TestRequestLi
   const js = requestToJSONBytes(small);
   assert.ok(js.length <= 14 * small.length && js.length > 13.9 * small.length, `${js.length} bytes of JSON from ${small.length}`);
   assert.equal(requestToJSONBytes(small, { maxOutputSize: js.length }).length, js.length);
-  throwsAt(() => requestToJSONBytes(small, { maxOutputSize: js.length - 3 }), 'TooLarge', 20_015, '3 bytes under the output');
-  throwsAt(() => requestToJSONBytes(small, { maxOutputSize: js.length - 30 }), 'TooLarge', 20_014, '30 bytes under the output');
-  throwsAt(() => requestToJSONBytes(build(1 << 20), { maxOutputSize: 1 << 20 }), 'TooLarge', 74_912, '2 MiB of ANTX under a 1 MiB output limit');
+  throwsAt(() => requestToJSONBytes(small, { maxOutputSize: js.length - 1 }), 'TooLarge', 20_016, 'a byte under the output: the last "}"');
+  throwsAt(() => requestToJSONBytes(small, { maxOutputSize: js.length - 2 }), 'TooLarge', 20_015, '2 bytes under the output: the "]"');
+  throwsAt(() => requestToJSONBytes(small, { maxOutputSize: js.length - 3 }), 'TooLarge', 20_013, '3 bytes under the output');
+  throwsAt(() => requestToJSONBytes(small, { maxOutputSize: js.length - 30 }), 'TooLarge', 20_013, '30 bytes under the output');
+  throwsAt(() => requestToJSONBytes(build(1 << 20), { maxOutputSize: 1 << 20 }), 'TooLarge', 74_911, '2 MiB of ANTX under a 1 MiB output limit');
   // The seed form, too: 9,000 empty parts, 27 KB, are 306 KB of JSON.
   const seed = encodeRequest({ model: 'm', messages: Array.from({ length: 9000 }, () => ({ role: Role.USER, content: '' })), maxTokens: 0 });
-  throwsAt(() => requestToJSON(seed, { maxOutputSize: 100_000 }), 'TooLarge', 8826, 'seed form over the output limit');
-  // Bounded by the largest max_tokens (10 digits), even with no message.
+  throwsAt(() => requestToJSON(seed, { maxOutputSize: 100_000 }), 'TooLarge', 10_350, 'seed form over the output limit');
+  // Exactly, even with no message: at max_tokens, or at the model.
   const none = requestToANTH('{"model":"m","max_tokens":8,"messages":[]}');
-  assert.equal(requestToJSON(none, { maxOutputSize: 51 }), '{"model":"m","messages":[],"max_tokens":8}');
-  throwsAt(() => requestToJSON(none, { maxOutputSize: 50 }), 'TooLarge', 7, 'a seed request of no message over the output limit');
+  assert.equal(requestToJSON(none, { maxOutputSize: 42 }), '{"model":"m","messages":[],"max_tokens":8}');
+  throwsAt(() => requestToJSON(none, { maxOutputSize: 41 }), 'TooLarge', 7, 'a seed request of no message a byte over the output limit');
+  throwsAt(() => requestToJSON(none, { maxOutputSize: 11 }), 'TooLarge', 4, 'a seed request whose model passes the output limit');
   // Nothing is sized from a declared length: 2^49 bytes declared in 16.
   const claim = Uint8Array.from([0x41, 0x4e, 0x54, 0x58, 0x01, 0x09, 0x05, 1, 0x61, 0x05, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]);
   throwsAt(() => requestToJSON(claim), 'Truncated', 10, 'a claim of 2^49 bytes');
@@ -561,4 +564,106 @@ test("js/README.md's request example says what the code does", async () => {
   }
   assert.ok(checks.length >= 4, `${checks.length} claims in the example`);
   new Function('lib', 'assert', 'toHex', body + '\n' + checks.join('\n'))(lib, assert, toHex);
+});
+
+// seedPieces splits the JSON of the seed request anth into the pieces of
+// the output bound's rule (Go's request.Limits.MaxOutputSize and seedPieces
+// in request/json_test.go), each the offset of its field and its length:
+// the model, each message's first part (a system message first as the
+// system prompt) and max_tokens, each with the punctuation before it.
+function seedPieces(/** @type {Uint8Array} */ anth) {
+  const q = (/** @type {Uint8Array} */ s) => {
+    let n = 2;
+    for (const c of s) n += c === 0x22 || c === 0x5c || c === 0x0a || c === 0x0d || c === 0x09 ? 2 : c < 0x20 ? 6 : 1;
+    return n;
+  };
+  let i = 4;
+  const pieces = [{ at: 4, n: '{"model":'.length + q(anth.subarray(5, 5 + anth[4])) }];
+  i += 1 + anth[4];
+  let parts = anth[i++];
+  if (parts === 0xff) {
+    parts = (anth[i] << 8) | anth[i + 1];
+    i += 2;
+  }
+  /** @type {{at: number, role: number, content: number[]}[]} */
+  let msgs = [];
+  for (let p = 0, cont = false; p < parts; p++) {
+    const role = anth[i];
+    const n = (anth[i + 1] << 8) | anth[i + 2];
+    if (!cont) msgs.push({ at: i, role: role & 0x7f, content: [] });
+    msgs[msgs.length - 1].content.push(...anth.subarray(i + 3, i + 3 + n));
+    cont = (role & 0x80) !== 0;
+    i += 3 + n;
+  }
+  if (msgs.length > 0 && msgs[0].role === 2) {
+    pieces.push({ at: msgs[0].at, n: ',"system":'.length + q(Uint8Array.from(msgs[0].content)) });
+    msgs = msgs.slice(1);
+  }
+  let open = ',"messages":[';
+  for (const m of msgs) {
+    pieces.push({ at: m.at, n: `${open}{"role":"${['user', 'assistant', 'system'][m.role]}","content":`.length + q(Uint8Array.from(m.content)) + 1 });
+    open = ',';
+  }
+  let tokens = (anth[i] << 8) | anth[i + 1];
+  if (tokens === 0xffff) tokens = new DataView(anth.buffer, anth.byteOffset).getUint32(i + 2);
+  pieces.push({ at: i, n: `${open === ',' ? '' : open}],"max_tokens":${tokens}}`.length });
+  return pieces;
+}
+
+/** passedAt returns the offset of the first piece whose JSON takes the total past limit, or -1. */
+function passedAt(/** @type {{at: number, n: number}[]} */ pieces, /** @type {number} */ limit) {
+  let n = 0;
+  for (const p of pieces) if ((n += p.n) > limit) return p.at;
+  return -1;
+}
+
+test('the output bound is exact, both forms, at Go\'s offsets (request.TestJSONOutputBoundExact, TestJSONOutputBoundClosers)', () => {
+  // Each "]" or "}" counts, at its end tag. Before, this request's JSON
+  // passed a limit 4 bytes short of it.
+  const body = '{"model":"m","x":[[["disable_parallel_tool_use"]]]}';
+  const closers = requestToANTH(body);
+  assert.equal(toHex(closers), '41 4E 54 58 01 09 06 00 05 01 6D 05 01 78 08 08 08 06 61 0A 0A 0A 0A');
+  assert.equal(requestToJSON(closers, { maxOutputSize: body.length }), body);
+  for (const [short, at] of [[1, 22], [2, 21], [3, 20], [4, 19], [5, 17]]) {
+    throwsAt(() => requestToJSON(closers, { maxOutputSize: body.length - short }), 'TooLarge', at, `${short} under`);
+  }
+  // Random requests: n bytes of JSON pass a limit of n, not n-1, which
+  // fails at the last end tag (extended) or max_tokens (seed); any other
+  // limit, in the seed form, at the field the rule names.
+  const gen = generator(45);
+  const r = rng(46);
+  for (let k = 0; k < 2000; k++) {
+    const anth = requestToANTH(gen());
+    const js = requestToJSONBytes(anth);
+    assert.equal(toHex(requestToJSONBytes(anth, { maxOutputSize: js.length })), toHex(js));
+    const seed = anth[3] === 0x48;
+    const pieces = seed ? seedPieces(anth) : [];
+    assert.ok(!seed || pieces.reduce((n, p) => n + p.n, 0) === js.length, 'the pieces are the JSON');
+    const last = seed ? pieces[pieces.length - 1].at : anth.length - 1;
+    throwsAt(() => requestToJSONBytes(anth, { maxOutputSize: js.length - 1 }), 'TooLarge', last, `${dec.decode(js)} a byte under`);
+    const limit = 1 + Math.floor(r() * (js.length - 1));
+    assert.throws(
+      () => requestToJSONBytes(anth, { maxOutputSize: limit }),
+      (/** @type {any} */ e) => e.kind === 'TooLarge' && e.offset <= last && (!seed || e.offset === passedAt(pieces, limit)),
+      `${dec.decode(js)} under ${limit}`,
+    );
+  }
+});
+
+test('the seed form\'s output bound counts the escaped part count by parts (request.TestSeedJSONOffsetParts)', () => {
+  // 254 messages, the first of 65,536 bytes in 2 parts: 255 parts, so the
+  // count is FF 00 FF. Before, its 2 bytes were counted by messages, and
+  // the offsets were 2 bytes short.
+  const messages = Array.from({ length: 254 }, () => ({ role: Role.USER, content: '' }));
+  messages[0].content = 'a'.repeat(0x10000);
+  const anth = encodeRequest({ model: 'm', messages, maxTokens: 8 });
+  assert.equal(toHex(anth.subarray(6, 9)), 'FF 00 FF');
+  const pieces = seedPieces(anth);
+  const n = requestToJSONBytes(anth, { maxOutputSize: 72_943 }).length;
+  assert.equal(n, 72_943);
+  // Go's offsets.
+  for (const [limit, at] of [[n - 1, 66_310], [n - 40, 66_307], [0xffff + 100, 65_554], [0xffff + 40, 9], [50, 9]]) {
+    assert.equal(passedAt(pieces, limit), at, `the rule at ${limit}`);
+    throwsAt(() => requestToJSONBytes(anth, { maxOutputSize: limit }), 'TooLarge', at, `${limit} of ${n}`);
+  }
 });

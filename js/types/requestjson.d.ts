@@ -49,9 +49,14 @@ export function requestToJSONBytes(anth: Uint8Array, limits?: RequestLimits): Ui
  *   limit; at most 4 GiB − 1 whatever it is set to
  * @property {number} [maxDepth] the nesting of arrays and objects; default
  *   128 (DEFAULT_MAX_DEPTH)
- * @property {number} [maxOutputSize] the JSON requestToJSON writes, in bytes;
- *   default 32 MiB (or maxRequestSize, if that is larger). An extended
- *   request expands to at most 14 bytes of JSON a byte.
+ * @property {number} [maxOutputSize] the JSON requestToJSON writes, in bytes,
+ *   exactly: JSON of maxOutputSize bytes passes, a byte more is 'TooLarge'
+ *   before it is written, at Go's offset (request.Limits.MaxOutputSize):
+ *   the tag of the extended form's value or key (with the comma or colon
+ *   before it) or end tag (its "]" or "}"); the seed form's model, message
+ *   (first part) or max_tokens (with the punctuation before it). Default 32
+ *   MiB (or maxRequestSize, if that is larger). An extended request expands
+ *   to at most 14 bytes of JSON a byte.
  */
 /** The default request size limit, JSON or ANTH: 32 MiB, the Messages API's own. */
 export const DEFAULT_MAX_REQUEST_SIZE: 33554432;
@@ -75,9 +80,14 @@ export type RequestLimits = {
      */
     maxDepth?: number | undefined;
     /**
-     * the JSON requestToJSON writes, in bytes;
-     * default 32 MiB (or maxRequestSize, if that is larger). An extended
-     * request expands to at most 14 bytes of JSON a byte.
+     * the JSON requestToJSON writes, in bytes,
+     * exactly: JSON of maxOutputSize bytes passes, a byte more is 'TooLarge'
+     * before it is written, at Go's offset (request.Limits.MaxOutputSize):
+     * the tag of the extended form's value or key (with the comma or colon
+     * before it) or end tag (its "]" or "}"); the seed form's model, message
+     * (first part) or max_tokens (with the punctuation before it). Default 32
+     * MiB (or maxRequestSize, if that is larger). An extended request expands
+     * to at most 14 bytes of JSON a byte.
      */
     maxOutputSize?: number | undefined;
 };
