@@ -16,15 +16,14 @@ import (
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/request"
 	"github.com/layer0/anth/sse"
 )
 
 // ReadRequestBody reads a request body of api's that is JSON
 // (application/json, or no Content-Type) or ANTH (ContentType) and returns
 // it as JSON (api.AppendRequestJSON): one value for a server, whatever the
-// client sent. It reads at most maxSize bytes (request.Limits{}.SizeLimit,
-// 32 MiB, if maxSize <= 0) and fails with ErrTooLarge past them; a body of
+// client sent. It reads at most maxSize bytes (DefaultMaxRequestSize if
+// maxSize <= 0) and fails with ErrTooLarge past them; a body of
 // another Content-Type is ErrMediaType; a body that fails to arrive (a
 // read deadline, a connection cut) is an *Error wrapping the read's error
 // at the offset it reached.
@@ -36,7 +35,7 @@ import (
 // then costs what api.AppendRequestJSON does.
 func ReadRequestBody(r *http.Request, api bridge.API, maxSize int) ([]byte, error) {
 	if maxSize <= 0 {
-		maxSize = request.Limits{}.SizeLimit()
+		maxSize = DefaultMaxRequestSize
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "" && mt != "application/json" && mt != ContentType {
@@ -67,8 +66,8 @@ type GatewayOptions struct {
 	// Transport makes the upstream requests; default
 	// http.DefaultTransport.
 	Transport http.RoundTripper
-	// MaxRequestSize bounds a request body; 0 means 32 MiB, the Messages
-	// API's own limit. The API's own options bound what is converted.
+	// MaxRequestSize bounds a request body; 0 means DefaultMaxRequestSize.
+	// The API's own options bound what is converted.
 	MaxRequestSize int
 	// Proxy configures the streams served (padding).
 	Proxy ProxyOptions
@@ -85,6 +84,10 @@ type GatewayOptions struct {
 	// only the server's ReadTimeout applies.
 	BodyTimeout time.Duration
 }
+
+// DefaultMaxRequestSize bounds a request body unless configured: 32 MiB,
+// the Messages API's own limit.
+const DefaultMaxRequestSize = 32 << 20
 
 // DefaultBodyTimeout is GatewayOptions.BodyTimeout's default: 32 MiB, the
 // largest body the Messages API takes, in a minute is 4.5 Mbit/s, while a

@@ -16,17 +16,24 @@ var (
 	// a record length that is zero, over MaxRecord or not minimal, or
 	// bytes that are not DEFLATE.
 	ErrMalformed = errkind.Malformed
+	// ErrTooLarge means a value that inflates to more than its reader
+	// allows (Inflater.Inflate).
+	ErrTooLarge = errkind.TooLarge
 )
 
 // Error says where the coded input went wrong.
 type Error struct {
-	Offset int64 // the byte offset in the coded input
+	Offset int64 // the byte offset in the coded input; -1 for a value
 	Err    error // ErrTruncated or ErrMalformed
 	Detail string
 }
 
 func (e *Error) Error() string {
-	s := "deflate: offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Err.Error()
+	s := "deflate: "
+	if e.Offset >= 0 {
+		s += "offset " + strconv.FormatInt(e.Offset, 10) + ": "
+	}
+	s += e.Err.Error()
 	if e.Detail != "" {
 		s += ": " + e.Detail
 	}

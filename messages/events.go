@@ -2,13 +2,12 @@ package messages
 
 import (
 	"bytes"
-	"io"
+	"errors"
 	"strconv"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/internal/jsonlex"
 	"github.com/layer0/anth/sse"
-
-	"github.com/klauspost/compress/flate"
 
 	"github.com/layer0/anth/frame"
 )
@@ -38,8 +37,7 @@ type EventReader struct {
 	enc      uint8
 	data     []byte // data of an event whose frames continue
 	pending  bool
-	zr       io.ReadCloser
-	inflated bytes.Buffer
+	inflater deflate.Inflater
 	compact  []byte
 }
 
@@ -102,20 +100,15 @@ func (r *EventReader) max() int {
 }
 
 func (r *EventReader) inflate(z []byte) ([]byte, error) {
-	if r.zr == nil {
-		r.zr = flate.NewReaderDict(bytes.NewReader(z), []byte(EventDictionary))
-	} else {
-		r.zr.(flate.Resetter).Reset(bytes.NewReader(z), []byte(EventDictionary))
+	out, err := r.inflater.Inflate(z, eventDict(), r.max())
+	var e *deflate.Error
+	if errors.As(err, &e) {
+		if e.Err == deflate.ErrTooLarge {
+			return nil, eventErr(ErrTooLarge, "inflated event over "+strconv.Itoa(r.max())+" bytes")
+		}
+		return nil, eventErr(ErrMalformed, "EVENT data does not inflate: "+e.Detail)
 	}
-	r.inflated.Reset()
-	n, err := r.inflated.ReadFrom(io.LimitReader(r.zr, int64(r.max())+1))
-	if err != nil {
-		return nil, eventErr(ErrMalformed, "EVENT data does not inflate: "+err.Error())
-	}
-	if n > int64(r.max()) {
-		return nil, eventErr(ErrTooLarge, "inflated event over "+strconv.Itoa(r.max())+" bytes")
-	}
-	return r.inflated.Bytes(), nil
+	return out, err
 }
 
 func eventErr(kind error, detail string) error { return &Error{Offset: -1, Err: kind, Detail: detail} }

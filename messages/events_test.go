@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/sse"
 )
@@ -26,7 +27,7 @@ func eventFrame(enc uint8, more bool, name, data string) frame.Frame {
 // else is an *Error with no offset.
 func TestEventReader(t *testing.T) {
 	const max = 16
-	deflated := func(s string) string { return string(appendDeflate(nil, []byte(s))) }
+	deflated := func(s string) string { return string(deflate.AppendBlock(nil, []byte(s), eventDict())) }
 	str := func(n int) string { return `"` + strings.Repeat("a", n-2) + `"` } // JSON of n bytes
 	for _, c := range []struct {
 		name   string

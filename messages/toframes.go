@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/internal/jsonlex"
 
 	"github.com/layer0/anth/frame"
@@ -110,7 +111,7 @@ func (m *toFrames) whole(b, name, js []byte) []byte {
 	if m.opts.RawEvents {
 		b = frame.AppendEvent(b, frame.EventJSON, name, js)
 	} else {
-		m.scratch = appendDeflate(m.scratch[:0], js)
+		m.scratch = deflate.AppendBlock(m.scratch[:0], js, eventDict())
 		if len(m.scratch) < len(js) {
 			b = frame.AppendEvent(b, frame.EventDeflate, name, m.scratch)
 		} else {

@@ -18,6 +18,6 @@
 // module's kinds (ErrMalformed, ErrTruncated, ErrTooLarge, ErrBadMagic),
 // which are frame's values too.
 //
-// Reading a body over HTTP is the HTTP layer's job: it sizes its read by
-// Limits.SizeLimit and hands the bytes here.
+// Reading a body over HTTP is the HTTP layer's job (anthhttp.ReadRequestBody,
+// through messages.API): it bounds its read and hands the bytes here.
 package request

@@ -50,11 +50,6 @@ func (l Limits) seedSize() int {
 	return defaultMaxSize
 }
 
-// SizeLimit returns the size bound in force for the converters: MaxSize,
-// or its default, at most 4 GiB. A server reading a body sizes its read by
-// it.
-func (l Limits) SizeLimit() int { return l.size() }
-
 // size is the bound of the converters.
 func (l Limits) size() int {
 	if l.MaxSize > 0 {

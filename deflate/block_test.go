@@ -1,4 +1,4 @@
-package messages
+package deflate
 
 import (
 	"bytes"
@@ -10,12 +10,19 @@ import (
 	"pgregory.net/rapid"
 )
 
+// blockDict is a dictionary of the size of the EVENT dictionary, of JSON
+// like it, for the block encoder's tests.
+var (
+	blockDictText = strings.Repeat(`{"type":"message_start","message":{"id":"msg_","type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}`, 12)
+	blockDict     = NewDictionary([]byte(blockDictText))
+)
+
 func inflateStd(t interface {
 	Helper()
 	Fatalf(string, ...any)
 }, z []byte) []byte {
 	t.Helper()
-	out, err := io.ReadAll(flate.NewReaderDict(bytes.NewReader(z), []byte(EventDictionary)))
+	out, err := io.ReadAll(flate.NewReaderDict(bytes.NewReader(z), blockDict.b))
 	if err != nil {
 		t.Fatalf("compress/flate cannot inflate % X: %v", z, err)
 	}
@@ -26,7 +33,7 @@ func inflateStd(t interface {
 // inflates it back with the dictionary: event JSON, the dictionary's own
 // bytes, runs, random bytes, and inputs past the 32 KiB window.
 func TestDeflateRoundTrip(t *testing.T) {
-	alphabet := []byte(EventDictionary[:200])
+	alphabet := []byte(blockDictText[:200])
 	rapid.Check(t, func(t *rapid.T) {
 		var in []byte
 		switch rapid.IntRange(0, 3).Draw(t, "kind") {
@@ -35,24 +42,24 @@ func TestDeflateRoundTrip(t *testing.T) {
 		case 1:
 			in = rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 5000).Draw(t, "json-ish")
 		case 2:
-			lo := rapid.IntRange(0, len(EventDictionary)).Draw(t, "lo")
-			hi := rapid.IntRange(lo, len(EventDictionary)).Draw(t, "hi")
-			in = []byte(strings.Repeat(EventDictionary[lo:hi], rapid.IntRange(1, 20).Draw(t, "times")))
+			lo := rapid.IntRange(0, len(blockDictText)).Draw(t, "lo")
+			hi := rapid.IntRange(lo, len(blockDictText)).Draw(t, "hi")
+			in = []byte(strings.Repeat(blockDictText[lo:hi], rapid.IntRange(1, 20).Draw(t, "times")))
 		case 3:
 			in = bytes.Repeat([]byte{rapid.Byte().Draw(t, "b")}, rapid.IntRange(0, 70_000).Draw(t, "run"))
 		}
-		if got := inflateStd(t, appendDeflate(nil, in)); !bytes.Equal(got, in) {
+		if got := inflateStd(t, AppendBlock(nil, in, blockDict)); !bytes.Equal(got, in) {
 			t.Fatalf("round trip of %d bytes gives %d different bytes", len(in), len(got))
 		}
 	})
-	big := []byte(strings.Repeat(EventDictionary, 40)) // 90 KB: distances capped at 32 KiB
-	if got := inflateStd(t, appendDeflate(nil, big)); !bytes.Equal(got, big) {
+	big := []byte(strings.Repeat(blockDictText, 40)) // 90 KB: distances capped at 32 KiB
+	if got := inflateStd(t, AppendBlock(nil, big, blockDict)); !bytes.Equal(got, big) {
 		t.Fatal("a 90 KB input does not round-trip")
 	}
 	// What is appended follows dst untouched.
-	dst := appendDeflate([]byte("keep"), []byte(`{"type":"ping"}`))
+	dst := AppendBlock([]byte("keep"), []byte(`{"type":"ping"}`), blockDict)
 	if !bytes.HasPrefix(dst, []byte("keep")) || !bytes.Equal(inflateStd(t, dst[4:]), []byte(`{"type":"ping"}`)) {
-		t.Fatal("appendDeflate does not append")
+		t.Fatal("AppendBlock does not append")
 	}
 }
 
@@ -62,7 +69,7 @@ func TestDeflateRoundTrip(t *testing.T) {
 // allows, and no farther.
 func TestDeflateMatches(t *testing.T) {
 	size := func(s string) int {
-		z := appendDeflate(nil, []byte(s))
+		z := AppendBlock(nil, []byte(s), blockDict)
 		if got := inflateStd(t, z); string(got) != s {
 			t.Fatalf("%d bytes do not round-trip", len(s))
 		}
@@ -88,8 +95,8 @@ func TestDeflateMatches(t *testing.T) {
 	}
 	// A piece of the dictionary whose first 4 bytes are indexed where it
 	// starts, at distance exactly 32,768 and one more.
-	d := EventDictionary
-	p := int(dictIndex()[hash4([]byte(d[len(d)-300:]))])
+	d := blockDictText
+	p := int(blockDict.head[hash4([]byte(d[len(d)-300:]))]) - 1
 	piece := d[p:min(p+200, len(d))]
 	for _, c := range []struct {
 		dist  int
