@@ -18,10 +18,10 @@ import (
 	"github.com/layer0/anth/request"
 )
 
-// TestClientMiddleware: streaming calls ask for ANTH, and an ANTH response
+// TestTransportMiddleware: streaming calls ask for ANTH, and an ANTH response
 // reaches the SDK as the SSE the Encoder writes; everything else passes
 // untouched; a cut response is an error.
-func TestClientMiddleware(t *testing.T) {
+func TestTransportMiddleware(t *testing.T) {
 	mw := (&Transport{API: messages.API{}}).Middleware
 	anth, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.anth"))
 	wantSSE, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.sse"))

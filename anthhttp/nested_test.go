@@ -36,7 +36,7 @@ func nestedBomb(n int) []byte {
 
 // TestNestedAmplification: an anth-deflate response whose EVENTs inflate
 // again is refused at its first deflated EVENT (SPEC.md §11.2: EVENT data
-// travels raw inside the coding), through ClientMiddleware and an Encoder
+// travels raw inside the coding), through Transport and an Encoder
 // told the stream was coded. Before, 13 KB of such a body made 1,000 MiB
 // of SSE (79,097x): the two ratios multiplied.
 func TestNestedAmplification(t *testing.T) {

@@ -5,8 +5,6 @@ import (
 	"compress/flate"
 	"io"
 	"strconv"
-
-	"github.com/layer0/anth/internal/fixedflate"
 )
 
 // AppendBlock appends src compressed as one final block of raw DEFLATE (RFC
@@ -29,7 +27,7 @@ func AppendBlock(dst, src []byte, dict *Dictionary) []byte {
 	if dict != nil {
 		d = dict.b
 	}
-	w := fixedflate.Writer{B: dst}
+	w := bitWriter{B: dst}
 	w.StartBlock(true)
 	for i := 0; i < len(src); {
 		length, dist := 0, 0
@@ -38,14 +36,14 @@ func AppendBlock(dst, src []byte, dict *Dictionary) []byte {
 			// In the dictionary: history ends where src begins. head holds
 			// 1 + the last position of each hash, counted from its start.
 			if dict != nil {
-				if p := int(dict.head[h]) - 1; p >= 0 && len(d)-p+i <= fixedflate.MaxDist {
+				if p := int(dict.head[h]) - 1; p >= 0 && len(d)-p+i <= maxDist {
 					if n := matchDict(d[p:], src[i:]); n >= minMatch {
 						length, dist = n, len(d)-p+i
 					}
 				}
 			}
 			hl := h >> (hashBits - localBits)
-			if p := int(local[hl]) - 1; p >= 0 && i-p <= fixedflate.MaxDist {
+			if p := int(local[hl]) - 1; p >= 0 && i-p <= maxDist {
 				if n := matchSelf(src, p, i); n > length && n >= minMatch {
 					length, dist = n, i-p
 				}
@@ -69,7 +67,7 @@ func AppendBlock(dst, src []byte, dict *Dictionary) []byte {
 // MaxMatch. A match stops at the dictionary's end: the history goes on
 // with the value's first bytes, not with b.
 func matchDict(d, b []byte) int {
-	limit := min(len(d), len(b), fixedflate.MaxMatch)
+	limit := min(len(d), len(b), maxMatch)
 	n := 0
 	for n < limit && d[n] == b[n] {
 		n++
@@ -81,7 +79,7 @@ func matchDict(d, b []byte) int {
 // on (p < i), at most MaxMatch: the match may run on past i into the bytes
 // it copies, as DEFLATE allows.
 func matchSelf(src []byte, p, i int) int {
-	limit := min(len(src)-i, fixedflate.MaxMatch)
+	limit := min(len(src)-i, maxMatch)
 	n := 0
 	for n < limit && src[p+n] == src[i+n] {
 		n++

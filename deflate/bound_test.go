@@ -6,8 +6,6 @@ import (
 	"io"
 	"runtime"
 	"testing"
-
-	"github.com/layer0/anth/internal/fixedflate"
 )
 
 // markerBlock is the start of a dynamic block (RFC 1951 §3.2.7) in which
@@ -18,7 +16,7 @@ import (
 // the four bytes a reader puts back after a record, 00 00 FF FF, read as
 // codes of this block, are ten: 2,580 bytes for none received.
 func markerBlock() []byte {
-	var w fixedflate.Writer
+	var w bitWriter
 	code := func(c uint64, n uint) { // Huffman codes go most significant bit first
 		for i := n; i > 0; i-- {
 			w.Bits(c>>(i-1)&1, 1)
@@ -97,7 +95,7 @@ func TestRecordEndsOnSyncFlush(t *testing.T) {
 // one record of a dynamic block of such matches; and the Reader holds the
 // same memory whatever it gives out.
 func TestOutputBound(t *testing.T) {
-	var w fixedflate.Writer
+	var w bitWriter
 	data := markerBlock()
 	w.B = data
 	for range 1 << 16 {

@@ -13,7 +13,6 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/layer0/anth/internal/fixedflate"
 	"pgregory.net/rapid"
 )
 
@@ -216,7 +215,7 @@ func TestFaults(t *testing.T) {
 
 // farMatch is a record whose match reaches back past the dictionary.
 func farMatch() []byte {
-	w := fixedflate.Writer{B: []byte{0}}
+	w := bitWriter{B: []byte{0}}
 	w.StartBlock(false)
 	w.Match(3, len(testDict.Bytes())+1)
 	w.EndBlock()
@@ -460,7 +459,7 @@ func TestStoredBlockCut(t *testing.T) {
 // the block and the start of a stored one, and the input read as "ab" and
 // io.EOF; at worst (TestRecordEndsOnSyncFlush) the marker was output.
 func TestRecordInsideBlock(t *testing.T) {
-	w := fixedflate.Writer{}
+	w := bitWriter{}
 	w.StartBlock(false)
 	w.Literal('a')
 	w.Literal('b')

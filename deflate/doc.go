@@ -16,7 +16,7 @@
 // and cut the same way, reads as well.
 //
 // Both ends start from the same preset dictionary, given to NewWriter and
-// NewReader: package sse uses its EventDictionary, so the first
+// NewReader: package messages uses its EventDictionary, so the first
 // message_start of a response already compresses. The body starts with the
 // dictionary's DICTID, its Adler-32 as RFC 1950 names a zlib stream's
 // dictionary: a Reader given another dictionary refuses the body instead of

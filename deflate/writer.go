@@ -4,13 +4,11 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
-
-	"github.com/layer0/anth/internal/fixedflate"
 )
 
 const (
-	window     = fixedflate.MaxDist // DEFLATE's window, a power of two
-	maxChunk   = 16 << 10           // input matched at a time, after the window
+	window     = maxDist  // DEFLATE's window, a power of two
+	maxChunk   = 16 << 10 // input matched at a time, after the window
 	hashBits   = 12
 	minMatch   = 4        // what hash4 finds
 	maxChain   = 32       // candidates tried at a position
@@ -44,7 +42,7 @@ type Writer struct {
 	hist   []byte // the last window bytes coded, then the input being coded
 	base   uint32 // stream position of hist[0], counted from the dictionary's start
 	hashed int    // hist[:hashed] are in the hash chains
-	bw     fixedflate.Writer
+	bw     bitWriter
 	open   bool // a block has begun since the last record
 	begun  bool // the DICTID is written
 	err    error
@@ -55,7 +53,7 @@ type Writer struct {
 // NewWriter returns a Writer writing records to w, starting from the preset
 // dictionary dict (nil for none), which the reader must be given too.
 func NewWriter(w io.Writer, dict *Dictionary) *Writer {
-	z := &Writer{hist: make([]byte, 0, window+maxChunk), bw: fixedflate.Writer{B: make([]byte, lenRoom, 512)}, dict: dict}
+	z := &Writer{hist: make([]byte, 0, window+maxChunk), bw: bitWriter{B: make([]byte, lenRoom, 512)}, dict: dict}
 	z.Reset(w)
 	return z
 }
@@ -78,7 +76,7 @@ func (z *Writer) Reset(w io.Writer) {
 		z.hist = z.hist[:0]
 		z.hashed = 0
 	}
-	z.bw = fixedflate.Writer{B: z.bw.B[:lenRoom]}
+	z.bw = bitWriter{B: z.bw.B[:lenRoom]}
 }
 
 // Write compresses p. The bytes reach the underlying writer at the next
@@ -208,7 +206,7 @@ func (z *Writer) find(i, end int) (length, dist int) {
 	}
 	z.insertUpTo(i)
 	h := z.hist
-	limit := min(end-i, fixedflate.MaxMatch)
+	limit := min(end-i, maxMatch)
 	best := minMatch - 1
 	c := z.head[hash4(h[i:])]
 	d := int(z.base + uint32(i) - (c - 1))

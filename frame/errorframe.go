@@ -7,7 +7,7 @@ import (
 
 // ErrorCode classifies an ERROR frame (SPEC.md §3.3). The codes are HTTP
 // status codes, so a gateway maps an ERROR to a response status and back
-// with no table of its own; package sse maps them to the error types of the
+// with no table of its own; package messages maps them to the error types of the
 // Anthropic Messages API. Any u16 is valid on the wire.
 type ErrorCode uint16
 

@@ -12,7 +12,7 @@ import (
 // ErrTooLarge and ErrMalformed are the module's: every package that reports
 // one of these kinds exports the same value under the same name, so
 // errors.Is(err, frame.ErrMalformed) holds for a malformed request to
-// package sse or a malformed anth-deflate body as well.
+// package request or a malformed anth-deflate body as well.
 var (
 	// ErrBadMagic means the stream or request does not start with Magic.
 	ErrBadMagic = errors.New("bad magic")
@@ -38,7 +38,7 @@ var (
 // Error says where bad input was found and what was expected there.
 type Error struct {
 	// Offset is the byte offset of the problem: from the start of the stream
-	// for a Reader, from the start of the slice for Parse and ParseRequest;
+	// for a Reader, from the start of the slice for Parse;
 	// -1 when the error is not about input (ErrWrongType).
 	Offset int64
 	// Type is the frame type being read, when there is one.

@@ -32,7 +32,7 @@ func SizePad(n int) int {
 // b[start:] a multiple of block bytes long, and returns the extended slice.
 // A PAD frame is at least 3 bytes, so when the shortfall is 1 or 2 bytes it
 // pads to the next multiple. block must be 0 to MaxPadBlock (CheckPadBlock);
-// 0 and 1 append nothing. Writer and package sse pad with it.
+// 0 and 1 append nothing. Writer and anthhttp.Proxy pad with it.
 func AppendPadTo(b []byte, start, block int) []byte {
 	if block <= 1 || block > MaxPadBlock {
 		return b

@@ -138,7 +138,7 @@ func TestSDKOverNativeANTH(t *testing.T) {
 }
 
 // sdkStream streams a message from srv with the official SDK, through
-// anthhttp.ClientMiddleware when mw, with OpenTelemetry tracing on or off, and
+// anthhttp.Transport.Middleware when mw, with OpenTelemetry tracing on or off, and
 // returns what it accumulated (as JSON values) or its error.
 func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 	t.Helper()
@@ -174,7 +174,7 @@ func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 }
 
 // TestSDKThroughMiddleware: the official Go SDK, through
-// anthhttp.ClientMiddleware, reads every recording served by anthhttp.Proxy as ANTH
+// anthhttp.Transport.Middleware, reads every recording served by anthhttp.Proxy as ANTH
 // and accumulates the message it accumulates over plain SSE, with tracing
 // on and off; the server saw the SDK ask for ANTH and anth-deflate.
 func TestSDKThroughMiddleware(t *testing.T) {

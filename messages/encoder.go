@@ -22,7 +22,7 @@ type EncoderOptions struct {
 	// travels raw (SPEC.md §11.2): a deflated EVENT is then ErrMalformed,
 	// so the coding's ratio and an EVENT's never multiply (13 KB of
 	// anth-deflate whose EVENTs inflated again made 1,000 MiB of SSE).
-	// ClientMiddleware sets it for an anth-deflate response.
+	// anthhttp.Transport sets it for an anth-deflate response.
 	Coded bool
 	// Detokenize, if set, spells token IDs for TOKEN and TOKEN32 frames,
 	// appending their bytes (any UTF-8 split is reassembled) to dst.
@@ -33,7 +33,7 @@ type EncoderOptions struct {
 // Encoder writes an ANTH response as the Anthropic Messages API's
 // Server-Sent Events, the stream the official SDKs read (SPEC.md §7a).
 // Write takes ANTH bytes in any pieces (an Encoder is an io.Writer, so
-// frame.NewWriter(sse.NewEncoder(w, opts)) serves SSE to a client that
+// frame.NewWriter(messages.NewEncoder(w, opts)) serves SSE to a client that
 // wants it); every event ends with a blank line, text and thinking reach
 // the client as whole UTF-8 characters, and nothing a frame carries can
 // break out of its JSON string or data line. A stream with no message

@@ -2,7 +2,7 @@
 // Server-Sent Events with JSON data, the way servers and the official SDKs
 // do: encoding/json for each event, line scanning to split them. It is the
 // baseline that the demo and the benchmarks set ANTH against, not a bridge
-// (that is package sse's job): it models only text responses.
+// (that is package messages' job): it models only text responses.
 package ssejson
 
 import (

@@ -1,32 +1,33 @@
-// Package fixedflate writes DEFLATE (RFC 1951) blocks of fixed Huffman
-// codes (§3.2.6), the block type that suits small pieces of data: it needs
-// no code table, so a few bytes cost a few bytes. Both of the project's
-// deflaters share it: EVENT data against its dictionary (package sse) and
-// the anth-deflate stream (package deflate). What to match is theirs to
-// decide; this package only spells symbols.
-package fixedflate
+package deflate
+
+// This file writes DEFLATE (RFC 1951) blocks of fixed Huffman codes
+// (§3.2.6), the block type that suits small pieces of data: it needs no
+// code table, so a few bytes cost a few bytes. Both of the package's
+// encoders share it: EVENT blocks against a dictionary (AppendBlock) and
+// the anth-deflate stream (Writer). What to match is theirs to decide;
+// this file only spells symbols.
 
 import "math/bits"
 
 // DEFLATE's limits (RFC 1951 §3.2.5).
 const (
-	MinMatch = 3     // the shortest match a length code can say
-	MaxMatch = 258   // the longest
-	MaxDist  = 32768 // the farthest back a match may reach
+	minLength = 3     // the shortest match a length code can say
+	maxMatch  = 258   // the longest
+	maxDist   = 32768 // the farthest back a match may reach
 )
 
 const endOfBlock = 256
 
-// Writer packs DEFLATE's bits into bytes, least significant bit first, and
+// bitWriter packs DEFLATE's bits into bytes, least significant bit first, and
 // appends the whole bytes to B. The zero value writes after nothing.
-type Writer struct {
+type bitWriter struct {
 	B     []byte
 	acc   uint64
 	nbits uint
 }
 
 // Bits writes the n low bits of v, n at most 32.
-func (w *Writer) Bits(v uint64, n uint) {
+func (w *bitWriter) Bits(v uint64, n uint) {
 	w.acc |= v << w.nbits
 	w.nbits += n
 	for w.nbits >= 8 {
@@ -38,11 +39,11 @@ func (w *Writer) Bits(v uint64, n uint) {
 
 // code writes a Huffman code of n bits: codes go most significant bit
 // first, so they are reversed into the LSB-first stream.
-func (w *Writer) code(c uint16, n uint) { w.Bits(uint64(bits.Reverse16(c)>>(16-n)), n) }
+func (w *bitWriter) code(c uint16, n uint) { w.Bits(uint64(bits.Reverse16(c)>>(16-n)), n) }
 
 // StartBlock writes the header of a block of fixed codes: BFINAL, then
 // BTYPE 01.
-func (w *Writer) StartBlock(final bool) {
+func (w *bitWriter) StartBlock(final bool) {
 	v := uint64(1 << 1)
 	if final {
 		v |= 1
@@ -51,19 +52,19 @@ func (w *Writer) StartBlock(final bool) {
 }
 
 // EndBlock writes the end-of-block symbol.
-func (w *Writer) EndBlock() { w.symbol(endOfBlock) }
+func (w *bitWriter) EndBlock() { w.symbol(endOfBlock) }
 
 // SyncFlush writes what zlib's Z_SYNC_FLUSH writes after the blocks so far:
 // the header of an empty stored block (BFINAL 0, BTYPE 00) and the zero bits
 // that reach the next byte. It leaves out the block's LEN and NLEN (00 00
 // FF FF), which are the same every time: whoever inflates puts them back.
-func (w *Writer) SyncFlush() {
+func (w *bitWriter) SyncFlush() {
 	w.Bits(0, 3)
 	w.Align()
 }
 
 // Align writes zero bits up to the next byte boundary.
-func (w *Writer) Align() {
+func (w *bitWriter) Align() {
 	if w.nbits > 0 {
 		w.B = append(w.B, byte(w.acc))
 		w.acc, w.nbits = 0, 0
@@ -71,10 +72,10 @@ func (w *Writer) Align() {
 }
 
 // Literal writes a literal byte.
-func (w *Writer) Literal(c byte) { w.symbol(int(c)) }
+func (w *bitWriter) Literal(c byte) { w.symbol(int(c)) }
 
 // symbol writes a literal/length symbol with its fixed code (§3.2.6).
-func (w *Writer) symbol(sym int) {
+func (w *bitWriter) symbol(sym int) {
 	switch {
 	case sym < 144:
 		w.code(uint16(0x30+sym), 8)
@@ -96,9 +97,9 @@ var (
 	distExtra   = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
 )
 
-// Match writes a match of length MinMatch to MaxMatch at distance 1 to
-// MaxDist.
-func (w *Writer) Match(length, dist int) {
+// Match writes a match of length minLength to maxMatch at distance 1 to
+// maxDist.
+func (w *bitWriter) Match(length, dist int) {
 	l := lengthCode(length)
 	w.symbol(257 + l)
 	w.Bits(uint64(length-int(lengthBase[l])), uint(lengthExtra[l]))
@@ -107,9 +108,9 @@ func (w *Writer) Match(length, dist int) {
 	w.Bits(uint64(dist-int(distBase[d])), uint(distExtra[d]))
 }
 
-// MatchBits returns how many bits Match writes for a match: a deflater
+// matchBits returns how many bits Match writes for a match: a deflater
 // weighs it against the literals it replaces.
-func MatchBits(length, dist int) int {
+func matchBits(length, dist int) int {
 	l := lengthCode(length)
 	n := 8
 	if 257+l < 280 {
@@ -118,8 +119,8 @@ func MatchBits(length, dist int) int {
 	return n + int(lengthExtra[l]) + 5 + int(distExtra[distCode(dist)])
 }
 
-// LiteralBits returns how many bits Literal writes for c.
-func LiteralBits(c byte) int {
+// literalBits returns how many bits Literal writes for c.
+func literalBits(c byte) int {
 	if c < 144 {
 		return 8
 	}
