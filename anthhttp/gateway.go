@@ -2,6 +2,7 @@ package anthhttp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log"
@@ -94,19 +95,28 @@ const DefaultMaxRequestSize = 32 << 20
 // client that sends nothing is let go after a minute.
 const DefaultBodyTimeout = time.Minute
 
-// forwardedHeaders are the caller's headers a gateway passes upstream on
-// /v1/messages: the credentials and the API's version and betas.
-var forwardedHeaders = []string{"X-Api-Key", "Authorization", "Anthropic-Version", "Anthropic-Beta"}
-
-// Gateway is the zero-layer gateway, anth proxy's handler, for one API: it
-// accepts POST to the API's Path with a JSON or ANTH body and forwards it
-// upstream as JSON, with the caller's x-api-key, authorization,
-// anthropic-version and anthropic-beta; it streams the response back as
-// ANTH to a client whose Accept asks for it (Negotiate), else as the
-// upstream's event stream, through Proxy, so upstream faults reach the
-// client as an error frame or event. Responses that are not streams,
-// errors with their status, and every other path pass through as a plain
-// reverse proxy.
+// Gateway is the zero-layer gateway, anth proxy's handler, for one API: a
+// reverse proxy (httputil.ReverseProxy, for every request) that bridges
+// the API's streams. A POST to the API's Path may carry a JSON or an ANTH
+// body, and goes upstream as JSON; its streamed response comes back as ANTH
+// to a client whose Accept asks for it (Negotiate), coded in anth-deflate
+// when its Accept-Encoding names that too, else as the upstream's event
+// stream, checked event by event; an upstream that breaks or ends early
+// gives the client an ERROR frame or the API's error event, never a
+// shorter message. Every other request and response passes through as
+// ReverseProxy passes it.
+//
+// Headers go upstream as RFC 9110 §7.6.1 says a proxy sends them: every
+// end-to-end header the client sent (credentials, the API's version and
+// betas, the SDK's User-Agent and x-stainless-* headers, request IDs), and
+// none of the hop-by-hop ones (Connection and the headers it names,
+// Keep-Alive, Proxy-Authenticate, Proxy-Authorization, TE, Trailer,
+// Transfer-Encoding, Upgrade), which ReverseProxy drops both ways. On a
+// bridged request the gateway sets Content-Type (JSON), Accept (the
+// API's event stream or JSON) and leaves Accept-Encoding to the transport,
+// as the body it forwards and the one it reads are its own. An upstream
+// that cannot be reached is answered 502 with the API's error JSON, which
+// names no address; the cause goes to the log.
 type Gateway struct {
 	api  bridge.API
 	opts GatewayOptions
@@ -118,19 +128,30 @@ func NewGateway(api bridge.API, opts GatewayOptions) *Gateway {
 	if opts.Transport == nil {
 		opts.Transport = http.DefaultTransport
 	}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(opts.Upstream)
-			pr.Out.Host = opts.Upstream.Host
-		},
-		Transport:     opts.Transport,
-		FlushInterval: -1,
-	}
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	return &Gateway{api: api, opts: opts, rp: rp}
+	g := &Gateway{api: api, opts: opts}
+	g.rp = &httputil.ReverseProxy{
+		Rewrite:        g.rewrite,
+		ModifyResponse: g.modifyResponse,
+		ErrorHandler:   g.errorHandler,
+		Transport:      withRequest{opts.Transport},
+		FlushInterval:  -1,
+		ErrorLog:       opts.Log,
+	}
+	return g
 }
+
+// bridged is what the gateway knows of a request it bridges, from the
+// client's request to its response and the log line.
+type bridged struct {
+	anth, coded bool
+	kind        string // the wire kind served: anth, sse or json
+	relay       *relay
+}
+
+type bridgedKey struct{}
 
 // ServeHTTP serves one request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -144,6 +165,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in := &countingReader{r: r.Body}
 	r.Body = in
 	kind := "proxy"
+	var b *bridged
 	switch {
 	case dotSegment(r.URL.Path):
 		// Joined to the upstream's base path, a ".." would name what is
@@ -152,15 +174,115 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.apiError(cw, http.StatusBadRequest, "the path has a . or .. segment")
 		kind = "json"
 	case r.Method == http.MethodPost && r.URL.Path == g.api.Path():
-		kind = g.stream(cw, r)
+		body, err := ReadRequestBody(r, g.api, g.opts.MaxRequestSize)
+		if err != nil {
+			status := http.StatusBadRequest
+			switch {
+			case errors.Is(err, ErrTooLarge):
+				status = http.StatusRequestEntityTooLarge
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				status = http.StatusRequestTimeout
+			}
+			g.apiError(cw, status, err.Error())
+			kind = "json"
+			break
+		}
+		anth := Negotiate(r)
+		b = &bridged{anth: anth, coded: anth && g.opts.Proxy.Padding == 0 && acceptsDeflate(r), kind: "json"}
+		out := r.WithContext(context.WithValue(r.Context(), bridgedKey{}, b))
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.ContentLength = int64(len(body))
+		g.rp.ServeHTTP(cw, out)
+		kind = b.kind
 	default:
 		g.rp.ServeHTTP(cw, r)
 	}
 	if g.opts.Log != nil {
+		if b != nil && b.relay != nil && b.relay.fault != nil {
+			g.opts.Log.Printf("%s %q: %v", r.Method, r.URL.Path, b.relay.fault)
+		}
 		// %q: a path is the client's bytes, and a decoded %0A in it must
 		// not start a log line of its own.
 		g.opts.Log.Printf("%s %q %d %s in=%d out=%d %s", r.Method, r.URL.Path, cw.status(), kind, in.n, cw.n, time.Since(start).Round(time.Microsecond))
 	}
+}
+
+// rewrite is the ReverseProxy's: every request goes to the upstream, with
+// the caller's query (the SDK's ?beta=true, for one); a bridged one as the
+// JSON it now carries.
+func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(g.opts.Upstream)
+	pr.Out.Host = g.opts.Upstream.Host
+	if pr.In.Context().Value(bridgedKey{}) == nil {
+		return
+	}
+	h := pr.Out.Header
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	h.Set("Accept", sse.MediaType+", application/json")
+	// The transport asks for gzip and undoes it: the body read is ours.
+	h.Del("Accept-Encoding")
+}
+
+// modifyResponse bridges a bridged request's streamed response; any other
+// response passes as it came.
+func (g *Gateway) modifyResponse(resp *http.Response) error {
+	b, _ := resp.Request.Context().Value(bridgedKey{}).(*bridged)
+	if b == nil {
+		return nil
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode/100 != 2 || mt != sse.MediaType {
+		return nil
+	}
+	setStreamHeaders(resp.Header, b.anth, b.coded)
+	resp.Header.Del("Content-Length")
+	resp.ContentLength = -1
+	b.relay = newRelay(resp.Request.Context(), resp.Body, g.api, b.anth, b.coded, g.opts.Proxy.Padding)
+	resp.Body = relayBody{b.relay, resp.Body}
+	b.kind = "sse"
+	if b.anth {
+		b.kind = "anth"
+	}
+	return nil
+}
+
+// withRequest is a RoundTripper whose responses name their request, as
+// http.Transport's do and a RoundTripper of the caller's may not: the
+// request's context carries what modifyResponse needs.
+type withRequest struct{ http.RoundTripper }
+
+func (t withRequest) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.RoundTripper.RoundTrip(r)
+	if resp != nil && resp.Request == nil {
+		resp.Request = r
+	}
+	return resp, err
+}
+
+// relayBody is a relay as a response body: ReverseProxy reads it and
+// closes the upstream's.
+type relayBody struct {
+	*relay
+	upstream io.Closer
+}
+
+func (b relayBody) Close() error {
+	b.relay.finish()
+	return b.upstream.Close()
+}
+
+// errorHandler answers a request the upstream did not: 502 with the API's
+// error, which names the fault's kind and no address; the fault itself,
+// addresses and all, goes to the log. A client that left gets nothing.
+func (g *Gateway) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	if g.opts.Log != nil {
+		g.opts.Log.Printf("%s %q: upstream: %v", r.Method, r.URL.Path, err)
+	}
+	if r.Context().Err() != nil {
+		return
+	}
+	g.apiError(w, http.StatusBadGateway, "upstream unreachable")
 }
 
 // dotSegment reports whether path, decoded, has a "." or ".." segment
@@ -172,78 +294,6 @@ func dotSegment(path string) bool {
 		}
 	}
 	return false
-}
-
-// stream serves a POST to the API's Path and returns the wire kind it
-// served.
-func (g *Gateway) stream(w http.ResponseWriter, r *http.Request) string {
-	body, err := ReadRequestBody(r, g.api, g.opts.MaxRequestSize)
-	if err != nil {
-		status := http.StatusBadRequest
-		switch {
-		case errors.Is(err, ErrTooLarge):
-			status = http.StatusRequestEntityTooLarge
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			status = http.StatusRequestTimeout
-		}
-		g.apiError(w, status, err.Error())
-		return "json"
-	}
-	// The caller's query goes upstream as httputil.ReverseProxy's SetURL
-	// sends it on every other path (the SDK's ?beta=true, for one).
-	target := g.opts.Upstream.JoinPath(g.api.Path())
-	switch {
-	case target.RawQuery == "":
-		target.RawQuery = r.URL.RawQuery
-	case r.URL.RawQuery != "":
-		target.RawQuery += "&" + r.URL.RawQuery
-	}
-	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, target.String(), bytes.NewReader(body))
-	if err != nil {
-		g.apiError(w, http.StatusInternalServerError, err.Error())
-		return "json"
-	}
-	for _, h := range forwardedHeaders {
-		if v := r.Header.Values(h); len(v) > 0 {
-			up.Header[h] = v
-		}
-	}
-	up.Header.Set("Content-Type", "application/json")
-	up.Header.Set("Accept", "text/event-stream, application/json")
-	resp, err := g.opts.Transport.RoundTrip(up)
-	if err != nil {
-		g.apiError(w, http.StatusBadGateway, "upstream: "+err.Error())
-		return "json"
-	}
-	defer resp.Body.Close()
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if resp.StatusCode/100 != 2 || mt != sse.MediaType {
-		copyHeader(w.Header(), resp.Header)
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-		return "json"
-	}
-	copyHeader(w.Header(), resp.Header)
-	w.Header().Del("Content-Length")
-	kind := "sse"
-	if Negotiate(r) {
-		kind = "anth"
-	}
-	if err := Proxy(w, r, resp.Body, g.api, g.opts.Proxy); err != nil && g.opts.Log != nil {
-		g.opts.Log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
-	}
-	return kind
-}
-
-// copyHeader copies an upstream response's headers, but those of a hop.
-func copyHeader(dst, src http.Header) {
-	for k, v := range src {
-		switch strings.ToLower(k) {
-		case "connection", "keep-alive", "transfer-encoding", "trailer", "upgrade", "proxy-connection":
-			continue
-		}
-		dst[k] = v
-	}
 }
 
 // apiError writes an error as the API does.

@@ -61,7 +61,7 @@ func (u *recordingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestGateway: the gateway forwards JSON or ANTH requests upstream as the
-// same JSON, with the caller's credentials, and answers with the upstream's
+// same JSON, with the caller's headers, and answers with the upstream's
 // stream as ANTH or SSE; other paths and responses pass through.
 func TestGateway(t *testing.T) {
 	up := &recordingUpstream{response: testdata.SSE(t)["layer0-basic.sse"]}
@@ -85,7 +85,7 @@ func TestGateway(t *testing.T) {
 		req.Header.Set("X-Api-Key", "sk-secret-key")
 		req.Header.Set("Anthropic-Version", "2023-06-01")
 		req.Header.Set("Anthropic-Beta", "b1")
-		req.Header.Set("X-Other", "not forwarded")
+		req.Header.Set("X-Other", "forwarded, as any end-to-end header is")
 		resp, err := gw.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +109,7 @@ func TestGateway(t *testing.T) {
 		if !jsonlex.Same(got, []byte(body)) {
 			t.Errorf("%s: upstream got %s, want %s", c.ct, got, body)
 		}
-		if h.Get("X-Api-Key") != "sk-secret-key" || h.Get("Anthropic-Version") != "2023-06-01" || h.Get("Anthropic-Beta") != "b1" || h.Get("X-Other") != "" || h.Get("Content-Type") != "application/json" {
+		if h.Get("X-Api-Key") != "sk-secret-key" || h.Get("Anthropic-Version") != "2023-06-01" || h.Get("Anthropic-Beta") != "b1" || h.Get("X-Other") == "" || h.Get("Content-Type") != "application/json" {
 			t.Errorf("%s: upstream got headers %v", c.ct, h)
 		}
 	}
@@ -211,9 +211,11 @@ func (s *stubTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body: io.NopCloser(bytes.NewReader(s.body))}, nil
 }
 
-// TestGatewayForwarding: the gateway sends upstream the caller's
-// credentials, version and every beta, and no header the caller did not
-// send; copies the response's headers but a hop's; logs each request's
+// TestGatewayForwarding: the gateway sends upstream every end-to-end
+// header of the caller's (credentials, version, every beta, the SDK's
+// User-Agent and x-stainless-*), none of the hop-by-hop ones (RFC 9110
+// §7.6.1), and the JSON it now carries; copies the response's headers but
+// a hop's; logs each request's
 // status and kind, and an upstream failure, with or without a log.
 func TestGatewayForwarding(t *testing.T) {
 	rec := testdata.SSE(t)["layer0-basic.sse"]
@@ -225,7 +227,7 @@ func TestGatewayForwarding(t *testing.T) {
 		headers http.Header
 		log     bool
 	}{
-		{"whole, key", rec, http.Header{"X-Api-Key": {"k"}, "Anthropic-Beta": {"b1", "b2"}}, true},
+		{"whole, key", rec, http.Header{"X-Api-Key": {"k"}, "Anthropic-Beta": {"b1", "b2"}, "User-Agent": {"Anthropic/Go 1.0"}, "X-Stainless-Lang": {"go"}, "Request-Id": {"r1"}}, true},
 		{"whole, bearer", rec, http.Header{"Authorization": {"Bearer t"}, "Anthropic-Version": {"2023-06-01"}}, true},
 		{"cut, logged", cut, http.Header{}, true},
 		{"cut, no log", cut, http.Header{}, false},
@@ -242,6 +244,10 @@ func TestGatewayForwarding(t *testing.T) {
 			req.Header[k] = v
 		}
 		req.Header.Set("Accept", Accept)
+		req.Header.Set("Connection", "X-Hop")
+		req.Header.Set("X-Hop", "secret")
+		req.Header.Set("Te", "gzip") // "trailers" alone goes on, as ReverseProxy keeps it for gRPC
+		req.Header.Set("Proxy-Authorization", "Basic eA==")
 		resp, err := gw.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -258,11 +264,20 @@ func TestGatewayForwarding(t *testing.T) {
 		stub.mu.Lock()
 		up := stub.last
 		stub.mu.Unlock()
-		for _, h := range forwardedHeaders {
-			got, sent := up.Header[h]
-			if want := c.headers[h]; !cmp.Equal(got, want) || sent != (want != nil) {
-				t.Errorf("%s: upstream %s %q (present %v), want %q", c.name, h, got, sent, want)
+		for h, want := range c.headers {
+			if got := up.Header[h]; !cmp.Equal(got, want) {
+				t.Errorf("%s: upstream %s %q, want %q", c.name, h, got, want)
 			}
+		}
+		// RFC 9110 §7.6.1: no hop-by-hop header goes on, nor one that
+		// Connection names.
+		for _, h := range []string{"Connection", "X-Hop", "Te", "Proxy-Authorization", "Keep-Alive", "Upgrade"} {
+			if v, ok := up.Header[h]; ok {
+				t.Errorf("%s: upstream got the hop-by-hop %s %q", c.name, h, v)
+			}
+		}
+		if ct, acc := up.Header.Get("Content-Type"), up.Header.Get("Accept"); ct != "application/json" || acc != "text/event-stream, application/json" {
+			t.Errorf("%s: upstream Content-Type %q, Accept %q", c.name, ct, acc)
 		}
 		last := fs[len(fs)-1]
 		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")

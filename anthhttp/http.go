@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/layer0/anth/bridge"
@@ -273,146 +272,27 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, api b
 	anth := Negotiate(r)
 	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
 	setStreamHeaders(w.Header(), anth, coded)
+	rl := newRelay(r.Context(), upstream, api, anth, coded, opts.Padding)
+	out := newFlusher(w, r, nil)
 	var err error
-	switch {
-	case coded:
-		z := getDeflater(w, api.Dictionary())
-		// The stream's window deflates EVENT JSON better than each event
-		// alone does: the decoder writes it raw.
-		d := api.NewDecoder(upstream, true)
-		err = proxyANTH(r.Context(), newFlusher(w, r, z), d, 0)
-		release(d)
-		putDeflater(z)
-	case anth:
-		d := api.NewDecoder(upstream, false)
-		err = proxyANTH(r.Context(), newFlusher(w, r, nil), d, opts.Padding)
-		release(d)
-	default:
-		err = proxySSE(r.Context(), newFlusher(w, r, nil), upstream, api)
+	for {
+		b, nerr := rl.next()
+		if nerr != nil {
+			break
+		}
+		if _, werr := out.Write(b); werr != nil {
+			rl.finish()
+			err = &Error{Offset: -1, Err: werr, Detail: "writing to the client"}
+			break
+		}
+	}
+	if rl.fault != nil {
+		err = rl.fault
 	}
 	if cerr := r.Context().Err(); err != nil && cerr != nil && !errors.Is(err, ErrShutdown) {
 		return &Error{Offset: -1, Err: cerr, Detail: "the client left"}
 	}
 	return err
-}
-
-// deflaters keeps the anth-deflate Writers of finished Proxy calls, 150
-// KiB each, for the next, by dictionary.
-var deflaters sync.Map // *deflate.Dictionary → *sync.Pool
-
-func getDeflater(w io.Writer, dict *deflate.Dictionary) *deflate.Writer {
-	if p, ok := deflaters.Load(dict); ok {
-		if z, _ := p.(*sync.Pool).Get().(*deflate.Writer); z != nil {
-			z.Reset(w)
-			return z
-		}
-	}
-	return deflate.NewWriter(w, dict)
-}
-
-func putDeflater(z *deflate.Writer) {
-	z.Reset(nil)
-	p, _ := deflaters.LoadOrStore(z.Dictionary(), &sync.Pool{})
-	p.(*sync.Pool).Put(z)
-}
-
-// release gives a Decoder back to its bridge, if the bridge keeps them
-// for reuse.
-func release(d bridge.Decoder) {
-	if r, ok := d.(interface{ Release() }); ok {
-		r.Release()
-	}
-}
-
-// streamFault is what ends a stream whose upstream failed with err at off,
-// and the code its client is told: ErrShutdown when the server's drain
-// closed the upstream (ctx's cause), else the upstream's fault.
-func streamFault(ctx context.Context, err error, off int64) (*Error, frame.ErrorCode) {
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
-		return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
-	}
-	return upstreamFault(err, off), frame.CodeAPI
-}
-
-func proxyANTH(ctx context.Context, out io.Writer, d bridge.Decoder, padding int) error {
-	wrote := false
-	var padded []byte
-	for {
-		b, err := d.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			fault, code := streamFault(ctx, err, d.Offset())
-			if !d.Ended() {
-				var msg []byte
-				if !wrote {
-					msg = frame.AppendMagic(msg)
-				}
-				out.Write(frame.AppendError(msg, code, fault.Error()))
-			}
-			return fault
-		}
-		if padding > 0 {
-			start := 0
-			if !wrote {
-				start = len(frame.Magic)
-			}
-			padded = frame.AppendPadTo(append(padded[:0], b...), start, padding)
-			b = padded
-		}
-		wrote = true
-		if _, err := out.Write(b); err != nil {
-			return &Error{Offset: d.Offset(), Err: err, Detail: "writing to the client"}
-		}
-	}
-}
-
-func proxySSE(ctx context.Context, out io.Writer, upstream io.Reader, api bridge.API) error {
-	sc := sse.NewScanner(upstream, 0)
-	ended := false
-	var ev []byte
-	for {
-		name, data, err := sc.Next()
-		if err == io.EOF && !ended {
-			err = &Error{Offset: sc.Offset(), Err: ErrTruncated, Detail: "stream ends before its response does"}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		var ends bool
-		if err == nil {
-			// The same events fail the same way on both paths.
-			if ends, err = api.CheckEvent(name, data); err != nil {
-				err = &Error{Offset: sc.EventOffset(), Err: ErrMalformed, Detail: err.Error()}
-			}
-		}
-		if err != nil {
-			fault, code := streamFault(ctx, err, sc.Offset())
-			if !ended {
-				out.Write(api.AppendErrorEvent(nil, code, fault.Error()))
-			}
-			return fault
-		}
-		ended = ended || ends
-		ev = sse.AppendEvent(ev[:0], name, data)
-		if _, err := out.Write(ev); err != nil {
-			return &Error{Offset: sc.Offset(), Err: err, Detail: "writing to the client"}
-		}
-	}
-}
-
-// upstreamFault gives an upstream failure the *Error Proxy returns.
-func upstreamFault(err error, off int64) *Error {
-	var e *Error
-	if errors.As(err, &e) {
-		return &Error{Offset: e.Offset, Err: e.Err, Detail: "upstream: " + e.Detail}
-	}
-	var fe *frame.Error
-	if errors.As(err, &fe) {
-		return &Error{Offset: off, Err: fe.Err, Detail: "upstream: " + fe.Error()}
-	}
-	return &Error{Offset: off, Err: err, Detail: "upstream read failed"}
 }
 
 // NewFrameReader reads a streaming response of api's of either kind as
