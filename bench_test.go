@@ -50,21 +50,21 @@ type codec struct {
 
 var codecs = []*codec{
 	{name: "anth-token", write: func(w io.Writer) {
-		fw := frame.NewWriter(w)
+		fw := frame.NewWriter(w, frame.WriterOptions{})
 		for _, t := range benchTokens {
 			_ = fw.WriteToken(t.id)
 		}
 		_ = fw.WriteDone(frame.StopEndTurn, "")
 	}, read: readANTH},
 	{name: "anth-token32", write: func(w io.Writer) {
-		fw := frame.NewWriter(w)
+		fw := frame.NewWriter(w, frame.WriterOptions{})
 		for _, t := range benchTokens {
 			_ = fw.WriteToken(t.wide)
 		}
 		_ = fw.WriteDone(frame.StopEndTurn, "")
 	}, read: readANTH},
 	{name: "anth-text", write: func(w io.Writer) {
-		fw := frame.NewWriter(w)
+		fw := frame.NewWriter(w, frame.WriterOptions{})
 		for _, t := range benchTokens {
 			_ = fw.WriteText(0, []byte(t.text))
 		}
@@ -108,7 +108,7 @@ var codecs = []*codec{
 
 // anthReader is one frame.Reader kept across iterations, as a client would
 // keep one per connection.
-var anthReader = frame.NewReader(nil)
+var anthReader = frame.NewReader(nil, frame.ReaderOptions{})
 
 // readANTH returns -1 for a response that does not end cleanly (SPEC
 // §3.11), so TestBenchCodecs fails rather than a benchmark timing an error.

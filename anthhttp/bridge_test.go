@@ -74,8 +74,8 @@ func essential(fs []frame.Frame) []frame.Frame {
 func TestOneFrameSequence(t *testing.T) {
 	var body []byte
 	native := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{})
-		fr := frame.NewReader(bytes.NewReader(body))
+		fw := NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{})
+		fr := frame.NewReader(bytes.NewReader(body), frame.ReaderOptions{})
 		for f, err := range fr.All() {
 			if err != nil {
 				panic(err)

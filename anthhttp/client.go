@@ -10,6 +10,7 @@ import (
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/internal/iox"
 	"github.com/layer0/anth/sse"
 )
 
@@ -165,13 +166,12 @@ func (g *gzipBody) Close() error { return g.body.Close() }
 // streamBody is an ANTH response body read as the API's event stream: an
 // Encoder between the body and the reader.
 type streamBody struct {
-	src   io.Reader // the ANTH stream, decoded from body
-	body  io.Closer
-	enc   bridge.Encoder
-	out   bytes.Buffer // SSE not yet read
-	in    []byte
-	err   error // what follows out: io.EOF at the end of a whole response
-	empty int   // reads in a row that returned nothing
+	src  io.Reader // the ANTH stream, decoded from body
+	body io.Closer
+	enc  bridge.Encoder
+	out  bytes.Buffer // SSE not yet read
+	in   []byte
+	err  error // what follows out: io.EOF at the end of a whole response
 }
 
 func newStreamBody(src io.Reader, body io.Closer, api bridge.API, coded bool, request []byte) *streamBody {
@@ -185,14 +185,7 @@ func (b *streamBody) Read(p []byte) (int, error) {
 		if b.err != nil {
 			return 0, b.err
 		}
-		n, err := b.src.Read(b.in)
-		if n == 0 && err == nil {
-			if b.empty++; b.empty >= 100 {
-				b.err = io.ErrNoProgress
-			}
-			continue
-		}
-		b.empty = 0
+		n, err := iox.Reader{R: b.src}.Read(b.in)
 		if n > 0 {
 			if _, werr := b.enc.Write(b.in[:n]); werr != nil {
 				b.err = werr

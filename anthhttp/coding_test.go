@@ -77,12 +77,12 @@ func TestCodedHeaders(t *testing.T) {
 	rec := testdata.SSE(t)["layer0-basic.sse"]
 	handlers := map[string]http.HandlerFunc{
 		"NewResponseWriter": func(w http.ResponseWriter, r *http.Request) {
-			fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{})
+			fw := NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{})
 			fw.WriteText(0, []byte("x"))
 			fw.WriteDone(frame.StopEndTurn, "")
 		},
 		"NewResponseWriter padded": func(w http.ResponseWriter, r *http.Request) {
-			fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{Padding: 16})
+			fw := NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{Padding: 16})
 			fw.WriteText(0, []byte("x"))
 			fw.WriteDone(frame.StopEndTurn, "")
 		},
@@ -177,7 +177,7 @@ func asSSE(resp *http.Response) (string, error) {
 	fs, err := readFrames(resp)
 	var out bytes.Buffer
 	enc := messages.NewEncoder(&out, messages.EncoderOptions{})
-	w := frame.NewWriter(enc)
+	w := frame.NewWriter(enc, frame.WriterOptions{})
 	for _, f := range fs {
 		if werr := w.WriteFrame(f); werr != nil {
 			return out.String(), werr
@@ -189,7 +189,7 @@ func asSSE(resp *http.Response) (string, error) {
 // TestCodedResponseWriter: a handler's frames reach a coded client as
 // they were written, each as soon as it is written, coalesced or not.
 func TestCodedResponseWriter(t *testing.T) {
-	for _, opts := range []ResponseOptions{{}, {Coalesce: 5e6}} {
+	for _, opts := range []frame.WriterOptions{{}, {Coalesce: 5e6}} {
 		var want []frame.Frame
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fw := NewResponseWriter(w, r, messages.API{}, opts)

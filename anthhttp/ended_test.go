@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/messages"
 )
 
@@ -25,7 +26,7 @@ func TestCoalescedHandlerReturns(t *testing.T) {
 					io.WriteString(w, "yes")
 					return
 				}
-				fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{Coalesce: coalesce})
+				fw := NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{Coalesce: coalesce})
 				for range 3 {
 					// The first goes at once, the rest wait for the timer.
 					fw.WriteText(0, []byte("waiting "))
@@ -62,7 +63,7 @@ func TestResponseWriterClientLeaves(t *testing.T) {
 	for _, accept := range []string{acceptANTH, "text/event-stream"} {
 		result := make(chan error, 1)
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{})
+			fw := NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{})
 			if err := fw.WriteText(0, []byte("first")); err != nil {
 				result <- err
 				return

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/deflate"
@@ -194,47 +193,35 @@ func (f flusher) flush() error {
 	return f.f.Flush()
 }
 
-// ResponseOptions configure NewResponseWriter. The zero value is ready to
-// use.
-type ResponseOptions struct {
-	// Padding pads an ANTH response with PAD frames (frame.WithPadding).
-	// A padded response is not compressed: compressed sizes would follow
-	// the text again, which is what padding hides.
-	Padding int
-	// Coalesce, if positive, hands frames to the client at most once per
-	// Coalesce (frame.WithCoalescing): fewer flushes and packets for a fast
-	// generator, at most Coalesce of added latency. The handler must call
-	// the Writer's Flush before it returns: frames still waiting then are
-	// never sent (the timer's write fails, as every write after the
-	// request is over does).
-	Coalesce time.Duration
-}
-
 // NewResponseWriter returns a frame.Writer for a handler's response of
 // api's: ANTH if the client of r negotiated it (see Negotiate), compressed
-// with anth-deflate if its Accept-Encoding names that too (SPEC.md §11;
-// deflated EVENT frames are then written raw, §11.2), else api's event
-// stream, converted frame by frame (api's Encoder). It sets the headers of
+// with anth-deflate if its Accept-Encoding names that too and opts ask for
+// no padding (SPEC.md §11; deflated EVENT frames are then written raw,
+// §11.2), else api's event stream, converted frame by frame (api's
+// Encoder). opts are the frame.Writer's: Padding pads an ANTH response
+// (and only that: a padded response is not compressed, since compressed
+// sizes would follow the text again, which is what padding hides);
+// Coalesce hands frames to the client at most once per interval, and then
+// the handler must call the Writer's Flush before it returns: frames still
+// waiting then are never sent (the timer's write fails, as every write
+// after the request is over does). It sets the headers of
 // setStreamHeaders' list and flushes after every frame or event, or, with
 // opts.Coalesce, after every batch. Once r's context is done — the client
 // left, or the handler returned — every write fails with an *Error
 // matching context.Canceled, so a handler stops at its next frame rather
 // than writing into a closed connection.
-func NewResponseWriter(w http.ResponseWriter, r *http.Request, api bridge.API, opts ResponseOptions) *frame.Writer {
+func NewResponseWriter(w http.ResponseWriter, r *http.Request, api bridge.API, opts frame.WriterOptions) *frame.Writer {
 	anth := Negotiate(r)
 	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
 	setStreamHeaders(w.Header(), anth, coded)
-	var wopts []frame.WriterOption
-	if opts.Coalesce > 0 {
-		wopts = append(wopts, frame.WithCoalescing(opts.Coalesce))
-	}
 	switch {
 	case coded:
-		return frame.NewWriter(api.RawEvents(newFlusher(w, r, deflate.NewWriter(w, api.Dictionary()))), wopts...)
+		return frame.NewWriter(api.RawEvents(newFlusher(w, r, deflate.NewWriter(w, api.Dictionary()))), opts)
 	case anth:
-		return frame.NewWriter(newFlusher(w, r, nil), append(wopts, frame.WithPadding(opts.Padding))...)
+		return frame.NewWriter(newFlusher(w, r, nil), opts)
 	}
-	return frame.NewWriter(api.NewEncoder(newFlusher(w, r, nil), false, nil), wopts...)
+	opts.Padding = 0 // the event stream's JSON is padded by the API, not by frames
+	return frame.NewWriter(api.NewEncoder(newFlusher(w, r, nil), false, nil), opts)
 }
 
 // ProxyOptions configure Proxy. The zero value is ready to use.
@@ -321,9 +308,9 @@ func NewFrameReader(resp *http.Response, api bridge.API) (*frame.Reader, error) 
 	mt, _, _ := mime.ParseMediaType(ct)
 	switch mt {
 	case ContentType:
-		return frame.NewReader(body), nil
+		return frame.NewReader(body, frame.ReaderOptions{}), nil
 	case sse.MediaType:
-		return frame.NewReader(api.NewDecoder(body, false)), nil
+		return frame.NewReader(api.NewDecoder(body, false), frame.ReaderOptions{}), nil
 	}
 	resp.Body.Close()
 	return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "Content-Type " + strconv.Quote(ct) + ", want " + ContentType + " or " + sse.MediaType}

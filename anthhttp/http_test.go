@@ -95,7 +95,7 @@ func readFrames(resp *http.Response) ([]frame.Frame, error) {
 func TestStreamHeaders(t *testing.T) {
 	handlers := map[string]http.HandlerFunc{
 		"NewResponseWriter": func(w http.ResponseWriter, r *http.Request) {
-			fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{})
+			fw := NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{})
 			fw.WriteText(0, []byte("x"))
 			fw.WriteDone(frame.StopEndTurn, "")
 		},
@@ -122,7 +122,7 @@ func TestStreamHeaders(t *testing.T) {
 func TestResponseWriter(t *testing.T) {
 	text := "Streaming 文本 over HTTP"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "test-model"}}, ResponseOptions{})
+		fw := NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "test-model"}}, frame.WriterOptions{})
 		for _, piece := range []string{"Streaming ", "文", "本 over", " HTTP"} {
 			if err := fw.WriteText(0, []byte(piece)); err != nil {
 				t.Error(err)
@@ -397,14 +397,14 @@ func TestNewFrameReaderStatus(t *testing.T) {
 func TestFrameArrival(t *testing.T) {
 	for _, c := range []struct {
 		accept, encoding string
-		opts             ResponseOptions
+		opts             frame.WriterOptions
 		early            bool // the second frame arrives before Flush
 	}{
-		{acceptANTH, "", ResponseOptions{}, true},
-		{acceptANTH, AcceptEncoding, ResponseOptions{}, true},
-		{"text/event-stream", "", ResponseOptions{}, true},
-		{acceptANTH, "", ResponseOptions{Coalesce: time.Hour}, false},
-		{acceptANTH, AcceptEncoding, ResponseOptions{Coalesce: time.Hour}, false},
+		{acceptANTH, "", frame.WriterOptions{}, true},
+		{acceptANTH, AcceptEncoding, frame.WriterOptions{}, true},
+		{"text/event-stream", "", frame.WriterOptions{}, true},
+		{acceptANTH, "", frame.WriterOptions{Coalesce: time.Hour}, false},
+		{acceptANTH, AcceptEncoding, frame.WriterOptions{Coalesce: time.Hour}, false},
 	} {
 		release := make(chan struct{})
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

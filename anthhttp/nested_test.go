@@ -24,7 +24,7 @@ func nestedBomb(n int) []byte {
 	z := deflated([]byte(js))
 	var body bytes.Buffer
 	dw := deflate.NewWriter(&body, messages.API{}.Dictionary())
-	fw := frame.NewWriter(dw)
+	fw := frame.NewWriter(dw, frame.WriterOptions{})
 	for range n {
 		fw.WriteEvent(frame.EventDeflate, []byte("x"), z)
 	}
@@ -65,7 +65,7 @@ func TestNestedAmplification(t *testing.T) {
 	// MaxEvent, at most 1,032 bytes a byte of its data (DEFLATE's limit).
 	var plain bytes.Buffer
 	enc := messages.NewEncoder(&plain, messages.EncoderOptions{})
-	fw := frame.NewWriter(enc)
+	fw := frame.NewWriter(enc, frame.WriterOptions{})
 	z := deflated([]byte(`{"type":"x","pad":"` + strings.Repeat(" ", 1000) + `"}`))
 	fw.WriteEvent(frame.EventDeflate, []byte("x"), z)
 	fw.WriteDone(frame.StopEndTurn, "")
@@ -84,7 +84,7 @@ func TestResponseWriterRawEvents(t *testing.T) {
 	js := []byte(`{"type":"message_start","message":{"id":"msg_1","model":"m","content":[]}}`)
 	long := []byte(`{"type":"x","pad":"` + strings.Repeat("ab", 70_000) + `"}`) // continues over frames
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := NewResponseWriter(w, r, messages.API{}, ResponseOptions{})
+		fw := NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{})
 		fw.WriteEvent(frame.EventDeflate, []byte("message_start"), deflated(js))
 		fw.WriteEvent(frame.EventJSON, []byte("x"), long)
 		fw.WriteText(0, []byte("hi"))

@@ -19,7 +19,7 @@ import (
 // A generator is a server that makes tokens itself, at a given rate, and
 // writes each as it comes: SSE behind gzip with a flush per token, as
 // servers do today, or ANTH through anthhttp.NewResponseWriter, with or without
-// anth-deflate and frame.WithCoalescing.
+// anth-deflate and frame.WriterOptions.Coalesce.
 type generator struct {
 	id, name, accept, encoding string
 	serve                      func(w http.ResponseWriter, r *http.Request, tokens []string, every time.Duration)
@@ -28,7 +28,7 @@ type generator struct {
 const coalesce = 10 * time.Millisecond
 
 func generators() []generator {
-	native := func(id, name, encoding string, opts anthhttp.ResponseOptions) generator {
+	native := func(id, name, encoding string, opts frame.WriterOptions) generator {
 		return generator{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, tokens []string, every time.Duration) {
 			fw := anthhttp.NewResponseWriter(w, r, messages.API{}, opts)
 			tick := time.NewTicker(every)
@@ -60,11 +60,11 @@ func generators() []generator {
 			z.Close()
 			rc.Flush()
 		}},
-		native("anth", "ANTH, a flush per token", "", anthhttp.ResponseOptions{}),
-		native("anth-coalesced", "ANTH, coalesced 10 ms", "", anthhttp.ResponseOptions{Coalesce: coalesce}),
-		native("anth-deflate", "ANTH + anth-deflate, a flush per token", anthhttp.AcceptEncoding, anthhttp.ResponseOptions{}),
-		native("anth-deflate-coalesced", "ANTH + anth-deflate, coalesced 10 ms", anthhttp.AcceptEncoding, anthhttp.ResponseOptions{Coalesce: coalesce}),
-		native("anth-deflate-coalesced-20ms", "ANTH + anth-deflate, coalesced 20 ms", anthhttp.AcceptEncoding, anthhttp.ResponseOptions{Coalesce: 2 * coalesce}),
+		native("anth", "ANTH, a flush per token", "", frame.WriterOptions{}),
+		native("anth-coalesced", "ANTH, coalesced 10 ms", "", frame.WriterOptions{Coalesce: coalesce}),
+		native("anth-deflate", "ANTH + anth-deflate, a flush per token", anthhttp.AcceptEncoding, frame.WriterOptions{}),
+		native("anth-deflate-coalesced", "ANTH + anth-deflate, coalesced 10 ms", anthhttp.AcceptEncoding, frame.WriterOptions{Coalesce: coalesce}),
+		native("anth-deflate-coalesced-20ms", "ANTH + anth-deflate, coalesced 20 ms", anthhttp.AcceptEncoding, frame.WriterOptions{Coalesce: 2 * coalesce}),
 	}
 }
 

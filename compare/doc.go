@@ -5,7 +5,7 @@
 //
 // The measurements are go test benchmarks (see README.md): bytes on the
 // wire over HTTP on 127.0.0.1, the server's and the client's CPU per delta,
-// and packets per 1,000 tokens with and without frame.WithCoalescing.
+// and packets per 1,000 tokens with and without frame.WriterOptions.Coalesce.
 // go test -run TestReport -report prints them all as Markdown tables, every
 // ratio taken within the one run.
 package compare

@@ -41,17 +41,17 @@ func TestZeroAllocs(t *testing.T) {
 		stream = AppendToken(stream, 42)
 	}
 	br := bytes.NewReader(stream)
-	r := NewReader(br)
+	r := NewReader(br, ReaderOptions{})
 	cases["Reader.Next"] = func() {
 		if _, err := r.Next(); err == io.EOF {
 			br.Reset(stream)
 			r.Reset(br)
 		}
 	}
-	w := NewWriter(io.Discard)
+	w := NewWriter(io.Discard, WriterOptions{})
 	cases["Writer.WriteToken"] = func() { _ = w.WriteToken(42) }
 	cases["Writer.WriteText"] = func() { _ = w.WriteText(0, text) }
-	bw := NewWriter(io.Discard, WithBatching(), WithPadding(16))
+	bw := NewWriter(io.Discard, WriterOptions{Batching: true, Padding: 16})
 	cases["Writer batching+padding"] = func() { _ = bw.WriteToken(42) }
 
 	for name, f := range cases {

@@ -96,7 +96,7 @@ func stream(t *testing.T, n int, every, d time.Duration) (*timedWriter, []time.T
 	t.Helper()
 	c := &fakeClock{now: time.Unix(0, 0)}
 	tw := &timedWriter{clock: c}
-	w := NewWriter(tw, WithCoalescing(d))
+	w := NewWriter(tw, WriterOptions{Coalesce: d})
 	w.clock = c
 	var sent []time.Time
 	for i := range n {
@@ -183,7 +183,7 @@ func TestCoalescingRealTime(t *testing.T) {
 		defer mu.Unlock()
 		writes++
 		return buf.Write(p)
-	}), WithCoalescing(20*time.Millisecond))
+	}), WriterOptions{Coalesce: 20 * time.Millisecond})
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	start := time.Now()
@@ -284,7 +284,7 @@ func TestCoalescingSteps(t *testing.T) {
 		c0 := time.Unix(0, 0)
 		clock := &fakeClock{now: c0}
 		log := &clockedLog{clock: clock}
-		w := NewWriter(log, WithCoalescing(c.d))
+		w := NewWriter(log, WriterOptions{Coalesce: c.d})
 		w.clock = clock
 		for _, s := range c.steps {
 			clock.advance(c0.Add(s.at))
@@ -331,7 +331,7 @@ func TestCoalescingDuringWrite(t *testing.T) {
 		c0 := time.Unix(0, 0)
 		clock := &fakeClock{now: c0}
 		log := &clockedLog{clock: clock, entered: make(chan struct{}), release: make(chan struct{})}
-		w := NewWriter(log, WithCoalescing(d))
+		w := NewWriter(log, WriterOptions{Coalesce: d})
 		w.clock = clock
 		first := make(chan error)
 		go func() { first <- w.WriteText(0, []byte("t")) }()

@@ -21,7 +21,7 @@
 // A Reader reads a response: a stream that ends with DONE or ERROR (SPEC.md
 // §3.11). A response cut before that — even on a frame boundary — is
 // ErrTruncated, so half an answer never reads as a shorter whole one;
-// WithRawFrames reads any stream frame by frame instead.
+// ReaderOptions.RawFrames reads any stream frame by frame instead.
 //
 // Types 0x00–0x7F must be understood and types 0x80–0xFF may be skipped
 // (Type.Ignorable), so a stream can grow new frames without breaking old

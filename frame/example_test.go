@@ -50,7 +50,7 @@ func ExampleParse() {
 // at once. On an http.ResponseWriter, Flush also flushes the response.
 func ExampleWriter() {
 	var conn bytes.Buffer // an http.ResponseWriter or net.Conn in a server
-	w := frame.NewWriter(&conn)
+	w := frame.NewWriter(&conn, frame.WriterOptions{})
 	for _, piece := range []string{"Hello", ", ", "世界"} {
 		if err := w.WriteText(0, []byte(piece)); err != nil {
 			log.Fatal(err)
@@ -73,7 +73,7 @@ func ExampleReader() {
 	stream = frame.AppendPad(stream, 5)
 	stream = frame.AppendDone(stream, frame.StopMaxTokens, "")
 
-	r := frame.NewReader(bytes.NewReader(stream))
+	r := frame.NewReader(bytes.NewReader(stream), frame.ReaderOptions{})
 	for f, err := range r.All() {
 		if err != nil {
 			log.Fatal(err)
@@ -96,14 +96,14 @@ func ExampleReader() {
 // Errors say where the input went wrong and match the kinds with errors.Is.
 func ExampleError() {
 	stream := []byte("ANTH\x01\x00\x0B") // a USAGE frame must be 12 bytes
-	_, err := frame.NewReader(bytes.NewReader(stream)).Next()
+	_, err := frame.NewReader(bytes.NewReader(stream), frame.ReaderOptions{}).Next()
 	var e *frame.Error
 	if errors.As(err, &e) && errors.Is(err, frame.ErrMalformed) {
 		fmt.Println(e.Offset, e.Type)
 	}
 	fmt.Println(err)
 
-	_, err = frame.NewReader(bytes.NewReader([]byte("ANTH\x00\x00\x02\x00"))).Next()
+	_, err = frame.NewReader(bytes.NewReader([]byte("ANTH\x00\x00\x02\x00")), frame.ReaderOptions{}).Next()
 	fmt.Println(errors.Is(err, io.ErrUnexpectedEOF))
 	// Output:
 	// 5 USAGE

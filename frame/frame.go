@@ -29,7 +29,7 @@ func (f Frame) Append(b []byte) []byte {
 // AppendValue appends f as a writer of a response sends it: a DONE or
 // ERROR whose value fills a frame or more (as a Reader joins it) as its
 // continuation frames (SPEC.md §4), any other frame as Append does. The
-// pieces of such a value that a Reader made WithRawFrames returns go back
+// pieces of such a value that a Reader made with ReaderOptions.RawFrames returns go back
 // with Append instead.
 func (f Frame) AppendValue(b []byte) []byte {
 	if len(f.Payload) >= MaxPayload {

@@ -86,7 +86,7 @@ func TestReaderValueLimit(t *testing.T) {
 				want = DefaultMaxValueSize
 			}
 			_, wantOff := crossing(typ, want)
-			opts := []ReaderOption{WithMaxValueSize(limit)}
+			opts := ReaderOptions{MaxValueSize: limit}
 			for _, mode := range []string{"pull", "push"} {
 				r, sent, err := readValue(t, typ, frames, mode, opts)
 				var e *Error
@@ -111,18 +111,18 @@ func TestReaderValueLimit(t *testing.T) {
 // Reader made with opts, pulled from an io.Reader or pushed a frame's
 // worth at a time, and returns the Reader, the bytes it was given and the
 // error that ended it.
-func readValue(t *testing.T, typ Type, frames int, mode string, opts []ReaderOption) (*Reader, int64, error) {
+func readValue(t *testing.T, typ Type, frames int, mode string, opts ReaderOptions) (*Reader, int64, error) {
 	t.Helper()
 	g := newFullFrames(typ, frames)
 	if mode == "pull" {
-		r := NewReader(g, opts...)
+		r := NewReader(g, opts)
 		for {
 			if _, err := r.Next(); err != nil {
 				return r, g.sent, err
 			}
 		}
 	}
-	r := NewPushReader(opts...)
+	r := NewPushReader(opts)
 	piece := make([]byte, MaxFrameSize)
 	for {
 		n, rerr := g.Read(piece)
@@ -155,7 +155,7 @@ func TestReaderValueLimitAlloc(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		r, sent, err := readValue(t, TypeError, 256, mode, nil)
+		r, sent, err := readValue(t, TypeError, 256, mode, ReaderOptions{})
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		alloc := after.TotalAlloc - before.TotalAlloc
@@ -200,7 +200,7 @@ func TestReaderValueAtLimit(t *testing.T) {
 		}
 		continues := len(stream)-len(Magic) > MaxFrameSize
 		for _, k := range []int{len(stream), 1000} {
-			got, err := pushAll(NewPushReader(WithMaxValueSize(limit)), stream, k)
+			got, err := pushAll(NewPushReader(ReaderOptions{MaxValueSize: limit}), stream, k)
 			if continues && len(want.Payload) > limit {
 				if !errors.Is(err, ErrTooLarge) || len(got) != 0 {
 					t.Fatalf("%d-byte value, limit %d: %d frames, %v; want ErrTooLarge", len(want.Payload), limit, len(got), err)

@@ -2,7 +2,7 @@ package frame
 
 import "strconv"
 
-// MaxPadBlock is the largest block WithPadding and AppendPadTo accept: one
+// MaxPadBlock is the largest block WriterOptions.Padding and AppendPadTo accept: one
 // PAD frame then always suffices.
 const MaxPadBlock = MaxPayload
 
@@ -49,7 +49,7 @@ func AppendPadTo(b []byte, start, block int) []byte {
 }
 
 // CheckPadBlock reports whether block is a padding block AppendPadTo and
-// WithPadding accept: 0 (no padding) to MaxPadBlock.
+// WriterOptions.Padding accept: 0 (no padding) to MaxPadBlock.
 func CheckPadBlock(block int) error {
 	if block < 0 || block > MaxPadBlock {
 		return errAt(-1, ErrTooLarge, "padding block of "+strconv.Itoa(block)+" bytes, want 0 to 65535")

@@ -6,18 +6,14 @@ import (
 	"io"
 	"iter"
 	"strconv"
+
+	"github.com/layer0/anth/internal/iox"
 )
 
 // initialBufSize is where a Reader's buffer starts: room for hundreds of
 // token frames a read, small enough for many idle streams. It grows, once,
 // only when a frame declares more (never past MaxFrameSize).
 const initialBufSize = 8 << 10
-
-// maxEmptyReads bounds how many times in a row an io.Reader may return
-// 0, nil before the Reader gives up with io.ErrNoProgress, as bufio does.
-// The count restarts whenever a read returns bytes, so a slow reader is
-// never failed.
-const maxEmptyReads = 100
 
 // ErrNeedMore is what Next returns when a Reader fed by Write needs more
 // input than it has been given. It is normal flow, not a fault: Write more
@@ -29,16 +25,16 @@ var ErrNeedMore = errors.New("frame: more input needed")
 // its input, so it may read past the last frame it returns.
 //
 // The first call to Next checks Magic. Frames of unknown ignorable types are
-// skipped (handed to OnSkip first, if set); frames of known types, PAD
+// skipped (handed to ReaderOptions.OnSkip first, if set); frames of known types, PAD
 // included, are returned. Errors are sticky: once Next fails it returns the
 // same error until Reset. A Reader is not safe for concurrent use.
 //
 // A Reader holds the stream to the response grammar of SPEC.md §3.11 unless
-// made WithRawFrames: the response ends with DONE or ERROR, so an input that
+// made with ReaderOptions.RawFrames: the response ends with DONE or ERROR, so an input that
 // ends before one — on a frame boundary or not — is ErrTruncated, and a
 // must-understand frame after it is ErrMalformed. A DONE or ERROR whose value
 // continues in further frames (SPEC.md §4) is returned once, joined, and
-// is bounded by WithMaxValueSize.
+// is bounded by ReaderOptions.MaxValueSize.
 //
 // Bounds: Next holds at most MaxFrameSize bytes of input at a time (a push
 // Reader: what it was given and has not parsed yet), plus, while it joins a
@@ -46,11 +42,7 @@ var ErrNeedMore = errors.New("frame: more input needed")
 // never more than the value limit (DefaultMaxValueSize, 1 MiB). It produces
 // no byte that was not received.
 type Reader struct {
-	// OnSkip, if not nil, is called with each frame of an unknown ignorable
-	// type before Next skips it, so a proxy can forward it. The frame's
-	// payload is valid only during the call.
-	OnSkip func(Frame)
-
+	onSkip     func(Frame)
 	r          io.Reader // nil when fed by Write
 	buf        []byte
 	start, end int   // buf[start:end] holds read, unparsed bytes
@@ -58,8 +50,8 @@ type Reader struct {
 	magic      bool  // whether Magic has been checked
 	err        error // sticky error returned by Next
 	rerr       error // error from r (io.EOF after CloseWrite), held until the bytes before it are used
-	raw        bool  // WithRawFrames
-	maxValue   int   // WithMaxValueSize; ≤ 0 means DefaultMaxValueSize
+	raw        bool  // ReaderOptions.RawFrames
+	maxValue   int   // ReaderOptions.MaxValueSize; ≤ 0 means DefaultMaxValueSize
 	body       bool  // Magic read, no DONE or ERROR yet, no error: Next's fast path applies
 
 	ended   bool   // a DONE or ERROR has been read
@@ -68,42 +60,44 @@ type Reader struct {
 	joined  []byte // payload of the value being joined
 }
 
-// A ReaderOption configures a Reader.
-type ReaderOption func(*Reader)
-
-// WithRawFrames makes a Reader return every frame as it is on the wire, for
-// tools that inspect streams (anth dump) rather than read a response: DONE
-// and ERROR continuation frames are returned one by one, frames may follow
-// the end of the response, and input that ends on a frame boundary is
-// io.EOF wherever that boundary falls.
-func WithRawFrames() ReaderOption { return func(r *Reader) { r.raw = true } }
+// ReaderOptions configure a Reader. The zero value reads a response, held
+// to its grammar, with the default limit.
+type ReaderOptions struct {
+	// RawFrames makes a Reader return every frame as it is on the wire, for
+	// tools that inspect streams (anth dump) rather than read a response:
+	// DONE and ERROR continuation frames are returned one by one, frames
+	// may follow the end of the response, and input that ends on a frame
+	// boundary is io.EOF wherever that boundary falls.
+	RawFrames bool
+	// MaxValueSize is the largest DONE or ERROR value a Reader joins from
+	// continuation frames, counted as the joined payload (reason or code
+	// included). A value that would pass it fails with an *Error wrapping
+	// ErrTooLarge at the offset of the frame that crossed the limit, before
+	// its bytes are kept. 0 or less means DefaultMaxValueSize; a value of
+	// one frame (at most MaxPayload bytes) is checked against it only if it
+	// continues.
+	MaxValueSize int
+	// OnSkip, if not nil, is called with each frame of an unknown ignorable
+	// type before Next skips it, so a proxy can forward it. The frame's
+	// payload is valid only during the call.
+	OnSkip func(Frame)
+}
 
 // DefaultMaxValueSize is the largest DONE or ERROR value, reason or code
 // included, that a Reader joins from continuation frames (SPEC.md §4) unless
-// made WithMaxValueSize: 1 MiB. Real values are far smaller (an API error
-// message or a stop sequence is rarely over a kilobyte), but a gateway may
-// relay an upstream's error body in one, and a limit of 16 full frames keeps
-// that working while a peer can make a Reader hold no more than 1 MiB for it
-// — without a limit a stream of full ERROR frames, cheap to send and cheaper
-// still through anth-deflate, grows one value without end.
+// ReaderOptions.MaxValueSize says otherwise: 1 MiB. Real values are far
+// smaller (an API error message or a stop sequence is rarely over a
+// kilobyte), but a gateway may relay an upstream's error body in one, and a
+// limit of 16 full frames keeps that working while a peer can make a Reader
+// hold no more than 1 MiB for it — without a limit a stream of full ERROR
+// frames, cheap to send and cheaper still through anth-deflate, grows one
+// value without end.
 const DefaultMaxValueSize = 1 << 20
-
-// WithMaxValueSize sets the largest DONE or ERROR value a Reader joins from
-// continuation frames, counted as the joined payload (reason or code
-// included). A value that would pass n fails with an *Error wrapping
-// ErrTooLarge at the offset of the frame that crossed the limit, before its
-// bytes are kept. n ≤ 0 means DefaultMaxValueSize; a value of one frame
-// (at most MaxPayload bytes) is checked against n only if it continues.
-func WithMaxValueSize(n int) ReaderOption { return func(r *Reader) { r.maxValue = n } }
 
 // NewReader returns a Reader that reads an ANTH response from r. It does not
 // read from r until the first call to Next.
-func NewReader(r io.Reader, opts ...ReaderOption) *Reader {
-	rd := &Reader{r: r}
-	for _, o := range opts {
-		o(rd)
-	}
-	return rd
+func NewReader(r io.Reader, opts ReaderOptions) *Reader {
+	return &Reader{r: r, raw: opts.RawFrames, maxValue: opts.MaxValueSize, onSkip: opts.OnSkip}
 }
 
 // NewPushReader returns a Reader that reads the bytes given to its Write
@@ -111,12 +105,12 @@ func NewReader(r io.Reader, opts ...ReaderOption) *Reader {
 // handler's writes, a WebSocket message) rather than from an io.Reader.
 // Next returns ErrNeedMore when it has not been given enough; CloseWrite
 // marks the end of the input.
-func NewPushReader(opts ...ReaderOption) *Reader { return NewReader(nil, opts...) }
+func NewPushReader(opts ReaderOptions) *Reader { return NewReader(nil, opts) }
 
 // Reset discards the Reader's state and makes it read a new stream from r
-// (nil for a push Reader), keeping its buffers, options and OnSkip.
+// (nil for a push Reader), keeping its buffers and options.
 func (r *Reader) Reset(rd io.Reader) {
-	*r = Reader{OnSkip: r.OnSkip, r: rd, buf: r.buf, raw: r.raw, maxValue: r.maxValue, joined: r.joined[:0]}
+	*r = Reader{onSkip: r.onSkip, r: rd, buf: r.buf, raw: r.raw, maxValue: r.maxValue, joined: r.joined[:0]}
 }
 
 // Write appends p to the input of a Reader made by NewPushReader. It
@@ -152,11 +146,11 @@ func (r *Reader) Offset() int64 { return r.off }
 // buffer and is valid until the next call to Next, Write or Reset.
 //
 // At the end of the response Next returns io.EOF. Input that ends inside a
-// frame or before Magic was complete, or (unless WithRawFrames) before the
+// frame or before Magic was complete, or (unless RawFrames) before the
 // DONE or ERROR that ends a response, gives an *Error wrapping ErrTruncated.
 // Bad input gives an *Error with the stream offset (ErrTooLarge, at the
 // frame that crossed it, for a joined DONE or ERROR value over the limit of
-// WithMaxValueSize); an error from the underlying reader is returned as is,
+// ReaderOptions.MaxValueSize); an error from the underlying reader is returned as is,
 // matchable with errors.Is.
 func (r *Reader) Next() (Frame, error) {
 	// The per-token path: one call, parseFast inlined, one test of the
@@ -213,8 +207,8 @@ func (r *Reader) next() (Frame, error) {
 			return Frame{}, err
 		}
 		if !f.Type.Known() {
-			if r.OnSkip != nil {
-				r.OnSkip(f)
+			if r.onSkip != nil {
+				r.onSkip(f)
 			}
 			continue
 		}
@@ -371,24 +365,19 @@ func (r *Reader) fill(need int) error {
 		}
 		r.start = 0
 	}
-	for empty := 0; r.end-r.start < need; {
+	for r.end-r.start < need {
 		if r.rerr != nil {
 			return r.readErr()
 		}
-		n, err := r.r.Read(r.buf[r.end:])
-		if n < 0 || n > len(r.buf)-r.end {
-			return errAt(r.off, io.ErrShortBuffer, "underlying reader returned an invalid count "+strconv.Itoa(n))
+		n, err := iox.Reader{R: r.r}.Read(r.buf[r.end:])
+		if errors.Is(err, iox.ErrInvalidCount) {
+			return errAt(r.off, io.ErrShortBuffer, err.Error())
+		}
+		if err == io.ErrNoProgress {
+			return err
 		}
 		r.end += n
 		r.rerr = err
-		switch {
-		case n > 0:
-			empty = 0
-		case err == nil:
-			if empty++; empty >= maxEmptyReads {
-				return io.ErrNoProgress
-			}
-		}
 	}
 	return nil
 }

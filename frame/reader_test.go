@@ -18,7 +18,7 @@ import (
 
 func TestReaderStickyError(t *testing.T) {
 	in := string(AppendToken(AppendMagic(nil), 1)) + "\x08\x00\x00" + string(AppendToken(nil, 2))
-	r := NewReader(strings.NewReader(in))
+	r := NewReader(strings.NewReader(in), ReaderOptions{})
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestReaderStickyError(t *testing.T) {
 }
 
 func TestReaderReset(t *testing.T) {
-	r := NewReader(strings.NewReader("JUNK"))
+	r := NewReader(strings.NewReader("JUNK"), ReaderOptions{})
 	if _, err := r.Next(); !errors.Is(err, ErrBadMagic) {
 		t.Fatalf("Next: %v, want ErrBadMagic", err)
 	}
@@ -58,7 +58,7 @@ func TestReaderReset(t *testing.T) {
 func TestReaderUnderlyingError(t *testing.T) {
 	boom := errors.New("connection reset")
 	stream := AppendToken(AppendMagic(nil), 1)
-	r := NewReader(io.MultiReader(bytes.NewReader(stream), iotest.ErrReader(boom)))
+	r := NewReader(io.MultiReader(bytes.NewReader(stream), iotest.ErrReader(boom)), ReaderOptions{})
 	if _, err := r.Next(); err != nil {
 		t.Fatalf("frame before the error: %v", err)
 	}
@@ -68,7 +68,7 @@ func TestReaderUnderlyingError(t *testing.T) {
 }
 
 func TestReaderNoProgress(t *testing.T) {
-	if _, err := NewReader(testdata.EmptyReader{}).Next(); err != io.ErrNoProgress {
+	if _, err := NewReader(testdata.EmptyReader{}, ReaderOptions{}).Next(); err != io.ErrNoProgress {
 		t.Fatalf("Next: %v, want io.ErrNoProgress", err)
 	}
 }
@@ -82,7 +82,7 @@ func TestReaderLargeFrames(t *testing.T) {
 		stream = AppendText(stream, uint16(i), bytes.Repeat([]byte{byte('a' + i)}, n))
 	}
 	for name, wrap := range readers {
-		r := NewReader(wrap(bytes.NewReader(stream)), WithRawFrames())
+		r := NewReader(wrap(bytes.NewReader(stream)), ReaderOptions{RawFrames: true})
 		i := 0
 		for f, err := range r.All() {
 			if err != nil {
@@ -105,7 +105,7 @@ func TestReaderLargeFrames(t *testing.T) {
 func TestReaderChecksBeforeReading(t *testing.T) {
 	// A USAGE frame declaring 65,535 bytes, and then nothing: the Reader must
 	// say "bad payload", not wait for 65,535 bytes and say "truncated".
-	r := NewReader(strings.NewReader("ANTH\x01\xFF\xFF"))
+	r := NewReader(strings.NewReader("ANTH\x01\xFF\xFF"), ReaderOptions{})
 	if _, err := r.Next(); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("Next: %v, want ErrMalformed", err)
 	}
@@ -148,7 +148,7 @@ func TestErrorMessage(t *testing.T) {
 		"X":                `frame: offset 0: bad magic: stream must start with "ANTH" (41 4E 54 48)`,
 		"ANTH\x08":         "frame: offset 5: TYPE(0x08) frame: unexpected EOF: stream ends inside a frame",
 	} {
-		_, err := NewReader(strings.NewReader(in)).Next()
+		_, err := NewReader(strings.NewReader(in), ReaderOptions{}).Next()
 		if err == nil || err.Error() != want {
 			t.Errorf("% X: error %q, want %q", in, err, want)
 		}
@@ -337,9 +337,9 @@ func TestReaderFastPath(t *testing.T) {
 			stream[i] = rapid.Byte().Draw(t, "byte")
 		}
 		stream = stream[:rapid.IntRange(0, len(stream)).Draw(t, "cut")]
-		var opts []ReaderOption
+		var opts ReaderOptions
 		if rapid.Bool().Draw(t, "raw") {
-			opts = append(opts, WithRawFrames())
+			opts.RawFrames = true
 		}
 		type step struct {
 			f   Frame
@@ -366,9 +366,9 @@ func TestReaderFastPath(t *testing.T) {
 		push := rapid.Bool().Draw(t, "push")
 		reader := func() *Reader {
 			if !push {
-				return NewReader(bytes.NewReader(stream), opts...)
+				return NewReader(bytes.NewReader(stream), opts)
 			}
-			r := NewPushReader(opts...)
+			r := NewPushReader(opts)
 			r.Write(stream)
 			r.CloseWrite()
 			return r

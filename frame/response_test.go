@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/layer0/anth/internal/iox"
+
 	"github.com/layer0/anth/internal/testdata"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,13 +38,13 @@ func sampleResponse() []byte {
 func TestResponseCut(t *testing.T) {
 	resp := sampleResponse()
 	for cut := 0; cut < len(resp); cut++ {
-		_, err := readAll(NewReader(bytes.NewReader(resp[:cut])))
+		_, err := readAll(NewReader(bytes.NewReader(resp[:cut]), ReaderOptions{}))
 		var e *Error
 		if !errors.As(err, &e) || !errors.Is(err, ErrTruncated) || e.Offset != int64(cut) {
 			t.Fatalf("cut at %d of %d: %v, want ErrTruncated at %d", cut, len(resp), err, cut)
 		}
 	}
-	if fs, err := readAll(NewReader(bytes.NewReader(resp))); err != nil || len(fs) != 10 {
+	if fs, err := readAll(NewReader(bytes.NewReader(resp), ReaderOptions{})); err != nil || len(fs) != 10 {
 		t.Fatalf("whole response: %d frames, %v", len(fs), err)
 	}
 }
@@ -66,7 +68,7 @@ func TestResponseEnd(t *testing.T) {
 		"usage after error":     {AppendUsage(failed(), Usage{}), 1, 19},
 		"short done, then more": {AppendDone(AppendDone(AppendMagic(nil), StopSequence, "ab"), StopSequence, "c"), 1, 10},
 	} {
-		fs, err := readAll(NewReader(bytes.NewReader(c.in)))
+		fs, err := readAll(NewReader(bytes.NewReader(c.in), ReaderOptions{}))
 		var e *Error
 		switch {
 		case c.offset < 0 && (err != nil || len(fs) != c.frames):
@@ -74,8 +76,8 @@ func TestResponseEnd(t *testing.T) {
 		case c.offset >= 0 && (!errors.As(err, &e) || !errors.Is(err, ErrMalformed) || e.Offset != c.offset || len(fs) != c.frames):
 			t.Errorf("%s: %d frames, %v; want %d frames, then ErrMalformed at %d", name, len(fs), err, c.frames, c.offset)
 		}
-		// WithRawFrames reads the same bytes as frames, with no grammar.
-		if _, err := readAll(NewReader(bytes.NewReader(c.in), WithRawFrames())); err != nil {
+		// RawFrames reads the same bytes as frames, with no grammar.
+		if _, err := readAll(NewReader(bytes.NewReader(c.in), ReaderOptions{RawFrames: true})); err != nil {
 			t.Errorf("%s, raw: %v", name, err)
 		}
 	}
@@ -98,7 +100,7 @@ func TestJoinedValues(t *testing.T) {
 				func(f Frame) (string, error) { _, s, err := f.ErrorMessage(); return string(s), err }},
 		} {
 			var stream bytes.Buffer
-			w := NewWriter(&stream)
+			w := NewWriter(&stream, WriterOptions{})
 			if err := w.WriteText(0, []byte("x")); err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +108,7 @@ func TestJoinedValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, wrap := range readers {
-				r := NewReader(wrap(bytes.NewReader(stream.Bytes())))
+				r := NewReader(wrap(bytes.NewReader(stream.Bytes())), ReaderOptions{})
 				fs, err := readAll(r)
 				if err != nil || len(fs) != 2 {
 					t.Fatalf("%s of %d bytes, %s reader: %d frames, %v", end.name, n, name, len(fs), err)
@@ -117,7 +119,7 @@ func TestJoinedValues(t *testing.T) {
 				}
 				// Forwarded, the joined frame is the same bytes again.
 				var fwd bytes.Buffer
-				fw := NewWriter(&fwd)
+				fw := NewWriter(&fwd, WriterOptions{})
 				for _, f := range fs {
 					if err := fw.WriteFrame(f); err != nil {
 						t.Fatal(err)
@@ -136,7 +138,7 @@ func TestJoinedValues(t *testing.T) {
 func TestJoinStopsAtOtherKey(t *testing.T) {
 	long := strings.Repeat("s", maxStopSequencePerFrame)
 	in := AppendDone(AppendDone(AppendMagic(nil), StopSequence, long), StopEndTurn, "")
-	r := NewReader(bytes.NewReader(in))
+	r := NewReader(bytes.NewReader(in), ReaderOptions{})
 	f, err := r.Next()
 	if _, seq, _ := f.Done(); err != nil || string(seq) != long {
 		t.Fatalf("first DONE: %d bytes, %v", len(seq), err)
@@ -173,13 +175,13 @@ func TestJoinBroken(t *testing.T) {
 		{"error, then a done", AppendDone(fullError(), StopEndTurn, ""), "frame: offset 65542: DONE frame: malformed: frame where the value of a full ERROR frame continues"},
 	} {
 		for name, wrap := range readers {
-			fs, err := readAll(NewReader(wrap(bytes.NewReader(c.in))))
+			fs, err := readAll(NewReader(wrap(bytes.NewReader(c.in)), ReaderOptions{}))
 			var e *Error
 			if len(fs) != 0 || !errors.As(err, &e) || err.Error() != c.want {
 				t.Errorf("%s, %s reader: %d frames, %v; want %q", c.name, name, len(fs), err, c.want)
 			}
 		}
-		if got, err := pushAll(NewPushReader(), c.in, 4096); len(got) != 0 || fmt.Sprint(err) != c.want {
+		if got, err := pushAll(NewPushReader(ReaderOptions{}), c.in, 4096); len(got) != 0 || fmt.Sprint(err) != c.want {
 			t.Errorf("%s, push reader: %d frames, %v; want %q", c.name, len(got), err, c.want)
 		}
 	}
@@ -200,9 +202,9 @@ func TestPushReader(t *testing.T) {
 		case 3: // a long joined value
 			in = AppendError(AppendMagic(nil), CodeAPI, strings.Repeat("m", rapid.IntRange(65_000, 140_000).Draw(t, "n")))
 		}
-		want, wantErr := readAll(NewReader(bytes.NewReader(in)))
+		want, wantErr := readAll(NewReader(bytes.NewReader(in), ReaderOptions{}))
 
-		r := NewPushReader()
+		r := NewPushReader(ReaderOptions{})
 		var got []Frame
 		var gotErr error
 		for rest := in; gotErr == nil; {
@@ -242,19 +244,19 @@ func TestPushReader(t *testing.T) {
 }
 
 // TestReaderSlowProgress: empty reads are counted per run, so a reader that
-// makes progress is never failed, and only a run of maxEmptyReads is
+// makes progress is never failed, and only a run of iox.MaxEmptyReads is
 // io.ErrNoProgress.
 func TestReaderSlowProgress(t *testing.T) {
 	resp := AppendDone(AppendText(AppendMagic(nil), 0, bytes.Repeat([]byte("a"), 500)), StopEndTurn, "")
-	for _, empties := range []int{1, maxEmptyReads - 1} {
-		fs, err := readAll(NewReader(&testdata.StutterReader{R: bytes.NewReader(resp), Empties: empties}))
+	for _, empties := range []int{1, iox.MaxEmptyReads - 1} {
+		fs, err := readAll(NewReader(&testdata.StutterReader{R: bytes.NewReader(resp), Empties: empties}, ReaderOptions{}))
 		if err != nil || len(fs) != 2 {
 			t.Fatalf("%d empty reads before each byte: %d frames, %v", empties, len(fs), err)
 		}
 	}
-	_, err := readAll(NewReader(&testdata.StutterReader{R: bytes.NewReader(resp), Empties: maxEmptyReads}))
+	_, err := readAll(NewReader(&testdata.StutterReader{R: bytes.NewReader(resp), Empties: iox.MaxEmptyReads}, ReaderOptions{}))
 	if err != io.ErrNoProgress {
-		t.Fatalf("%d empty reads in a row: %v, want io.ErrNoProgress", maxEmptyReads, err)
+		t.Fatalf("%d empty reads in a row: %v, want io.ErrNoProgress", iox.MaxEmptyReads, err)
 	}
 }
 
@@ -266,7 +268,7 @@ func TestReaderBadCounts(t *testing.T) {
 		"1 << 20":    testdata.CountReader(1 << 20),
 		"len(p) + 1": io.MultiReader(strings.NewReader("AN"), testdata.ReaderFunc(func(p []byte) (int, error) { return len(p) + 1, nil })),
 	} {
-		r := NewReader(rd)
+		r := NewReader(rd, ReaderOptions{})
 		var e *Error
 		if _, err := r.Next(); !errors.As(err, &e) || !errors.Is(err, io.ErrShortBuffer) || e.Offset != 0 {
 			t.Errorf("count %s: %v, want io.ErrShortBuffer at 0", name, err)
@@ -282,7 +284,7 @@ func TestReaderBadCounts(t *testing.T) {
 			full++
 		}
 		return n, err
-	})))
+	}), ReaderOptions{}))
 	if err != nil || len(fs) != 2 || full == 0 {
 		t.Fatalf("%d frames, %v, %d full reads", len(fs), err, full)
 	}
@@ -291,11 +293,11 @@ func TestReaderBadCounts(t *testing.T) {
 // TestMagicCheckedEarly: a wrong first byte is reported at once, before the
 // rest of the magic arrives, from both kinds of Reader.
 func TestMagicCheckedEarly(t *testing.T) {
-	r := NewReader(iotest.OneByteReader(strings.NewReader("AX")))
+	r := NewReader(iotest.OneByteReader(strings.NewReader("AX")), ReaderOptions{})
 	if _, err := r.Next(); !errors.Is(err, ErrBadMagic) {
 		t.Fatalf("pull: %v, want ErrBadMagic", err)
 	}
-	p := NewPushReader()
+	p := NewPushReader(ReaderOptions{})
 	p.Write([]byte("AX"))
 	var e *Error
 	if _, err := p.Next(); !errors.As(err, &e) || !errors.Is(err, ErrBadMagic) || e.Offset != 1 {
@@ -311,7 +313,7 @@ func TestPushReaderBuffer(t *testing.T) {
 		stream = AppendToken(stream, uint32(i))
 	}
 	stream = AppendDone(stream, StopEndTurn, "")
-	r := NewPushReader()
+	r := NewPushReader(ReaderOptions{})
 	frames := 0
 	for rest := stream; len(rest) > 0; {
 		k := min(len(rest), 1000)
@@ -364,17 +366,17 @@ func pushAll(r *Reader, in []byte, k int) ([]Frame, error) {
 
 // TestPushReaderEveryCut: every prefix of a response, pushed whole or a
 // byte at a time, reads as the same frames and the same error as from an
-// io.Reader, with and without WithRawFrames.
+// io.Reader, with and without RawFrames.
 func TestPushReaderEveryCut(t *testing.T) {
 	resp := sampleResponse()
-	for _, opts := range [][]ReaderOption{nil, {WithRawFrames()}} {
+	for _, opts := range []ReaderOptions{{}, {RawFrames: true}} {
 		for cut := range len(resp) + 1 {
-			want, wantErr := readAll(NewReader(bytes.NewReader(resp[:cut]), opts...))
+			want, wantErr := readAll(NewReader(bytes.NewReader(resp[:cut]), opts))
 			for _, k := range []int{1, 3, len(resp)} {
-				got, err := pushAll(NewPushReader(opts...), resp[:cut], k)
+				got, err := pushAll(NewPushReader(opts), resp[:cut], k)
 				if !cmp.Equal(want, got, cmp.Comparer(bytes.Equal)) || fmt.Sprint(wantErr) != fmt.Sprint(err) {
-					t.Errorf("%d options, cut at %d, pieces of %d: %d frames, %v; pull read %d frames, %v",
-						len(opts), cut, k, len(got), err, len(want), wantErr)
+					t.Errorf("options %+v, cut at %d, pieces of %d: %d frames, %v; pull read %d frames, %v",
+						opts, cut, k, len(got), err, len(want), wantErr)
 				}
 			}
 		}

@@ -198,9 +198,8 @@ func TestRoundTrip(t *testing.T) {
 		// Streaming layer, however the bytes arrive. Unknown ignorable
 		// frames reach OnSkip instead of Next, in order.
 		for name, wrap := range readers {
-			r := NewReader(wrap(bytes.NewReader(stream)), WithRawFrames())
 			var got []value
-			r.OnSkip = func(f Frame) { got = append(got, decode(t, f)) }
+			r := NewReader(wrap(bytes.NewReader(stream)), ReaderOptions{RawFrames: true, OnSkip: func(f Frame) { got = append(got, decode(t, f)) }})
 			for f, err := range r.All() {
 				if err != nil {
 					t.Fatalf("%s reader: %v", name, err)
@@ -220,7 +219,7 @@ func TestWriterMatchesAppend(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		vs := rapid.SliceOfN(genValue(), 0, 20).Draw(t, "frames")
 		var out bytes.Buffer
-		w := NewWriter(&out)
+		w := NewWriter(&out, WriterOptions{})
 		want := AppendMagic(nil)
 		for _, v := range vs {
 			var err error
@@ -276,7 +275,7 @@ func TestTruncation(t *testing.T) {
 		boundaries[len(stream)] = len(boundaries)
 	}
 	for cut := 0; cut < len(stream); cut++ {
-		frames, err := readAll(NewReader(bytes.NewReader(stream[:cut]), WithRawFrames()))
+		frames, err := readAll(NewReader(bytes.NewReader(stream[:cut]), ReaderOptions{RawFrames: true}))
 		if n, ok := boundaries[cut]; ok {
 			if err != nil || len(frames) != n {
 				t.Fatalf("cut at boundary %d: %d frames, %v; want %d frames, no error", cut, len(frames), err, n)

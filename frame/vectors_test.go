@@ -109,7 +109,7 @@ func TestSpecVectors(t *testing.T) {
 func checkValidVector(t *testing.T, v specVector) {
 	switch {
 	case v.name == "stream":
-		frames, err := readAll(NewReader(strings.NewReader(string(v.bytes))))
+		frames, err := readAll(NewReader(strings.NewReader(string(v.bytes)), ReaderOptions{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +129,7 @@ func checkValidVector(t *testing.T, v specVector) {
 
 func checkInvalidVector(t *testing.T, v specVector) {
 	var err error
-	_, err = readAll(NewReader(strings.NewReader(string(v.bytes))))
+	_, err = readAll(NewReader(strings.NewReader(string(v.bytes)), ReaderOptions{}))
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v (%T), want *Error", err, err)
@@ -164,9 +164,8 @@ func appendFrames(b []byte, fs []Frame) []byte {
 
 func TestIgnorableSkipped(t *testing.T) {
 	in := "ANTH\x90\x00\x01\x07\x00\x00\x02\x00\x2A"
-	r := NewReader(strings.NewReader(in), WithRawFrames())
 	var skipped []Frame
-	r.OnSkip = func(f Frame) { skipped = append(skipped, Frame{f.Type, append([]byte{}, f.Payload...)}) }
+	r := NewReader(strings.NewReader(in), ReaderOptions{RawFrames: true, OnSkip: func(f Frame) { skipped = append(skipped, Frame{f.Type, append([]byte{}, f.Payload...)}) }})
 	got, err := readAll(r)
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ const maxBatch = 1 << 20
 //
 // Errors from the underlying writer are sticky. Like bufio.Writer, a Writer
 // is not safe for concurrent use, and pays for no lock; a Writer made
-// WithBatching or WithCoalescing is, since gathering frames from several
+// with WriterOptions.Batching or Coalesce is, since gathering frames from several
 // goroutines is what batching is for.
 type Writer struct {
 	mu       sync.Mutex
@@ -32,7 +32,7 @@ type Writer struct {
 	err      error
 	batch    bool
 	padTo    int
-	delay    time.Duration // WithCoalescing's bound; 0 when frames go at once
+	delay    time.Duration // WriterOptions.Coalesce; 0 when frames go at once
 	clock    clock
 	last     time.Time // when frames were last handed over
 	timer    stopper   // armed to hand over what waits; nil when none is
@@ -53,55 +53,45 @@ type realClock struct{}
 func (realClock) Now() time.Time                              { return time.Now() }
 func (realClock) AfterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
-// A WriterOption configures a Writer.
-type WriterOption func(*Writer)
-
-// WithBatching makes a Writer safe for concurrent use and makes it gather
-// frames that arrive while its previous
-// Write is still blocked (a slow client, a full socket buffer) and hand them
-// over together when that Write returns. It adds no latency: a frame that
-// finds the Writer idle is written at once, by the calling goroutine. Calls
-// that find a Write in flight return without waiting, and a later call or
-// Flush reports any error the Write met.
-func WithBatching() WriterOption { return func(w *Writer) { w.batch = true } }
-
-// WithCoalescing makes a Writer hand frames to the underlying writer at
-// most once every d, so that a fast generator's frames leave together, one
-// write (and, behind an http.ResponseWriter, one flush and one packet) per
-// interval rather than one per token. A frame that finds the last write at
-// least d ago goes at once, so a slow stream waits for nothing; a frame that
-// comes sooner waits, at most until d after the last write. The frames that
-// end a response (DONE, ERROR) and Flush go at once. It implies
-// WithBatching, and the waiting frames are written by a timer's goroutine,
-// so call Flush before the underlying writer goes away. d of zero or less
-// leaves frames going at once, as WithBatching alone does; the Writer is
-// safe for concurrent use all the same.
-func WithCoalescing(d time.Duration) WriterOption {
-	return func(w *Writer) { w.batch, w.delay = true, max(d, 0) }
-}
-
-// WithPadding makes each Write… call follow its frames with a PAD frame so
-// that the bytes it writes are a multiple of block (see AppendPadTo). Fixed
-// frame sizes hide how long each token is from an observer of encrypted
-// traffic (SPEC.md §3.6); a larger block hides more and costs more. 0
-// disables it. A block outside 0 to MaxPadBlock makes every call fail,
-// writing nothing.
-func WithPadding(block int) WriterOption {
-	return func(w *Writer) {
-		if err := CheckPadBlock(block); err != nil {
-			w.err = err
-			return
-		}
-		w.padTo = block
-	}
+// WriterOptions configure a Writer. The zero value writes each frame at
+// once, unpadded, from one goroutine.
+type WriterOptions struct {
+	// Batching makes a Writer safe for concurrent use and makes it gather
+	// frames that arrive while its previous Write is still blocked (a slow
+	// client, a full socket buffer) and hand them over together when that
+	// Write returns. It adds no latency: a frame that finds the Writer idle
+	// is written at once, by the calling goroutine. Calls that find a Write
+	// in flight return without waiting, and a later call or Flush reports
+	// any error the Write met.
+	Batching bool
+	// Coalesce, if positive, makes a Writer hand frames to the underlying
+	// writer at most once every Coalesce, so that a fast generator's frames
+	// leave together, one write (and, behind an http.ResponseWriter, one
+	// flush and one packet) per interval rather than one per token. A frame
+	// that finds the last write at least Coalesce ago goes at once, so a
+	// slow stream waits for nothing; a frame that comes sooner waits, at
+	// most until Coalesce after the last write. The frames that end a
+	// response (DONE, ERROR) and Flush go at once. It implies Batching, and
+	// the waiting frames are written by a timer's goroutine, so call Flush
+	// before the underlying writer goes away.
+	Coalesce time.Duration
+	// Padding makes each Write… call follow its frames with a PAD frame so
+	// that the bytes it writes are a multiple of Padding (see AppendPadTo).
+	// Fixed frame sizes hide how long each token is from an observer of
+	// encrypted traffic (SPEC.md §3.6); a larger block hides more and costs
+	// more. 0 disables it. A block outside 0 to MaxPadBlock makes every
+	// call fail, writing nothing.
+	Padding int
 }
 
 // NewWriter returns a Writer that writes an ANTH stream to w.
-func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
-	wr := &Writer{w: w, clock: realClock{}}
+func NewWriter(w io.Writer, opts WriterOptions) *Writer {
+	wr := &Writer{w: w, clock: realClock{}, batch: opts.Batching || opts.Coalesce > 0, delay: max(opts.Coalesce, 0)}
 	wr.idle.L = &wr.mu
-	for _, o := range opts {
-		o(wr)
+	if err := CheckPadBlock(opts.Padding); err != nil {
+		wr.err = err
+	} else {
+		wr.padTo = opts.Padding
 	}
 	return wr
 }
@@ -336,7 +326,7 @@ func (w *Writer) WriteCacheUsage(u CacheUsage) error {
 
 // WriteError writes an ERROR frame (see AppendError). It writes a message
 // of any length; a Reader rejects one whose joined value passes its
-// WithMaxValueSize limit (DefaultMaxValueSize, 1 MiB, unless set).
+// MaxValueSize limit (DefaultMaxValueSize, 1 MiB, unless set).
 func (w *Writer) WriteError(code ErrorCode, message string) error {
 	start, err := w.begin()
 	if err != nil {
@@ -349,7 +339,7 @@ func (w *Writer) WriteError(code ErrorCode, message string) error {
 // WriteDone writes a DONE frame (see AppendDone). A stop sequence with
 // StopUnspecified is ErrMalformed, writing nothing: SPEC.md §3.4 gives each
 // DONE one encoding. It does not Flush. As with WriteError, a Reader
-// rejects a stop sequence whose joined value passes its WithMaxValueSize
+// rejects a stop sequence whose joined value passes its MaxValueSize
 // limit.
 func (w *Writer) WriteDone(reason StopReason, stopSequence string) error {
 	start, err := w.begin()

@@ -31,7 +31,7 @@ func (l *writeLog) Write(p []byte) (int, error) {
 
 func TestWriterOneWritePerCall(t *testing.T) {
 	var log writeLog
-	w := NewWriter(&log)
+	w := NewWriter(&log, WriterOptions{})
 	if err := w.WriteToken(42); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestWriterOneWritePerCall(t *testing.T) {
 
 func TestWriterFlushEmptyStream(t *testing.T) {
 	var log writeLog
-	w := NewWriter(&log)
+	w := NewWriter(&log, WriterOptions{})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -76,23 +76,23 @@ func (f *flushCounter) Flush() { f.flushes++ }
 // alone, or frames waiting for a coalescing interval) and then flushes the
 // underlying writer, once a call, in every mode.
 func TestWriterFlushesUnderlying(t *testing.T) {
-	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+	for _, opts := range []WriterOptions{{}, {Batching: true}, {Coalesce: time.Hour}} {
 		for _, tokens := range [][]uint32{nil, {1}, {1, 2}} {
 			var fc flushCounter
-			w := NewWriter(&fc, opts...)
+			w := NewWriter(&fc, opts)
 			want := AppendMagic(nil)
 			for _, id := range tokens {
 				_ = w.WriteToken(id) // with coalescing, the second waits
 				want = AppendToken(want, id)
 			}
 			if err := w.Flush(); err != nil || fc.flushes != 1 {
-				t.Errorf("%d options, %d tokens: Flush: %v, %d underlying flushes; want 1", len(opts), len(tokens), err, fc.flushes)
+				t.Errorf("options %+v, %d tokens: Flush: %v, %d underlying flushes; want 1", opts, len(tokens), err, fc.flushes)
 			}
 			if !bytes.Equal(fc.Bytes(), want) {
-				t.Errorf("%d options, %d tokens: % X written, want % X", len(opts), len(tokens), fc.Bytes(), want)
+				t.Errorf("options %+v, %d tokens: % X written, want % X", opts, len(tokens), fc.Bytes(), want)
 			}
 			if err := w.Flush(); err != nil || fc.flushes != 2 {
-				t.Errorf("%d options, %d tokens: second Flush: %v, %d underlying flushes; want 2", len(opts), len(tokens), err, fc.flushes)
+				t.Errorf("options %+v, %d tokens: second Flush: %v, %d underlying flushes; want 2", opts, len(tokens), err, fc.flushes)
 			}
 		}
 	}
@@ -101,7 +101,7 @@ func TestWriterFlushesUnderlying(t *testing.T) {
 func TestWriterStickyError(t *testing.T) {
 	boom := errors.New("boom")
 	log := writeLog{err: boom}
-	w := NewWriter(&log)
+	w := NewWriter(&log, WriterOptions{})
 	if err := w.WriteToken(1); err != boom {
 		t.Fatalf("first write: %v, want %v", err, boom)
 	}
@@ -119,7 +119,7 @@ func TestWriterStickyError(t *testing.T) {
 
 func TestWriterRejectsBadValues(t *testing.T) {
 	var out bytes.Buffer
-	w := NewWriter(&out)
+	w := NewWriter(&out, WriterOptions{})
 	err := w.WriteUsage(Usage{CacheHitRatio: PPM + 1})
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrMalformed) || e.Offset != 15 {
@@ -147,7 +147,7 @@ func TestWriterRejectsBadValues(t *testing.T) {
 func TestWriterPadding(t *testing.T) {
 	for _, block := range []int{1, 4, 16, 64, 1000} {
 		var log writeLog
-		w := NewWriter(&log, WithPadding(block))
+		w := NewWriter(&log, WriterOptions{Padding: block})
 		_ = w.WriteToken(1)
 		_ = w.WriteToken(1, 2, 3)
 		_ = w.WriteText(0, []byte("a longer piece of text"))
@@ -164,7 +164,7 @@ func TestWriterPadding(t *testing.T) {
 		}
 		// The padding is PAD frames a Reader returns and can drop.
 		var kept int
-		for f, err := range NewReader(bytes.NewReader(all), WithRawFrames()).All() {
+		for f, err := range NewReader(bytes.NewReader(all), ReaderOptions{RawFrames: true}).All() {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,17 +191,17 @@ func (b *blockingWriter) Write(p []byte) (int, error) {
 	return b.writeLog.Write(p)
 }
 
-// TestWriterBatching: a Writer made WithBatching, or WithCoalescing with
+// TestWriterBatching: a Writer made with Batching, or Coalesce with
 // any d, gathers the frames that arrive, from any goroutine, while its
 // Write is blocked, without a Write of their own, and hands them over
 // together in the next; a frame that finds the Writer idle is written at
 // once.
 func TestWriterBatching(t *testing.T) {
-	for name, opt := range map[string]WriterOption{
-		"WithBatching":        WithBatching(),
-		"WithCoalescing(1h)":  WithCoalescing(time.Hour),
-		"WithCoalescing(0)":   WithCoalescing(0),
-		"WithCoalescing(-1s)": WithCoalescing(-time.Second),
+	for name, opt := range map[string]WriterOptions{
+		"Batching":               {Batching: true},
+		"Coalesce 1h":            {Coalesce: time.Hour},
+		"Batching, Coalesce 0":   {Batching: true, Coalesce: 0},
+		"Batching, Coalesce -1s": {Batching: true, Coalesce: -time.Second},
 	} {
 		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
 		w := NewWriter(bw, opt)
@@ -253,14 +253,14 @@ func TestWriterBatching(t *testing.T) {
 // TestWriterConcurrent: concurrent callers of a batching Writer never
 // interleave frames, and lose none.
 func TestWriterConcurrent(t *testing.T) {
-	for _, opts := range [][]WriterOption{{WithBatching()}, {WithBatching(), WithPadding(7)}} {
+	for _, opts := range []WriterOptions{{Batching: true}, {Batching: true, Padding: 7}} {
 		var out bytes.Buffer
 		var mu sync.Mutex
 		w := NewWriter(writerFunc(func(p []byte) (int, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			return out.Write(p)
-		}), opts...)
+		}), opts)
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Add(1)
@@ -276,7 +276,7 @@ func TestWriterConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		next := make([]int, 8)
-		for f, err := range NewReader(&out, WithRawFrames()).All() {
+		for f, err := range NewReader(&out, ReaderOptions{RawFrames: true}).All() {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,21 +309,21 @@ var _ io.Writer = writerFunc(nil)
 func TestWriterBadOptions(t *testing.T) {
 	for _, block := range []int{-1, MaxPadBlock + 1, 70_000} {
 		var out bytes.Buffer
-		w := NewWriter(&out, WithPadding(block))
+		w := NewWriter(&out, WriterOptions{Padding: block})
 		if err := w.WriteText(0, []byte("x")); !errors.Is(err, ErrTooLarge) {
-			t.Errorf("WithPadding(%d): %v, want ErrTooLarge", block, err)
+			t.Errorf("Padding %d: %v, want ErrTooLarge", block, err)
 		}
 		if err := w.Flush(); !errors.Is(err, ErrTooLarge) || out.Len() != 0 {
-			t.Errorf("WithPadding(%d): Flush %v, wrote %d bytes", block, err, out.Len())
+			t.Errorf("Padding %d: Flush %v, wrote %d bytes", block, err, out.Len())
 		}
 	}
 	// The largest block pads to its size with one PAD frame.
 	var out bytes.Buffer
-	w := NewWriter(&out, WithPadding(MaxPadBlock))
+	w := NewWriter(&out, WriterOptions{Padding: MaxPadBlock})
 	if err := w.WriteText(0, []byte("x")); err != nil || out.Len() != len(Magic)+MaxPadBlock {
-		t.Fatalf("WithPadding(%d): %d bytes, %v", MaxPadBlock, out.Len(), err)
+		t.Fatalf("Padding %d: %d bytes, %v", MaxPadBlock, out.Len(), err)
 	}
-	if _, err := readAll(NewReader(bytes.NewReader(out.Bytes()), WithRawFrames())); err != nil {
+	if _, err := readAll(NewReader(bytes.NewReader(out.Bytes()), ReaderOptions{RawFrames: true})); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -332,7 +332,7 @@ func TestWriterBadOptions(t *testing.T) {
 // SPEC.md §6 names, written nowhere.
 func TestWriterNameAndKindLimits(t *testing.T) {
 	var out bytes.Buffer
-	w := NewWriter(&out)
+	w := NewWriter(&out, WriterOptions{})
 	for name, c := range map[string]struct {
 		err  error
 		kind error
@@ -365,7 +365,7 @@ func TestWriterNameAndKindLimits(t *testing.T) {
 	if err := w.WriteFrame(Frame{TypePad, make([]byte, MaxPayload)}); err != nil {
 		t.Fatal(err)
 	}
-	if fs, err := readAll(NewReader(bytes.NewReader(out.Bytes()), WithRawFrames())); err != nil || len(fs) != 3 {
+	if fs, err := readAll(NewReader(bytes.NewReader(out.Bytes()), ReaderOptions{RawFrames: true})); err != nil || len(fs) != 3 {
 		t.Fatalf("%d frames, %v", len(fs), err)
 	}
 }
@@ -420,21 +420,21 @@ func TestWriterStickyEveryCall(t *testing.T) {
 		writeCall{"WritePad(0)", func(w *Writer) error { return w.WritePad(0) }, nil},
 		writeCall{"Flush", (*Writer).Flush, nil},
 	)
-	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+	for _, opts := range []WriterOptions{{}, {Batching: true}, {Coalesce: time.Hour}} {
 		for _, c := range calls {
 			log := writeLog{err: boom}
-			w := NewWriter(&log, opts...)
+			w := NewWriter(&log, opts)
 			if err := w.WriteToken(1); err != boom {
-				t.Fatalf("%d options: first write: %v, want %v", len(opts), err, boom)
+				t.Fatalf("options %+v: first write: %v, want %v", opts, err, boom)
 			}
 			log.err = nil
 			for range 2 {
 				if err := c.write(w); err != boom {
-					t.Errorf("%d options, %s after a failed write: %v, want the sticky %v", len(opts), c.name, err, boom)
+					t.Errorf("options %+v, %s after a failed write: %v, want the sticky %v", opts, c.name, err, boom)
 				}
 			}
 			if len(log.writes) != 0 {
-				t.Errorf("%d options, %s after a failed write: wrote % X", len(opts), c.name, log.writes)
+				t.Errorf("options %+v, %s after a failed write: wrote % X", opts, c.name, log.writes)
 			}
 		}
 	}
@@ -444,23 +444,23 @@ func TestWriterStickyEveryCall(t *testing.T) {
 // writer in one Write, Magic riding with the first, whether the Writer
 // batches or not; calls with nothing to write write nothing.
 func TestWriterEachCall(t *testing.T) {
-	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}, {WithPadding(0)}} {
+	for _, opts := range []WriterOptions{{}, {Batching: true}, {Coalesce: time.Hour}, {Padding: 0}} {
 		for _, c := range writeCalls {
 			var log writeLog
-			w := NewWriter(&log, opts...)
+			w := NewWriter(&log, opts)
 			for _, nothing := range []func() error{func() error { return w.WriteToken() }, func() error { return w.WritePad(0) }, func() error { return w.WritePad(-1) }} {
 				if err := nothing(); err != nil {
-					t.Fatalf("%d options: a call with nothing to write: %v", len(opts), err)
+					t.Fatalf("options %+v: a call with nothing to write: %v", opts, err)
 				}
 			}
 			if len(log.writes) != 0 {
-				t.Fatalf("%d options: calls with nothing to write wrote % X", len(opts), log.writes)
+				t.Fatalf("options %+v: calls with nothing to write wrote % X", opts, log.writes)
 			}
 			if err := c.write(w); err != nil {
-				t.Fatalf("%d options, %s: %v", len(opts), c.name, err)
+				t.Fatalf("options %+v, %s: %v", opts, c.name, err)
 			}
 			if err := c.write(w); err != nil {
-				t.Fatalf("%d options, %s again: %v", len(opts), c.name, err)
+				t.Fatalf("options %+v, %s again: %v", opts, c.name, err)
 			}
 			// Coalescing holds the second call's frames for the interval.
 			if err := w.Flush(); err != nil {
@@ -468,7 +468,7 @@ func TestWriterEachCall(t *testing.T) {
 			}
 			want := [][]byte{append(AppendMagic(nil), c.want...), c.want}
 			if d := cmp.Diff(want, log.writes, cmp.Comparer(bytes.Equal)); d != "" {
-				t.Errorf("%d options, %s: writes (-want +got):\n%s", len(opts), c.name, d)
+				t.Errorf("options %+v, %s: writes (-want +got):\n%s", opts, c.name, d)
 			}
 		}
 	}
@@ -489,7 +489,7 @@ func TestWriterBackPressure(t *testing.T) {
 	}
 	for _, extra := range []int{0, 1} {
 		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
-		w := NewWriter(bw, WithBatching())
+		w := NewWriter(bw, WriterOptions{Batching: true})
 		first := make(chan error)
 		go func() { first <- w.WriteToken(1) }()
 		<-bw.entered // the first Write is in flight, and blocked
@@ -549,40 +549,40 @@ func (f *flushErrWriter) Flush() error { f.flushes++; return f.err }
 // Writer batches or not.
 func TestWriterFlushErrors(t *testing.T) {
 	boom := errors.New("boom")
-	for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}} {
+	for _, opts := range []WriterOptions{{}, {Batching: true}, {Coalesce: time.Hour}} {
 		// Magic is all there is to write; the Write fails.
 		log := writeLog{err: boom}
-		w := NewWriter(&log, opts...)
+		w := NewWriter(&log, opts)
 		if err := w.WritePad(0); err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
 			if err := w.Flush(); err != boom {
-				t.Errorf("%d options: Flush: %v, want %v", len(opts), err, boom)
+				t.Errorf("options %+v: Flush: %v, want %v", opts, err, boom)
 			}
 		}
 		log.err = nil
 		if err := w.WriteText(0, nil); err != boom || len(log.writes) != 0 {
-			t.Errorf("%d options: after a failed Flush: %v, %d writes", len(opts), err, len(log.writes))
+			t.Errorf("options %+v: after a failed Flush: %v, %d writes", opts, err, len(log.writes))
 		}
 
 		// The frames are written; the underlying Flush fails.
 		fw := &flushErrWriter{err: boom}
-		w = NewWriter(fw, opts...)
+		w = NewWriter(fw, opts)
 		if err := w.WriteToken(1); err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
 			if err := w.Flush(); err != boom {
-				t.Errorf("%d options: Flush: %v, want the underlying Flush's %v", len(opts), err, boom)
+				t.Errorf("options %+v: Flush: %v, want the underlying Flush's %v", opts, err, boom)
 			}
 		}
 		fw.err = nil
 		if err := w.WriteToken(2); err != boom || fw.flushes != 1 {
-			t.Errorf("%d options: after a failed Flush: %v, %d underlying flushes", len(opts), err, fw.flushes)
+			t.Errorf("options %+v: after a failed Flush: %v, %d underlying flushes", opts, err, fw.flushes)
 		}
 		if want := AppendToken(AppendMagic(nil), 1); !bytes.Equal(fw.Bytes(), want) {
-			t.Errorf("%d options: wrote % X, want % X", len(opts), fw.Bytes(), want)
+			t.Errorf("options %+v: wrote % X, want % X", opts, fw.Bytes(), want)
 		}
 	}
 }
@@ -650,18 +650,18 @@ func TestWriterErrorOffsets(t *testing.T) {
 		{"frame too short", func(w *Writer) error { return w.WriteFrame(Frame{TypeText, []byte{0}}) }, ErrMalformed, 1},
 		{"frame's payload", func(w *Writer) error { return w.WriteFrame(Frame{TypeDone, []byte{0}}) }, ErrMalformed, 3},
 	} {
-		for _, opts := range [][]WriterOption{nil, {WithBatching()}, {WithCoalescing(time.Hour)}, {WithPadding(7)}} {
+		for _, opts := range []WriterOptions{{}, {Batching: true}, {Coalesce: time.Hour}, {Padding: 7}} {
 			var log writeLog
-			w := NewWriter(&log, opts...)
+			w := NewWriter(&log, opts)
 			wrote := int64(len(Magic)) // the offset of the next frame
 			for range 2 {
 				if err := c.write(w); err != nil {
 					var e *Error
 					if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Offset != wrote+c.at {
-						t.Errorf("%s, %d options, after %d bytes: %v, want %v at %d", c.name, len(opts), wrote, err, c.kind, wrote+c.at)
+						t.Errorf("%s, options %+v, after %d bytes: %v, want %v at %d", c.name, opts, wrote, err, c.kind, wrote+c.at)
 					}
 				} else {
-					t.Errorf("%s, %d options: no error", c.name, len(opts))
+					t.Errorf("%s, options %+v: no error", c.name, opts)
 				}
 				// A frame written, the offset moves past it and its padding.
 				if err := w.WriteToken(1, 2, 3); err != nil {

@@ -28,9 +28,8 @@ func FuzzReader(f *testing.F) {
 }
 
 func raw(t *testing.T, in []byte) {
-	r := frame.NewReader(bytes.NewReader(in), frame.WithRawFrames())
 	var re []byte
-	r.OnSkip = func(fr frame.Frame) { re = fr.Append(re) }
+	r := frame.NewReader(bytes.NewReader(in), frame.ReaderOptions{RawFrames: true, OnSkip: func(fr frame.Frame) { re = fr.Append(re) }})
 	rest := in
 	var err error
 	for {
@@ -83,9 +82,8 @@ func checkEnd(t *testing.T, in, re []byte, err error) {
 
 func response(t *testing.T, in []byte) {
 	var re bytes.Buffer
-	w := frame.NewWriter(&re)
-	r := frame.NewReader(bytes.NewReader(in))
-	r.OnSkip = func(fr frame.Frame) { w.WriteFrame(fr) }
+	w := frame.NewWriter(&re, frame.WriterOptions{})
+	r := frame.NewReader(bytes.NewReader(in), frame.ReaderOptions{OnSkip: func(fr frame.Frame) { w.WriteFrame(fr) }})
 	var frames [][]byte
 	var err error
 	for {
@@ -101,7 +99,7 @@ func response(t *testing.T, in []byte) {
 	checkEnd(t, in, bytes.TrimPrefix(re.Bytes(), []byte(frame.Magic)), err)
 
 	// Pushed in three pieces cut where the input's length says.
-	p := frame.NewPushReader()
+	p := frame.NewPushReader(frame.ReaderOptions{})
 	var pushed [][]byte
 	var perr error
 	cuts := []int{0, len(in) / 3, len(in) * 2 / 3, len(in)}

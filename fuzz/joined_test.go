@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzJoinedValue checks the DONE and ERROR values that continue across
-// frames (SPEC.md §4) against the Reader's value limit (WithMaxValueSize):
+// frames (SPEC.md §4) against the Reader's value limit (ReaderOptions.MaxValueSize):
 //
 //   - a value the Writer splits reads back joined and equal when it fits the
 //     limit, and fails with ErrTooLarge at the frame that crosses it when it
@@ -48,7 +48,7 @@ func FuzzJoinedValue(f *testing.F) {
 	})
 }
 
-// effective is the limit a Reader made WithMaxValueSize(limit) applies.
+// effective is the limit a Reader made with MaxValueSize limit applies.
 func effective(limit int) int {
 	if limit <= 0 {
 		return frame.DefaultMaxValueSize
@@ -60,7 +60,7 @@ func effective(limit int) int {
 // after a token, and reads it back with the limit.
 func writtenValue(t *testing.T, done bool, code frame.ErrorCode, value []byte, limit int) {
 	var stream bytes.Buffer
-	w := frame.NewWriter(&stream)
+	w := frame.NewWriter(&stream, frame.WriterOptions{})
 	if err := w.WriteToken(1); err != nil {
 		t.Fatal(err)
 	}
@@ -136,21 +136,21 @@ func anyInput(t *testing.T, in []byte, limit int) {
 	}
 }
 
-// readFrames reads in with a Reader made WithMaxValueSize(limit), pulled or
+// readFrames reads in with a Reader made with MaxValueSize limit, pulled or
 // pushed whole, and returns copies of its frames, the offset it read to and
 // the error that ended them (nil for io.EOF). Each frame is checked to be
 // the bytes it was read from, re-encoded as a writer sends it.
 func readFrames(in []byte, limit int, push bool) ([]frame.Frame, int64, error) {
 	var r *frame.Reader
+	var start int64
+	opts := frame.ReaderOptions{MaxValueSize: limit, OnSkip: func(frame.Frame) { start = r.Offset() }}
 	if push {
-		r = frame.NewPushReader(frame.WithMaxValueSize(limit))
+		r = frame.NewPushReader(opts)
 		r.Write(in)
 		r.CloseWrite()
 	} else {
-		r = frame.NewReader(bytes.NewReader(in), frame.WithMaxValueSize(limit))
+		r = frame.NewReader(bytes.NewReader(in), opts)
 	}
-	var start int64
-	r.OnSkip = func(frame.Frame) { start = r.Offset() }
 	var fs []frame.Frame
 	for {
 		if start == 0 {

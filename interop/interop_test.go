@@ -110,7 +110,7 @@ func sameError(a, b string) bool {
 // through the bridge, gives the SDK a normal message.
 func TestSDKOverNativeANTH(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fw := anthhttp.NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "native-model"}}, anthhttp.ResponseOptions{})
+		fw := anthhttp.NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "native-model"}}, frame.WriterOptions{})
 		for _, piece := range []string{"Hello", " from", " ANTH ", "你好"} {
 			fw.WriteText(0, []byte(piece))
 		}
@@ -216,8 +216,8 @@ func TestSDKCutStream(t *testing.T) {
 		}
 		// The server dies mid-stream, after two thirds of the frames, coded
 		// as the client asked.
-		fw := anthhttp.NewResponseWriter(w, r, messages.API{}, anthhttp.ResponseOptions{})
-		fr := frame.NewReader(messages.NewDecoder(bytes.NewReader(rec), messages.DecoderOptions{}), frame.WithRawFrames())
+		fw := anthhttp.NewResponseWriter(w, r, messages.API{}, frame.WriterOptions{})
+		fr := frame.NewReader(messages.NewDecoder(bytes.NewReader(rec), messages.DecoderOptions{}), frame.ReaderOptions{RawFrames: true})
 		var fs []frame.Frame
 		for f, err := range fr.All() {
 			if err != nil {
@@ -245,7 +245,7 @@ func TestSDKNativeThroughMiddleware(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The model the request named: ANTH does not carry it, and the
 		// middleware names the message after the request.
-		fw := anthhttp.NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "claude-test"}}, anthhttp.ResponseOptions{})
+		fw := anthhttp.NewResponseWriter(w, r, messages.API{Encoder: messages.EncoderOptions{Model: "claude-test"}}, frame.WriterOptions{})
 		for _, piece := range []string{"Hello", " from", " ANTH ", "你", "好"} {
 			fw.WriteText(0, []byte(piece))
 		}

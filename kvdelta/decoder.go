@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/huff0"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/layer0/anth/internal/iox"
 	"github.com/layer0/anth/tiling"
 )
 
@@ -51,7 +52,7 @@ type Decoder struct {
 	st    state
 	src   input
 	bytes bytes.Reader
-	prog  progress
+	prog  iox.Reader
 	stats Stats
 
 	late bool // tests: build every snapshot from parts, its buffer last
@@ -141,7 +142,7 @@ func ReadGeometry(delta []byte) (tiling.Geometry, error) {
 
 // apply decodes a delta read from r into dst.
 func (d *Decoder) apply(dst, base *Snapshot, r io.Reader) error {
-	d.prog = progress{r}
+	d.prog = iox.Reader{R: r}
 	d.src = input{r: &d.prog}
 	if br, ok := r.(io.ByteReader); ok {
 		d.src.br = br
@@ -159,7 +160,7 @@ func (d *Decoder) apply(dst, base *Snapshot, r io.Reader) error {
 	st.data.drop()
 	st.hashes.drop()
 	d.stats = Stats{Read: d.src.off, Justified: d.src.off + st.b.justified, Allocated: st.b.allocated, Scratch: d.scratch()}
-	d.prog, d.src, st.d, st.in, st.base = progress{}, input{}, nil, nil, nil
+	d.prog, d.src, st.d, st.in, st.base = iox.Reader{}, input{}, nil, nil, nil
 	return err
 }
 

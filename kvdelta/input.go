@@ -18,24 +18,6 @@ type input struct {
 	buf [hashSize]byte // for short reads, which would escape from the stack
 }
 
-// maxEmptyReads is how many reads in a row may return no bytes and no error
-// before a reader is taken to be stuck (bufio's figure).
-const maxEmptyReads = 100
-
-// progress is a reader that fails with io.ErrNoProgress after maxEmptyReads
-// empty reads in a row. Only a run of empty reads counts, so a slow reader
-// that makes progress now and then is never failed.
-type progress struct{ r io.Reader }
-
-func (p *progress) Read(b []byte) (int, error) {
-	for range maxEmptyReads {
-		if n, err := p.r.Read(b); n > 0 || err != nil || len(b) == 0 {
-			return n, err
-		}
-	}
-	return 0, io.ErrNoProgress
-}
-
 func (in *input) fail(kind error, detail string) error {
 	return &Error{Offset: in.off, Err: kind, Detail: detail}
 }

@@ -25,7 +25,7 @@ func TestEncoderAmplification(t *testing.T) {
 		{"empty citation", func(w *frame.Writer) { w.WriteBlock(0, frame.BlockStartText) }, func(w *frame.Writer) { w.WriteDelta(0, frame.DeltaCitation, []byte("{}")) }},
 	} {
 		var in bytes.Buffer
-		fw := frame.NewWriter(&in)
+		fw := frame.NewWriter(&in, frame.WriterOptions{})
 		c.start(fw)
 		fw.Flush()
 		head := in.Len()

@@ -152,7 +152,7 @@ func TestLongValues(t *testing.T) {
 // readAll reads the frames of an ANTH stream, copying their payloads.
 func readAll(r io.Reader) ([]frame.Frame, error) {
 	var fs []frame.Frame
-	for f, err := range frame.NewReader(r).All() {
+	for f, err := range frame.NewReader(r, frame.ReaderOptions{}).All() {
 		if err != nil {
 			return fs, err
 		}

@@ -17,7 +17,7 @@ import (
 func frameKinds(t *testing.T, anth []byte) []string {
 	t.Helper()
 	var kinds []string
-	for f, err := range frame.NewReader(bytes.NewReader(anth)).All() {
+	for f, err := range frame.NewReader(bytes.NewReader(anth), frame.ReaderOptions{}).All() {
 		if err != nil {
 			t.Fatal(err)
 		}

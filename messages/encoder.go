@@ -33,7 +33,7 @@ type EncoderOptions struct {
 // Encoder writes an ANTH response as the Anthropic Messages API's
 // Server-Sent Events, the stream the official SDKs read (SPEC.md §7a).
 // Write takes ANTH bytes in any pieces (an Encoder is an io.Writer, so
-// frame.NewWriter(messages.NewEncoder(w, opts)) serves SSE to a client that
+// frame.NewWriter(messages.NewEncoder(w, opts), frame.WriterOptions{}) serves SSE to a client that
 // wants it); every event ends with a blank line, text and thinking reach
 // the client as whole UTF-8 characters, and nothing a frame carries can
 // break out of its JSON string or data line. A stream with no message
@@ -57,7 +57,7 @@ type Encoder struct {
 
 // NewEncoder returns an Encoder that writes SSE to w.
 func NewEncoder(w io.Writer, opts EncoderOptions) *Encoder {
-	e := &Encoder{w: w, opts: opts, fr: frame.NewPushReader()}
+	e := &Encoder{w: w, opts: opts, fr: frame.NewPushReader(frame.ReaderOptions{})}
 	e.core = toSSE{opts: opts, events: EventReader{MaxEvent: opts.MaxEvent, RawOnly: opts.Coded}}
 	return e
 }

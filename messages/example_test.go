@@ -40,7 +40,7 @@ func ExampleDecoder() {
 		log.Fatal(err)
 	}
 	fmt.Printf("SSE %d bytes, ANTH %d bytes\n", len(stream), len(anth))
-	for f, err := range frame.NewReader(bytes.NewReader(anth)).All() {
+	for f, err := range frame.NewReader(bytes.NewReader(anth), frame.ReaderOptions{}).All() {
 		if err != nil {
 			log.Fatal(err)
 		}

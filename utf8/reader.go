@@ -1,15 +1,13 @@
 package utf8
 
-import "io"
+import (
+	"io"
+
+	"github.com/layer0/anth/internal/iox"
+)
 
 // readSize is how much a Reader asks of the underlying reader at a time.
 const readSize = 4 << 10
-
-// maxEmptyReads is how many reads in a row may return no bytes and no error
-// before a Reader gives up with io.ErrNoProgress, as bufio.Reader does. It
-// counts a run: any byte read starts the count again, so a slow reader that
-// often returns nothing is never failed for it.
-const maxEmptyReads = 100
 
 type reader struct {
 	r   io.Reader
@@ -35,21 +33,14 @@ func (r *reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	for empty := 0; r.nxt == len(r.out); {
+	for r.nxt == len(r.out) {
 		if r.err != nil {
 			return 0, r.err
 		}
 		if r.in == nil {
 			r.in = make([]byte, readSize)
 		}
-		n, err := r.r.Read(r.in)
-		if n == 0 && err == nil {
-			if empty++; empty == maxEmptyReads {
-				r.err = io.ErrNoProgress
-			}
-			continue
-		}
-		empty = 0
+		n, err := iox.Reader{R: r.r}.Read(r.in)
 		r.out, r.nxt = r.d.Append(r.out[:0], r.in[:n]), 0
 		if err == io.EOF {
 			r.out = r.d.Flush(r.out)

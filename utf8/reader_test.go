@@ -10,6 +10,8 @@ import (
 	"time"
 	stdutf8 "unicode/utf8"
 
+	"github.com/layer0/anth/internal/iox"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -77,7 +79,7 @@ func TestReader(t *testing.T) {
 		"data-err": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(in)) },
 		// Short of the limit before every byte, and one empty read
 		// between bytes: neither is a run long enough to fail.
-		"stalling":    func() io.Reader { return &stallReader{r: bytes.NewReader(in), stalls: maxEmptyReads - 1} },
+		"stalling":    func() io.Reader { return &stallReader{r: bytes.NewReader(in), stalls: iox.MaxEmptyReads - 1} },
 		"alternating": func() io.Reader { return &stallReader{r: bytes.NewReader(in), stalls: 1} },
 	} {
 		// Read in sizes down to one byte, which must take a character
@@ -104,10 +106,10 @@ func TestReaderNoProgress(t *testing.T) {
 	if !errors.Is(err, io.ErrNoProgress) || string(got) != "ok" {
 		t.Fatalf("got %q, %v; want \"ok\", io.ErrNoProgress", got, err)
 	}
-	if stuck.calls != maxEmptyReads {
-		t.Fatalf("%d calls to the stuck reader, want %d", stuck.calls, maxEmptyReads)
+	if stuck.calls != iox.MaxEmptyReads {
+		t.Fatalf("%d calls to the stuck reader, want %d", stuck.calls, iox.MaxEmptyReads)
 	}
-	if n, err := tr.Read(make([]byte, 8)); n != 0 || !errors.Is(err, io.ErrNoProgress) || stuck.calls != maxEmptyReads {
+	if n, err := tr.Read(make([]byte, 8)); n != 0 || !errors.Is(err, io.ErrNoProgress) || stuck.calls != iox.MaxEmptyReads {
 		t.Fatalf("Read after the error: %d, %v, %d calls; want the error again without a call", n, err, stuck.calls)
 	}
 }

@@ -79,9 +79,9 @@ func encode(args []string, stdin io.Reader, stdout io.Writer) error {
 	case "sse":
 		_, err = io.Copy(frameWriter{stdout, stdout}, messages.NewDecoder(in, messages.DecoderOptions{}))
 	case "text":
-		err = encodeText(frame.NewWriter(frameWriter{stdout, stdout}), in)
+		err = encodeText(frame.NewWriter(frameWriter{stdout, stdout}, frame.WriterOptions{}), in)
 	case "raw":
-		err = forward(frame.NewWriter(frameWriter{stdout, stdout}), frame.NewReader(in))
+		err = forward(frame.NewWriter(frameWriter{stdout, stdout}, frame.WriterOptions{}), in)
 	}
 	return inFile(name, err)
 }
@@ -105,14 +105,15 @@ func encodeText(w *frame.Writer, in io.Reader) error {
 	}
 }
 
-// forward writes every frame r reads, unknown ignorable ones included.
-func forward(w *frame.Writer, r *frame.Reader) error {
+// forward writes every frame of the response in reads, unknown ignorable
+// ones included.
+func forward(w *frame.Writer, in io.Reader) error {
 	var werr error
-	r.OnSkip = func(f frame.Frame) {
+	r := frame.NewReader(in, frame.ReaderOptions{OnSkip: func(f frame.Frame) {
 		if werr == nil {
 			werr = w.WriteFrame(f)
 		}
-	}
+	}})
 	for f, err := range r.All() {
 		if err != nil {
 			return err
@@ -145,9 +146,9 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 			err = enc.Close()
 		}
 	case "text":
-		err = decodeText(stdout, frame.NewReader(in))
+		err = decodeText(stdout, frame.NewReader(in, frame.ReaderOptions{}))
 	case "jsonl":
-		err = decodeJSONL(stdout, frame.NewReader(in, frame.WithRawFrames()))
+		err = decodeJSONL(stdout, in)
 	}
 	return inFile(name, err)
 }
@@ -178,12 +179,13 @@ func decodeText(out io.Writer, r *frame.Reader) error {
 	return nil
 }
 
-// decodeJSONL writes one JSON object per frame, skipped frames included,
-// each flushed as it is written to a pipe or terminal. The fields are
-// jsonlFields's, documented in decodeUsage.
-func decodeJSONL(out io.Writer, r *frame.Reader) error {
+// decodeJSONL writes one JSON object per frame of in, read raw, skipped
+// frames included, each flushed as it is written to a pipe or terminal. The
+// fields are jsonlFields's, documented in decodeUsage.
+func decodeJSONL(out io.Writer, in io.Reader) error {
 	enc := json.NewEncoder(out)
 	var werr error
+	var r *frame.Reader
 	emit := func(f frame.Frame) {
 		if werr == nil {
 			if werr = enc.Encode(jsonlFields(r.Offset()-int64(f.Size()), f)); werr == nil {
@@ -191,7 +193,7 @@ func decodeJSONL(out io.Writer, r *frame.Reader) error {
 			}
 		}
 	}
-	r.OnSkip = emit
+	r = frame.NewReader(in, frame.ReaderOptions{RawFrames: true, OnSkip: emit})
 	for f, err := range r.All() {
 		if err != nil {
 			return err
@@ -306,7 +308,7 @@ func stats(args []string, stdin io.Reader, stdout io.Writer) error {
 		return inFile(name, err)
 	}
 	deltas := 0
-	for f, err := range frame.NewReader(bytes.NewReader(anth)).All() {
+	for f, err := range frame.NewReader(bytes.NewReader(anth), frame.ReaderOptions{}).All() {
 		if err != nil {
 			return inFile(name, err)
 		}

@@ -76,7 +76,7 @@ func demo(w io.Writer) error {
 
 func encodeANTH(r ssejson.Response, pieces []string) []byte {
 	var b bytes.Buffer
-	w := frame.NewWriter(&b)
+	w := frame.NewWriter(&b, frame.WriterOptions{})
 	for _, p := range pieces {
 		_ = w.WriteText(0, []byte(p))
 	}
@@ -97,7 +97,7 @@ func decodeANTH(in io.Reader) (ssejson.Response, error) {
 	var resp ssejson.Response
 	var text []strings.Builder
 	done := false
-	for f, err := range frame.NewReader(in).All() {
+	for f, err := range frame.NewReader(in, frame.ReaderOptions{}).All() {
 		if err != nil {
 			return resp, err
 		}

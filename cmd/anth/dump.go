@@ -44,14 +44,14 @@ func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 // dump prints one line per frame: offset, type, payload length, payload,
 // each line flushed as it is written to a pipe or terminal.
 func dump(w io.Writer, in io.Reader) error {
-	r := frame.NewReader(in, frame.WithRawFrames())
 	var werr error
-	r.OnSkip = func(f frame.Frame) {
+	var r *frame.Reader
+	r = frame.NewReader(in, frame.ReaderOptions{RawFrames: true, OnSkip: func(f frame.Frame) {
 		printFrame(w, r.Offset()-int64(f.Size()), f)
 		if werr == nil {
 			werr = endFrame(w)
 		}
-	}
+	}})
 	for f, err := range r.All() {
 		if err != nil {
 			return err
