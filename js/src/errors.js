@@ -84,6 +84,15 @@ const statusText = {
 };
 
 /**
+ * @typedef {object} StatusErrorFields what a StatusError says besides its status
+ * @property {string} [type] the API's error type, e.g. "overloaded_error"
+ * @property {string} [message] the API's error message
+ * @property {string} [requestId] the response's request-id header
+ * @property {string} [contentType] the Content-Type of a success that was not ANTH
+ * @property {unknown} [cause] the error that caused this one (Error's cause)
+ */
+
+/**
  * StatusError is a response that failed before or instead of being an ANTH
  * stream: the JavaScript form of Go's *anthhttp.StatusError. `status` is the
  * HTTP status, or an ERROR frame's code (an HTTP status too, SPEC.md §3.3);
@@ -96,7 +105,7 @@ const statusText = {
 export class StatusError extends Error {
   /**
    * @param {number} status
-   * @param {{type?: string, message?: string, requestId?: string, contentType?: string, cause?: unknown}} [fields]
+   * @param {StatusErrorFields} [fields]
    */
   constructor(status, fields = {}) {
     const { type = '', message = '', requestId = '', contentType } = fields;

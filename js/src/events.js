@@ -85,6 +85,12 @@ export async function inflate(z, max) {
  */
 
 /**
+ * @typedef {object} EventReaderOptions
+ * @property {number} [maxEvent] bounds an event's data, joined and inflated;
+ *   default DEFAULT_MAX_EVENT (1 MiB)
+ */
+
+/**
  * EventReader joins a stream's EVENT frames into the events they carry: it
  * follows continuation frames, inflates deflated data with the EVENT
  * dictionary and checks that the result is one JSON value, which it
@@ -92,7 +98,7 @@ export async function inflate(z, max) {
  * 'TooLarge' with offset -1 (it does not see the stream).
  */
 export class EventReader {
-  /** @param {{maxEvent?: number}} [options] maxEvent bounds an event's data, joined and inflated */
+  /** @param {EventReaderOptions} [options] */
   constructor(options = {}) {
     this.#max = options.maxEvent && options.maxEvent > 0 ? options.maxEvent : DEFAULT_MAX_EVENT;
   }

@@ -58,13 +58,18 @@ export function anthFetch(fetch, options = {}) {
  */
 
 /**
+ * @typedef {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>} Middleware
+ * a middleware of the SDK's `middleware` client option
+ */
+
+/**
  * anthMiddleware returns a middleware for the SDK's `middleware` client
  * option, doing what anthFetch does from inside the SDK's chain:
  *
  *     new Anthropic({ middleware: [anthMiddleware()] })
  *
  * @param {AdapterOptions} [options]
- * @returns {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>}
+ * @returns {Middleware}
  */
 export function anthMiddleware(options = {}) {
   return async (request, next, ctx) => {

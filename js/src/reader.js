@@ -37,6 +37,11 @@ export const DEFAULT_MAX_VALUE = 1 << 20;
  */
 
 /**
+ * @typedef {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} FrameSource
+ * what readFrames reads: a fetch Response, or a stream of its bytes
+ */
+
+/**
  * FrameReader reads the frames of an ANTH response from bytes pushed to it
  * in any pieces: feed gives the frames each piece completes, end marks the
  * end of the input. The first bytes must be the magic. Frames of unknown
@@ -448,7 +453,7 @@ export class FrameReader {
  * that names the Content-Type, where reading it would say "bad magic".
  * Given a stream of bytes (a Response's body, or any async iterable of
  * Uint8Array), it reads it as ANTH.
- * @param {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */

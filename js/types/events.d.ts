@@ -20,6 +20,11 @@ export const DEFAULT_MAX_EVENT: number;
  * @property {Uint8Array} data the event's JSON, compact
  */
 /**
+ * @typedef {object} EventReaderOptions
+ * @property {number} [maxEvent] bounds an event's data, joined and inflated;
+ *   default DEFAULT_MAX_EVENT (1 MiB)
+ */
+/**
  * EventReader joins a stream's EVENT frames into the events they carry: it
  * follows continuation frames, inflates deflated data with the EVENT
  * dictionary and checks that the result is one JSON value, which it
@@ -27,10 +32,8 @@ export const DEFAULT_MAX_EVENT: number;
  * 'TooLarge' with offset -1 (it does not see the stream).
  */
 export class EventReader {
-    /** @param {{maxEvent?: number}} [options] maxEvent bounds an event's data, joined and inflated */
-    constructor(options?: {
-        maxEvent?: number;
-    });
+    /** @param {EventReaderOptions} [options] */
+    constructor(options?: EventReaderOptions);
     /** Whether an event's frames have started and not ended. */
     get pending(): boolean;
     /**
@@ -51,4 +54,11 @@ export type JoinedEvent = {
      * the event's JSON, compact
      */
     data: Uint8Array;
+};
+export type EventReaderOptions = {
+    /**
+     * bounds an event's data, joined and inflated;
+     * default DEFAULT_MAX_EVENT (1 MiB)
+     */
+    maxEvent?: number | undefined;
 };

@@ -28,19 +28,19 @@ export function anthFetch(fetch?: Fetch, options?: AdapterOptions): Fetch;
  * @property {any} [body]
  */
 /**
+ * @typedef {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>} Middleware
+ * a middleware of the SDK's `middleware` client option
+ */
+/**
  * anthMiddleware returns a middleware for the SDK's `middleware` client
  * option, doing what anthFetch does from inside the SDK's chain:
  *
  *     new Anthropic({ middleware: [anthMiddleware()] })
  *
  * @param {AdapterOptions} [options]
- * @returns {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>}
+ * @returns {Middleware}
  */
-export function anthMiddleware(options?: AdapterOptions): (request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {
-    options?: {
-        stream?: boolean;
-    };
-}) => Promise<Response>;
+export function anthMiddleware(options?: AdapterOptions): Middleware;
 /** The media type of an ANTH stream over HTTP. */
 export const CONTENT_TYPE: "application/x-anthropic-binary";
 /**
@@ -64,3 +64,11 @@ export type MiddlewareRequest = {
     headers: Headers;
     body?: any;
 };
+/**
+ * a middleware of the SDK's `middleware` client option
+ */
+export type Middleware = (request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {
+    options?: {
+        stream?: boolean;
+    };
+}) => Promise<Response>;
