@@ -24,7 +24,7 @@ export { Role, encodeRequest, parseRequest } from './request.js';
 export { requestToANTH, requestToJSON, requestToJSONBytes, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_DEPTH } from './requestjson.js';
 export { REQUEST_DICTIONARY } from './requestdict.js';
 export { TextReassembler } from './text.js';
-export { EventReader, inflate, DEFAULT_MAX_EVENT } from './events.js';
+export { EventReader, inflateEvent, DEFAULT_MAX_EVENT } from './events.js';
 export { EVENT_DICTIONARY } from './dictionary.js';
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from './sse.js';
 export { stopReasonName, errorTypeName } from './names.js';

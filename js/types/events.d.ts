@@ -1,12 +1,14 @@
 /**
- * inflate returns raw DEFLATE data inflated with the EVENT dictionary as its
+ * inflateEvent returns the data of a deflated EVENT (EventEncoding.DEFLATE,
+ * SPEC.md §3.10), raw DEFLATE, inflated with the EVENT dictionary as its
  * preset dictionary; more than max bytes out is 'TooLarge', data that does
- * not inflate 'Malformed'.
+ * not inflate 'Malformed'. It is for EVENT data only: other DEFLATE data was
+ * not made with this dictionary.
  * @param {Uint8Array} z
  * @param {number} max
  * @returns {Promise<Uint8Array>}
  */
-export function inflate(z: Uint8Array, max: number): Promise<Uint8Array>;
+export function inflateEvent(z: Uint8Array, max: number): Promise<Uint8Array>;
 /**
  * @param {Uint8Array} a
  * @param {Uint8Array} b

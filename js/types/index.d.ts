@@ -33,7 +33,7 @@ export { encodeMagic, encodeToken, encodeUsage, encodeCacheUsage, encodeError, e
 export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from "./reader.js";
 export { Role, encodeRequest, parseRequest } from "./request.js";
 export { requestToANTH, requestToJSON, requestToJSONBytes, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_DEPTH } from "./requestjson.js";
-export { EventReader, inflate, DEFAULT_MAX_EVENT } from "./events.js";
+export { EventReader, inflateEvent, DEFAULT_MAX_EVENT } from "./events.js";
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from "./sse.js";
 export { stopReasonName, errorTypeName } from "./names.js";
 export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from "./fetch.js";
