@@ -58,6 +58,7 @@ export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from './fetch.js';
  * @typedef {import('./events.js').JoinedEvent} JoinedEvent
  * @typedef {import('./sse.js').EncoderOptions} EncoderOptions
  * @typedef {import('./fetch.js').AdapterOptions} AdapterOptions
+ * @typedef {import('./fetch.js').AnthFetchOptions} AnthFetchOptions
  * @typedef {import('./fetch.js').Fetch} Fetch
  * @typedef {import('./fetch.js').Middleware} Middleware
  * @typedef {import('./fetch.js').MiddlewareRequest} MiddlewareRequest

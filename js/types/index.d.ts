@@ -23,6 +23,7 @@ export type EventReaderOptions = import("./events.js").EventReaderOptions;
 export type JoinedEvent = import("./events.js").JoinedEvent;
 export type EncoderOptions = import("./sse.js").EncoderOptions;
 export type AdapterOptions = import("./fetch.js").AdapterOptions;
+export type AnthFetchOptions = import("./fetch.js").AnthFetchOptions;
 export type Fetch = import("./fetch.js").Fetch;
 export type Middleware = import("./fetch.js").Middleware;
 export type MiddlewareRequest = import("./fetch.js").MiddlewareRequest;

@@ -65,6 +65,7 @@ import {
 } from '@layer0/anth';
 import type {
   AdapterOptions,
+  AnthFetchOptions,
   BlockPayload,
   CacheUsage,
   DeltaPayload,
@@ -147,6 +148,7 @@ export type Signatures = [
   Is<Equal<EncoderOptions | undefined, ConstructorParameters<typeof SSEEncoderStream>[0]>>,
   Is<Equal<EncoderOptions | undefined, Parameters<typeof toSSE>[1]>>,
   Is<Equal<AdapterOptions | undefined, Parameters<typeof anthMiddleware>[0]>>,
+  Is<Equal<AnthFetchOptions | undefined, Parameters<typeof anthFetch>[0]>>,
   Is<Equal<Fetch, ReturnType<typeof anthFetch>>>,
   Is<Equal<Middleware, ReturnType<typeof anthMiddleware>>>,
   Is<Equal<MiddlewareRequest, Parameters<Middleware>[0]>>,
@@ -197,9 +199,10 @@ export function usage(e: unknown): string {
   const opts: EncoderOptions & ReaderOptions & TextOptions = { model: 'm', maxValue: 1 << 16, thinking: true };
   const msg: Message = { role: Role.USER, content: 'Hi' };
   const req: Request = { model: 'm', messages: [msg], maxTokens: 16 };
+  const adapter: AnthFetchOptions = { fetch: globalThis.fetch, maxEvent: 4 << 20 };
   if (e instanceof AnthError) {
     const k: ErrorKind = e.kind;
     return k;
   }
-  return [fields, limits, opts, req].length > 0 ? 'ok' : '';
+  return [fields, limits, opts, req, adapter].length > 0 ? 'ok' : '';
 }
