@@ -23,9 +23,11 @@ export class AnthError extends Error {
    *   the stream or request, magic included; -1 when not known
    * @param {string} detail what was expected, e.g. "payload length 11, want 12"
    * @param {number} [type] the frame type being read, when there is one
+   * @param {{cause?: unknown}} [options] cause: the error this one wraps
+   *   (Error's cause), e.g. the platform's when EVENT data does not inflate
    */
-  constructor(kind, offset, detail, type) {
-    super(message(kind, offset, detail, type));
+  constructor(kind, offset, detail, type, options) {
+    super(message(kind, offset, detail, type), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AnthError';
     /** @type {ErrorKind} */
     this.kind = kind;

@@ -69,7 +69,7 @@ export async function inflateEvent(z, max) {
     }
   } catch (e) {
     if (e instanceof AnthError) throw e;
-    throw new AnthError('Malformed', -1, 'EVENT data does not inflate: ' + (e instanceof Error ? e.message : String(e)));
+    throw new AnthError('Malformed', -1, 'EVENT data does not inflate: ' + (e instanceof Error ? e.message : String(e)), undefined, { cause: e });
   }
   const out = new Uint8Array(Math.max(0, total - skip));
   let at = -skip;

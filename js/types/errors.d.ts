@@ -15,8 +15,12 @@ export class AnthError extends Error {
      *   the stream or request, magic included; -1 when not known
      * @param {string} detail what was expected, e.g. "payload length 11, want 12"
      * @param {number} [type] the frame type being read, when there is one
+     * @param {{cause?: unknown}} [options] cause: the error this one wraps
+     *   (Error's cause), e.g. the platform's when EVENT data does not inflate
      */
-    constructor(kind: ErrorKind, offset: number, detail: string, type?: number);
+    constructor(kind: ErrorKind, offset: number, detail: string, type?: number, options?: {
+        cause?: unknown;
+    });
     /** @type {ErrorKind} */
     kind: ErrorKind;
     /** @type {number} */
