@@ -23,6 +23,8 @@ echo "== js: unit tests (node --test)"
 node --test test/
 echo "== js: generated .d.ts and EVENT dictionary are current; no runtime dependencies"
 node scripts/check-generated.js
+echo "== js: every public value and type is nameable from the package root (tsc on test/types/all.ts)"
+node scripts/check-types.js
 echo "== js: benchmark runs (numbers are not checked here)"
 ROUNDS=5 node bench/bench.js >/dev/null
 

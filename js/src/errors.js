@@ -23,9 +23,11 @@ export class AnthError extends Error {
    *   the stream or request, magic included; -1 when not known
    * @param {string} detail what was expected, e.g. "payload length 11, want 12"
    * @param {number} [type] the frame type being read, when there is one
+   * @param {{cause?: unknown}} [options] cause: the error this one wraps
+   *   (Error's cause), e.g. the platform's when EVENT data does not inflate
    */
-  constructor(kind, offset, detail, type) {
-    super(message(kind, offset, detail, type));
+  constructor(kind, offset, detail, type, options) {
+    super(message(kind, offset, detail, type), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AnthError';
     /** @type {ErrorKind} */
     this.kind = kind;
@@ -84,6 +86,15 @@ const statusText = {
 };
 
 /**
+ * @typedef {object} StatusErrorFields what a StatusError says besides its status
+ * @property {string} [type] the API's error type, e.g. "overloaded_error"
+ * @property {string} [message] the API's error message
+ * @property {string} [requestId] the response's request-id header
+ * @property {string} [contentType] the Content-Type of a success that was not ANTH
+ * @property {unknown} [cause] the error that caused this one (Error's cause)
+ */
+
+/**
  * StatusError is a response that failed before or instead of being an ANTH
  * stream: the JavaScript form of Go's *anthhttp.StatusError. `status` is the
  * HTTP status, or an ERROR frame's code (an HTTP status too, SPEC.md §3.3);
@@ -96,7 +107,7 @@ const statusText = {
 export class StatusError extends Error {
   /**
    * @param {number} status
-   * @param {{type?: string, message?: string, requestId?: string, contentType?: string, cause?: unknown}} [fields]
+   * @param {StatusErrorFields} [fields]
    */
   constructor(status, fields = {}) {
     const { type = '', message = '', requestId = '', contentType } = fields;

@@ -34,14 +34,16 @@ function storedDictionary() {
 }
 
 /**
- * inflate returns raw DEFLATE data inflated with the EVENT dictionary as its
+ * inflateEvent returns the data of a deflated EVENT (EventEncoding.DEFLATE,
+ * SPEC.md §3.10), raw DEFLATE, inflated with the EVENT dictionary as its
  * preset dictionary; more than max bytes out is 'TooLarge', data that does
- * not inflate 'Malformed'.
+ * not inflate 'Malformed'. It is for EVENT data only: other DEFLATE data was
+ * not made with this dictionary.
  * @param {Uint8Array} z
  * @param {number} max
  * @returns {Promise<Uint8Array>}
  */
-export async function inflate(z, max) {
+export async function inflateEvent(z, max) {
   const prefix = storedDictionary();
   const skip = prefix.length - 5;
   const ds = new DecompressionStream('deflate-raw');
@@ -67,7 +69,7 @@ export async function inflate(z, max) {
     }
   } catch (e) {
     if (e instanceof AnthError) throw e;
-    throw new AnthError('Malformed', -1, 'EVENT data does not inflate: ' + (e instanceof Error ? e.message : String(e)));
+    throw new AnthError('Malformed', -1, 'EVENT data does not inflate: ' + (e instanceof Error ? e.message : String(e)), undefined, { cause: e });
   }
   const out = new Uint8Array(Math.max(0, total - skip));
   let at = -skip;
@@ -85,6 +87,12 @@ export async function inflate(z, max) {
  */
 
 /**
+ * @typedef {object} EventReaderOptions
+ * @property {number} [maxEvent] bounds an event's data, joined and inflated;
+ *   default DEFAULT_MAX_EVENT (1 MiB)
+ */
+
+/**
  * EventReader joins a stream's EVENT frames into the events they carry: it
  * follows continuation frames, inflates deflated data with the EVENT
  * dictionary and checks that the result is one JSON value, which it
@@ -92,7 +100,7 @@ export async function inflate(z, max) {
  * 'TooLarge' with offset -1 (it does not see the stream).
  */
 export class EventReader {
-  /** @param {{maxEvent?: number}} [options] maxEvent bounds an event's data, joined and inflated */
+  /** @param {EventReaderOptions} [options] */
   constructor(options = {}) {
     this.#max = options.maxEvent && options.maxEvent > 0 ? options.maxEvent : DEFAULT_MAX_EVENT;
   }
@@ -133,7 +141,7 @@ export class EventReader {
     if ((this.#pending = ev.more)) return null;
     let data = this.#parts.length === 1 ? this.#parts[0] : join(this.#parts, this.#size);
     this.#parts = [];
-    if (this.#enc === EventEncoding.DEFLATE) data = await inflate(data, this.#max);
+    if (this.#enc === EventEncoding.DEFLATE) data = await inflateEvent(data, this.#max);
     if (this.#name.includes(0x0a) || this.#name.includes(0x0d)) {
       throw new AnthError('Malformed', -1, 'EVENT name with a line break');
     }

@@ -16,11 +16,18 @@ export const ACCEPT = `${CONTENT_TYPE}, text/event-stream;q=0.9, application/jso
 
 /**
  * @typedef {import('./sse.js').EncoderOptions} AdapterOptions
- * The model of the message_start written for an ANTH stream that carries
- * none defaults to the request's model.
+ * anthMiddleware's options: the SSE encoder's. The model of the
+ * message_start written for an ANTH stream that carries none defaults to
+ * the request's model.
  */
 
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
+
+/**
+ * @typedef {AdapterOptions & {fetch?: Fetch}} AnthFetchOptions
+ * anthFetch's options: `fetch`, the fetch to wrap (default
+ * globalThis.fetch, looked up at each call), and the SSE encoder's
+ */
 
 /**
  * anthFetch returns a fetch for the SDK's `fetch` client option: on a
@@ -32,12 +39,13 @@ export const ACCEPT = `${CONTENT_TYPE}, text/event-stream;q=0.9, application/jso
  * the body with an AnthError of kind 'Truncated' rather than ending it.
  *
  *     new Anthropic({ fetch: anthFetch() })
+ *     new Anthropic({ fetch: anthFetch({ fetch: myFetch, maxEvent: 4 << 20 }) })
  *
- * @param {Fetch} [fetch] the fetch to wrap; default globalThis.fetch
- * @param {AdapterOptions} [options]
+ * @param {AnthFetchOptions} [options]
  * @returns {Fetch}
  */
-export function anthFetch(fetch, options = {}) {
+export function anthFetch(options = {}) {
+  const { fetch, ...encoder } = options;
   return async (input, init) => {
     const inner = fetch ?? globalThis.fetch;
     const call = typeof input === 'object' && 'method' in input ? undefined : streamingCall(init?.method, init?.body);
@@ -45,7 +53,7 @@ export function anthFetch(fetch, options = {}) {
     const headers = new Headers(init?.headers);
     headers.set('Accept', ACCEPT);
     const response = await inner(input, { ...init, headers });
-    return toSSEResponse(response, { ...options, model: options.model ?? call.model });
+    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model });
   };
 }
 
@@ -58,13 +66,18 @@ export function anthFetch(fetch, options = {}) {
  */
 
 /**
+ * @typedef {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>} Middleware
+ * a middleware of the SDK's `middleware` client option
+ */
+
+/**
  * anthMiddleware returns a middleware for the SDK's `middleware` client
  * option, doing what anthFetch does from inside the SDK's chain:
  *
  *     new Anthropic({ middleware: [anthMiddleware()] })
  *
  * @param {AdapterOptions} [options]
- * @returns {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>}
+ * @returns {Middleware}
  */
 export function anthMiddleware(options = {}) {
   return async (request, next, ctx) => {

@@ -16,15 +16,24 @@ export const StopReason = Object.freeze({
   REFUSAL: 6,
   MODEL_CONTEXT_WINDOW_EXCEEDED: 7,
 });
+/**
+ * A StopReason, as a type: the union of the named reasons. A frame's reason
+ * is a number (reasons 8–255 are valid on the wire), so Frame.done gives
+ * `number`.
+ * @typedef {typeof StopReason[keyof typeof StopReason]} StopReason
+ */
 
 /** What a DELTA frame's bytes extend (SPEC.md §3.8); TEXT frames carry kind 0's text. */
 export const DeltaKind = Object.freeze({ INPUT_JSON: 1, THINKING: 2, SIGNATURE: 3, CITATION: 4 });
+/** A DeltaKind, as a type: the union of the named kinds. @typedef {typeof DeltaKind[keyof typeof DeltaKind]} DeltaKind */
 
 /** What a BLOCK frame does to a content block (SPEC.md §3.9). */
 export const BlockOp = Object.freeze({ STOP: 0, START_TEXT: 1, START_THINKING: 2 });
+/** A BlockOp, as a type: the union of the named ops. @typedef {typeof BlockOp[keyof typeof BlockOp]} BlockOp */
 
 /** The encodings of an EVENT's data (SPEC.md §3.10): JSON, or JSON deflated with the EVENT dictionary. */
 export const EventEncoding = Object.freeze({ JSON: 0, DEFLATE: 1 });
+/** An EventEncoding, as a type: the union of the named encodings. @typedef {typeof EventEncoding[keyof typeof EventEncoding]} EventEncoding */
 
 /** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
 export const EVENT_MORE = 0x80;
@@ -48,6 +57,43 @@ export const EVENT_MORE = 0x80;
  * @property {boolean} more the data continues in the next EVENT frame
  * @property {Uint8Array} name the SSE event name
  * @property {Uint8Array} data this frame's part of the data
+ */
+
+/**
+ * @typedef {object} ErrorPayload an ERROR frame's payload (SPEC.md §3.3)
+ * @property {number} code an HTTP status
+ * @property {Uint8Array} message the server's bytes, unchecked
+ */
+
+/**
+ * @typedef {object} DonePayload a DONE frame's payload (SPEC.md §3.4)
+ * @property {number} reason a StopReason, or a reason 8–255 this version does not name
+ * @property {Uint8Array} stopSequence
+ */
+
+/**
+ * @typedef {object} TextPayload a TEXT frame's payload (SPEC.md §3.5)
+ * @property {number} block
+ * @property {Uint8Array} text raw UTF-8, which may start or end inside a character
+ */
+
+/**
+ * @typedef {object} DeltaPayload a DELTA frame's payload (SPEC.md §3.8)
+ * @property {number} block
+ * @property {number} kind a DeltaKind, or a kind this version does not know
+ * @property {Uint8Array} data
+ */
+
+/**
+ * @typedef {object} BlockPayload a BLOCK frame's payload (SPEC.md §3.9)
+ * @property {number} block
+ * @property {number} op a BlockOp
+ */
+
+/**
+ * @typedef {object} ParsedFrame what parseFrame gives
+ * @property {Frame} frame
+ * @property {number} n the bytes the frame took
  */
 
 /**
@@ -113,7 +159,7 @@ export class Frame {
   /**
    * errorMessage returns the code (an HTTP status, SPEC.md §3.3) and message
    * of an ERROR frame. The message is the server's bytes, unchecked.
-   * @returns {{code: number, message: Uint8Array}}
+   * @returns {ErrorPayload}
    */
   errorMessage() {
     const p = this.payload;
@@ -124,7 +170,7 @@ export class Frame {
   /**
    * done returns the stop reason and stop sequence of a DONE frame; an empty
    * DONE gives StopReason.UNSPECIFIED.
-   * @returns {{reason: number, stopSequence: Uint8Array}}
+   * @returns {DonePayload}
    */
   done() {
     const p = this.payload;
@@ -133,21 +179,21 @@ export class Frame {
     return { reason: p[0], stopSequence: p.subarray(1) };
   }
 
-  /** @returns {{block: number, text: Uint8Array}} */
+  /** @returns {TextPayload} */
   text() {
     const p = this.payload;
     if (this.type !== Type.TEXT || p.length < 2) throw this.#wrongType('TEXT');
     return { block: (p[0] << 8) | p[1], text: p.subarray(2) };
   }
 
-  /** @returns {{block: number, kind: number, data: Uint8Array}} */
+  /** @returns {DeltaPayload} */
   delta() {
     const p = this.payload;
     if (this.type !== Type.DELTA || p.length < 3) throw this.#wrongType('DELTA');
     return { block: (p[0] << 8) | p[1], kind: p[2], data: p.subarray(3) };
   }
 
-  /** @returns {{block: number, op: number}} */
+  /** @returns {BlockPayload} */
   block() {
     const p = this.payload;
     if (this.type !== Type.BLOCK || p.length !== 3) throw this.#wrongType('BLOCK');
@@ -210,7 +256,7 @@ export function checkPayload(t, p, base) {
  * error however little of the payload b holds. The payload is a view of b.
  * @param {Uint8Array} b
  * @param {number} [base] the stream offset of b[0], for errors
- * @returns {{frame: Frame, n: number}}
+ * @returns {ParsedFrame}
  */
 export function parseFrame(b, base = 0) {
   if (b.length < HEADER_SIZE) {

@@ -24,8 +24,42 @@ export { Role, encodeRequest, parseRequest } from './request.js';
 export { requestToANTH, requestToJSON, requestToJSONBytes, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_DEPTH } from './requestjson.js';
 export { REQUEST_DICTIONARY } from './requestdict.js';
 export { TextReassembler } from './text.js';
-export { EventReader, inflate, DEFAULT_MAX_EVENT } from './events.js';
+export { EventReader, inflateEvent, DEFAULT_MAX_EVENT } from './events.js';
 export { EVENT_DICTIONARY } from './dictionary.js';
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from './sse.js';
 export { stopReasonName, errorTypeName } from './names.js';
 export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from './fetch.js';
+
+// The types the functions above take and give, by name from the package
+// root. StopReason, DeltaKind, BlockOp, EventEncoding, Type and Role are
+// types as well as values (the union of their values), through the exports
+// above.
+
+/**
+ * @typedef {import('./errors.js').ErrorKind} ErrorKind
+ * @typedef {import('./errors.js').StatusErrorFields} StatusErrorFields
+ * @typedef {import('./frame.js').Usage} Usage
+ * @typedef {import('./frame.js').CacheUsage} CacheUsage
+ * @typedef {import('./frame.js').Event} Event
+ * @typedef {import('./frame.js').ErrorPayload} ErrorPayload
+ * @typedef {import('./frame.js').DonePayload} DonePayload
+ * @typedef {import('./frame.js').TextPayload} TextPayload
+ * @typedef {import('./frame.js').DeltaPayload} DeltaPayload
+ * @typedef {import('./frame.js').BlockPayload} BlockPayload
+ * @typedef {import('./frame.js').ParsedFrame} ParsedFrame
+ * @typedef {import('./reader.js').ReaderOptions} ReaderOptions
+ * @typedef {import('./reader.js').FrameSource} FrameSource
+ * @typedef {import('./request.js').Message} Message
+ * @typedef {import('./request.js').Request} Request
+ * @typedef {import('./request.js').SeedLimits} SeedLimits
+ * @typedef {import('./requestjson.js').RequestLimits} RequestLimits
+ * @typedef {import('./text.js').TextOptions} TextOptions
+ * @typedef {import('./events.js').EventReaderOptions} EventReaderOptions
+ * @typedef {import('./events.js').JoinedEvent} JoinedEvent
+ * @typedef {import('./sse.js').EncoderOptions} EncoderOptions
+ * @typedef {import('./fetch.js').AdapterOptions} AdapterOptions
+ * @typedef {import('./fetch.js').AnthFetchOptions} AnthFetchOptions
+ * @typedef {import('./fetch.js').Fetch} Fetch
+ * @typedef {import('./fetch.js').Middleware} Middleware
+ * @typedef {import('./fetch.js').MiddlewareRequest} MiddlewareRequest
+ */

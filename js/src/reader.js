@@ -37,6 +37,11 @@ export const DEFAULT_MAX_VALUE = 1 << 20;
  */
 
 /**
+ * @typedef {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} FrameSource
+ * what readFrames reads: a fetch Response, or a stream of its bytes
+ */
+
+/**
  * FrameReader reads the frames of an ANTH response from bytes pushed to it
  * in any pieces: feed gives the frames each piece completes, end marks the
  * end of the input. The first bytes must be the magic. Frames of unknown
@@ -448,7 +453,7 @@ export class FrameReader {
  * that names the Content-Type, where reading it would say "bad magic".
  * Given a stream of bytes (a Response's body, or any async iterable of
  * Uint8Array), it reads it as ANTH.
- * @param {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
@@ -481,7 +486,11 @@ const MAX_ERROR_BODY = 64 << 10;
 async function checkedBody(res) {
   const requestId = res.headers.get('request-id') ?? res.headers.get('x-request-id') ?? '';
   if (res.status < 200 || res.status > 299) {
-    const body = res.body ? await prefix(res.body, MAX_ERROR_BODY) : new Uint8Array(0);
+    // A body that fails to read still leaves the status to report, and what
+    // was read before the failure, as Go's statusError reads it; the read
+    // error is the StatusError's cause. A body that is not the API's JSON
+    // is no failure: the status alone, no cause.
+    const { bytes: body, cause } = res.body ? await prefix(res.body, MAX_ERROR_BODY) : { bytes: new Uint8Array(0), cause: undefined };
     /** @type {any} */
     let api;
     try {
@@ -494,6 +503,7 @@ async function checkedBody(res) {
       type: typeof e.type === 'string' ? e.type : '',
       message: typeof e.message === 'string' ? e.message : '',
       requestId,
+      cause,
     });
   }
   const ct = res.headers.get('content-type') ?? '';
@@ -505,20 +515,28 @@ async function checkedBody(res) {
 }
 
 /**
- * prefix reads at most n bytes of a stream, then cancels it.
+ * prefix reads at most n bytes of a stream, then cancels it. A read that
+ * fails ends it: it gives the bytes read before, and the error as cause.
  * @param {ReadableStream<Uint8Array>} body
  * @param {number} n
+ * @returns {Promise<{bytes: Uint8Array, cause: unknown}>}
  */
 async function prefix(body, n) {
   const out = new Uint8Array(n);
   let have = 0;
-  for await (const c of chunks(body)) {
-    const k = Math.min(c.length, n - have);
-    out.set(c.subarray(0, k), have);
-    have += k;
-    if (have === n) break;
+  /** @type {unknown} */
+  let cause;
+  try {
+    for await (const c of chunks(body)) {
+      const k = Math.min(c.length, n - have);
+      out.set(c.subarray(0, k), have);
+      have += k;
+      if (have === n) break;
+    }
+  } catch (e) {
+    cause = e;
   }
-  return out.subarray(0, have);
+  return { bytes: out.subarray(0, have), cause };
 }
 
 /**

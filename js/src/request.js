@@ -8,6 +8,7 @@ import { MAGIC } from './type.js';
 
 /** Who wrote a message (SPEC.md §5.1). */
 export const Role = Object.freeze({ USER: 0, ASSISTANT: 1, SYSTEM: 2 });
+/** A Role, as a type: the union of the three roles. @typedef {typeof Role[keyof typeof Role]} Role */
 
 /**
  * @typedef {object} Message
@@ -23,7 +24,9 @@ export const Role = Object.freeze({ USER: 0, ASSISTANT: 1, SYSTEM: 2 });
  */
 
 /**
- * @typedef {object} Limits
+ * @typedef {object} SeedLimits what parseRequest accepts (the seed form's
+ *   part of Go's request.Limits). A field that is absent, zero or negative
+ *   takes the default.
  * @property {number} [maxRequestSize] the largest request in bytes; default 32 MiB, the API's own limit
  * @property {number} [maxMessages] the most parts (continuation parts counted); default 10,000
  */
@@ -167,7 +170,7 @@ export function writeSeed(model, messages, t) {
  * non-canonical encodings (SPEC.md §5.3) and text that is not UTF-8 are
  * AnthErrors with the offset in b.
  * @param {Uint8Array} b
- * @param {Limits} [limits]
+ * @param {SeedLimits} [limits]
  * @returns {Request}
  */
 export function parseRequest(b, limits = {}) {

@@ -1286,7 +1286,7 @@ function seedJSON(anth, size, output) {
     req = readSeed(anth, size, SEED_MAX_PARTS);
   } catch (e) {
     if (e instanceof AnthError && e.kind === 'BadMagic') {
-      throw new AnthError('BadMagic', e.offset, 'request must start with "ANTH" (41 4E 54 48, the seed form) or "ANTX" (41 4E 54 58, the extended form)');
+      throw new AnthError('BadMagic', e.offset, 'request must start with "ANTH" (41 4E 54 48, the seed form) or "ANTX" (41 4E 54 58, the extended form)', undefined, { cause: e });
     }
     throw e;
   }

@@ -401,7 +401,7 @@ export class SSEEncoder {
       }
     } catch (e) {
       // Errors of the conversion are about the frame just read.
-      this.#err = e instanceof AnthError && e.offset === -1 ? new AnthError(e.kind, this.#reader.offset, e.detail) : e;
+      this.#err = e instanceof AnthError && e.offset === -1 ? new AnthError(e.kind, this.#reader.offset, e.detail, e.type, { cause: e }) : e;
       // The events of the frames before it still go out, as in Go; the
       // next call throws, as FrameReader defers its errors.
       if (this.#core.out.n === 0) throw this.#err;

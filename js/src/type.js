@@ -23,6 +23,12 @@ export const Type = Object.freeze({
   CACHE_USAGE: 0x81,
   EVENT: 0x82,
 });
+/**
+ * A Type, as a type: the union of the known frame types. A frame's type is a
+ * number (unknown ignorable types are read and skipped), so Frame.type is
+ * `number`.
+ * @typedef {typeof Type[keyof typeof Type]} Type
+ */
 
 /** cache_hit_ratio's scale: parts per million (SPEC.md §3.2). */
 export const PPM = 1_000_000;

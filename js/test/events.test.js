@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import test from 'node:test';
 import zlib from 'node:zlib';
 
-import { EVENT_DICTIONARY, EventEncoding, EventReader, FrameReader, encodeEvent, encodeMagic, inflate } from '../src/index.js';
+import { EVENT_DICTIONARY, EventEncoding, EventReader, FrameReader, encodeEvent, encodeMagic, inflateEvent } from '../src/index.js';
 import { dictionaryFromGo, dictionaryModule, goSource, jsFile } from '../scripts/dictionary.js';
 import { concat } from './helpers.js';
 
@@ -22,7 +22,7 @@ const dictionary = Buffer.from(EVENT_DICTIONARY);
 const utf8 = new TextEncoder();
 const text = (b) => new TextDecoder().decode(b);
 
-test('inflate undoes DEFLATE with the EVENT dictionary as the preset dictionary', async () => {
+test('inflateEvent undoes DEFLATE with the EVENT dictionary as the preset dictionary', async () => {
   for (const s of [
     '',
     '{"type":"ping"}',
@@ -32,17 +32,17 @@ test('inflate undoes DEFLATE with the EVENT dictionary as the preset dictionary'
   ]) {
     for (const level of [0, 1, 9]) {
       const z = zlib.deflateRawSync(Buffer.from(s), { dictionary, level });
-      assert.equal(text(await inflate(z, 1 << 20)), s);
+      assert.equal(text(await inflateEvent(z, 1 << 20)), s);
     }
   }
 });
 
-test('inflate refuses what does not inflate and what inflates past the limit', async () => {
+test('inflateEvent refuses what does not inflate and what inflates past the limit', async () => {
   const z = zlib.deflateRawSync(Buffer.from('{"a":"' + 'b'.repeat(5000) + '"}'), { dictionary });
-  await assert.rejects(inflate(z.subarray(0, z.length - 3), 1 << 20), (e) => e.kind === 'Malformed' && e.offset === -1);
-  await assert.rejects(inflate(new Uint8Array([0xff, 0xff]), 1 << 20), (e) => e.kind === 'Malformed');
-  await assert.rejects(inflate(z, 5000), (e) => e.kind === 'TooLarge');
-  assert.equal((await inflate(z, 5008)).length, 5008);
+  await assert.rejects(inflateEvent(z.subarray(0, z.length - 3), 1 << 20), (e) => e.kind === 'Malformed' && e.offset === -1);
+  await assert.rejects(inflateEvent(new Uint8Array([0xff, 0xff]), 1 << 20), (e) => e.kind === 'Malformed');
+  await assert.rejects(inflateEvent(z, 5000), (e) => e.kind === 'TooLarge');
+  assert.equal((await inflateEvent(z, 5008)).length, 5008);
 });
 
 /** @param {Uint8Array} stream */

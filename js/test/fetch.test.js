@@ -26,7 +26,7 @@ const anthResponse = (bytes, status = 200) =>
 
 test('a streaming call asks for ANTH and gets the SSE Go writes', async () => {
   const { fetch, calls } = standIn(() => anthResponse(golden.anth));
-  const res = await anthFetch(fetch)('https://api.example/v1/messages', { method: 'POST', body: streamBody, headers: { 'x-api-key': 'k', Accept: 'application/json' } });
+  const res = await anthFetch({ fetch })('https://api.example/v1/messages', { method: 'POST', body: streamBody, headers: { 'x-api-key': 'k', Accept: 'application/json' } });
   const h = new Headers(calls[0].init.headers);
   assert.equal(h.get('accept'), ACCEPT);
   assert.equal(h.get('x-api-key'), 'k');
@@ -48,7 +48,7 @@ test('everything else passes through untouched', async () => {
     [{ method: 'POST', body: streamBody }, error],
   ]) {
     const { fetch, calls } = standIn(() => answer);
-    const res = await anthFetch(fetch)('https://api.example/v1/messages', init);
+    const res = await anthFetch({ fetch })('https://api.example/v1/messages', init);
     assert.equal(res, answer);
     if (init.body !== streamBody) assert.equal(calls[0].init, init, 'request untouched');
   }
@@ -57,7 +57,7 @@ test('everything else passes through untouched', async () => {
 test('a stream cut before its DONE or ERROR errors the body', async () => {
   const cut = golden.anth.subarray(0, golden.anth.length - 10);
   const { fetch } = standIn(() => anthResponse(cut));
-  const res = await anthFetch(fetch)('https://api.example/v1/messages', { method: 'POST', body: streamBody });
+  const res = await anthFetch({ fetch })('https://api.example/v1/messages', { method: 'POST', body: streamBody });
   await assert.rejects(res.text(), (e) => e.kind === 'Truncated' && e.offset === cut.length);
 });
 
@@ -76,13 +76,13 @@ test('aborting the request aborts the converted stream', async () => {
     });
     return new Response(body, { headers: { 'Content-Type': CONTENT_TYPE } });
   });
-  const res = await anthFetch(fetch)('https://api.example/v1/messages', { method: 'POST', body: streamBody, signal: ac.signal });
+  const res = await anthFetch({ fetch })('https://api.example/v1/messages', { method: 'POST', body: streamBody, signal: ac.signal });
   const reader = res.body.getReader();
   const read = reader.read(); // waits: 40 bytes complete no event
   ac.abort();
   await assert.rejects(read, (e) => e.name === 'AbortError');
   // and a reader that stops reading cancels the upstream body
-  const res2 = await anthFetch(fetch)('https://api.example/v1/messages', { method: 'POST', body: streamBody, signal: new AbortController().signal });
+  const res2 = await anthFetch({ fetch })('https://api.example/v1/messages', { method: 'POST', body: streamBody, signal: new AbortController().signal });
   await res2.body.cancel();
   assert.ok(cancelled);
 });
@@ -108,8 +108,24 @@ test('an ANTH stream with no message_start gets one naming the request model', a
   const { encodeMagic, encodeText, encodeDone } = await import('../src/index.js');
   const bytes = new Uint8Array([...encodeMagic(), ...encodeText(0, 'Hi'), ...encodeDone(1)]);
   const { fetch } = standIn(() => anthResponse(bytes));
-  const res = await anthFetch(fetch)('https://api.example/v1/messages', { method: 'POST', body: streamBody });
+  const res = await anthFetch({ fetch })('https://api.example/v1/messages', { method: 'POST', body: streamBody });
   const text = await res.text();
   assert.match(text, /"model":"claude-x"/);
   assert.match(text, /event: message_stop\n/);
+});
+
+test('anthFetch takes the fetch to wrap and the SSE encoder\'s options in one object', async () => {
+  const { encodeMagic, encodeText, encodeDone } = await import('../src/index.js');
+  const bytes = new Uint8Array([...encodeMagic(), ...encodeText(0, 'Hi'), ...encodeDone(1)]);
+  const { fetch, calls } = standIn(() => anthResponse(bytes));
+  const res = await anthFetch({ fetch, model: 'claude-y', messageId: 'msg_7' })('https://api.example/v1/messages', { method: 'POST', body: streamBody });
+  assert.equal(calls.length, 1);
+  const text = await res.text();
+  assert.match(text, /"id":"msg_7"/);
+  assert.match(text, /"model":"claude-y"/, 'the option wins over the request model');
+  // and an option the encoder enforces: no more than maxOpenBlocks open at once
+  const open = new Uint8Array([...encodeMagic(), ...encodeText(0, 'a'), ...encodeText(1, 'b'), ...encodeDone(1)]);
+  const two = standIn(() => anthResponse(open));
+  const r2 = await anthFetch({ fetch: two.fetch, maxOpenBlocks: 1 })('https://api.example/v1/messages', { method: 'POST', body: streamBody });
+  await assert.rejects(r2.text(), (e) => e.kind === 'TooLarge');
 });

@@ -15,8 +15,12 @@ export class AnthError extends Error {
      *   the stream or request, magic included; -1 when not known
      * @param {string} detail what was expected, e.g. "payload length 11, want 12"
      * @param {number} [type] the frame type being read, when there is one
+     * @param {{cause?: unknown}} [options] cause: the error this one wraps
+     *   (Error's cause), e.g. the platform's when EVENT data does not inflate
      */
-    constructor(kind: ErrorKind, offset: number, detail: string, type?: number);
+    constructor(kind: ErrorKind, offset: number, detail: string, type?: number, options?: {
+        cause?: unknown;
+    });
     /** @type {ErrorKind} */
     kind: ErrorKind;
     /** @type {number} */
@@ -26,6 +30,14 @@ export class AnthError extends Error {
     /** @type {number | undefined} */
     type: number | undefined;
 }
+/**
+ * @typedef {object} StatusErrorFields what a StatusError says besides its status
+ * @property {string} [type] the API's error type, e.g. "overloaded_error"
+ * @property {string} [message] the API's error message
+ * @property {string} [requestId] the response's request-id header
+ * @property {string} [contentType] the Content-Type of a success that was not ANTH
+ * @property {unknown} [cause] the error that caused this one (Error's cause)
+ */
 /**
  * StatusError is a response that failed before or instead of being an ANTH
  * stream: the JavaScript form of Go's *anthhttp.StatusError. `status` is the
@@ -47,15 +59,9 @@ export class StatusError extends Error {
     static fromFrame(f: import("./frame.js").Frame): StatusError;
     /**
      * @param {number} status
-     * @param {{type?: string, message?: string, requestId?: string, contentType?: string, cause?: unknown}} [fields]
+     * @param {StatusErrorFields} [fields]
      */
-    constructor(status: number, fields?: {
-        type?: string;
-        message?: string;
-        requestId?: string;
-        contentType?: string;
-        cause?: unknown;
-    });
+    constructor(status: number, fields?: StatusErrorFields);
     /** @type {number} */
     status: number;
     /** @type {string} */
@@ -68,3 +74,28 @@ export class StatusError extends Error {
     contentType: string | undefined;
 }
 export type ErrorKind = "BadMagic" | "Truncated" | "UnknownType" | "Malformed" | "TooLarge" | "WrongType";
+/**
+ * what a StatusError says besides its status
+ */
+export type StatusErrorFields = {
+    /**
+     * the API's error type, e.g. "overloaded_error"
+     */
+    type?: string | undefined;
+    /**
+     * the API's error message
+     */
+    message?: string | undefined;
+    /**
+     * the response's request-id header
+     */
+    requestId?: string | undefined;
+    /**
+     * the Content-Type of a success that was not ANTH
+     */
+    contentType?: string | undefined;
+    /**
+     * the error that caused this one (Error's cause)
+     */
+    cause?: unknown;
+};

@@ -1,12 +1,14 @@
 /**
- * inflate returns raw DEFLATE data inflated with the EVENT dictionary as its
+ * inflateEvent returns the data of a deflated EVENT (EventEncoding.DEFLATE,
+ * SPEC.md §3.10), raw DEFLATE, inflated with the EVENT dictionary as its
  * preset dictionary; more than max bytes out is 'TooLarge', data that does
- * not inflate 'Malformed'.
+ * not inflate 'Malformed'. It is for EVENT data only: other DEFLATE data was
+ * not made with this dictionary.
  * @param {Uint8Array} z
  * @param {number} max
  * @returns {Promise<Uint8Array>}
  */
-export function inflate(z: Uint8Array, max: number): Promise<Uint8Array>;
+export function inflateEvent(z: Uint8Array, max: number): Promise<Uint8Array>;
 /**
  * @param {Uint8Array} a
  * @param {Uint8Array} b
@@ -20,6 +22,11 @@ export const DEFAULT_MAX_EVENT: number;
  * @property {Uint8Array} data the event's JSON, compact
  */
 /**
+ * @typedef {object} EventReaderOptions
+ * @property {number} [maxEvent] bounds an event's data, joined and inflated;
+ *   default DEFAULT_MAX_EVENT (1 MiB)
+ */
+/**
  * EventReader joins a stream's EVENT frames into the events they carry: it
  * follows continuation frames, inflates deflated data with the EVENT
  * dictionary and checks that the result is one JSON value, which it
@@ -27,10 +34,8 @@ export const DEFAULT_MAX_EVENT: number;
  * 'TooLarge' with offset -1 (it does not see the stream).
  */
 export class EventReader {
-    /** @param {{maxEvent?: number}} [options] maxEvent bounds an event's data, joined and inflated */
-    constructor(options?: {
-        maxEvent?: number;
-    });
+    /** @param {EventReaderOptions} [options] */
+    constructor(options?: EventReaderOptions);
     /** Whether an event's frames have started and not ended. */
     get pending(): boolean;
     /**
@@ -51,4 +56,11 @@ export type JoinedEvent = {
      * the event's JSON, compact
      */
     data: Uint8Array;
+};
+export type EventReaderOptions = {
+    /**
+     * bounds an event's data, joined and inflated;
+     * default DEFAULT_MAX_EVENT (1 MiB)
+     */
+    maxEvent?: number | undefined;
 };

@@ -1,9 +1,15 @@
 /**
  * @typedef {import('./sse.js').EncoderOptions} AdapterOptions
- * The model of the message_start written for an ANTH stream that carries
- * none defaults to the request's model.
+ * anthMiddleware's options: the SSE encoder's. The model of the
+ * message_start written for an ANTH stream that carries none defaults to
+ * the request's model.
  */
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
+/**
+ * @typedef {AdapterOptions & {fetch?: Fetch}} AnthFetchOptions
+ * anthFetch's options: `fetch`, the fetch to wrap (default
+ * globalThis.fetch, looked up at each call), and the SSE encoder's
+ */
 /**
  * anthFetch returns a fetch for the SDK's `fetch` client option: on a
  * streaming call (a POST whose JSON body has "stream": true) it asks for
@@ -14,12 +20,12 @@
  * the body with an AnthError of kind 'Truncated' rather than ending it.
  *
  *     new Anthropic({ fetch: anthFetch() })
+ *     new Anthropic({ fetch: anthFetch({ fetch: myFetch, maxEvent: 4 << 20 }) })
  *
- * @param {Fetch} [fetch] the fetch to wrap; default globalThis.fetch
- * @param {AdapterOptions} [options]
+ * @param {AnthFetchOptions} [options]
  * @returns {Fetch}
  */
-export function anthFetch(fetch?: Fetch, options?: AdapterOptions): Fetch;
+export function anthFetch(options?: AnthFetchOptions): Fetch;
 /**
  * @typedef {object} MiddlewareRequest the SDK's APIRequest: a RequestInit with its url
  * @property {string} url
@@ -28,19 +34,19 @@ export function anthFetch(fetch?: Fetch, options?: AdapterOptions): Fetch;
  * @property {any} [body]
  */
 /**
+ * @typedef {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>} Middleware
+ * a middleware of the SDK's `middleware` client option
+ */
+/**
  * anthMiddleware returns a middleware for the SDK's `middleware` client
  * option, doing what anthFetch does from inside the SDK's chain:
  *
  *     new Anthropic({ middleware: [anthMiddleware()] })
  *
  * @param {AdapterOptions} [options]
- * @returns {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>}
+ * @returns {Middleware}
  */
-export function anthMiddleware(options?: AdapterOptions): (request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {
-    options?: {
-        stream?: boolean;
-    };
-}) => Promise<Response>;
+export function anthMiddleware(options?: AdapterOptions): Middleware;
 /** The media type of an ANTH stream over HTTP. */
 export const CONTENT_TYPE: "application/x-anthropic-binary";
 /**
@@ -50,11 +56,19 @@ export const CONTENT_TYPE: "application/x-anthropic-binary";
  */
 export const ACCEPT: "application/x-anthropic-binary, text/event-stream;q=0.9, application/json;q=0.8";
 /**
- * The model of the message_start written for an ANTH stream that carries
- * none defaults to the request's model.
+ * anthMiddleware's options: the SSE encoder's. The model of the
+ * message_start written for an ANTH stream that carries none defaults to
+ * the request's model.
  */
 export type AdapterOptions = import("./sse.js").EncoderOptions;
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+/**
+ * anthFetch's options: `fetch`, the fetch to wrap (default
+ * globalThis.fetch, looked up at each call), and the SSE encoder's
+ */
+export type AnthFetchOptions = AdapterOptions & {
+    fetch?: Fetch;
+};
 /**
  * the SDK's APIRequest: a RequestInit with its url
  */
@@ -64,3 +78,11 @@ export type MiddlewareRequest = {
     headers: Headers;
     body?: any;
 };
+/**
+ * a middleware of the SDK's `middleware` client option
+ */
+export type Middleware = (request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {
+    options?: {
+        stream?: boolean;
+    };
+}) => Promise<Response>;

@@ -25,12 +25,9 @@ export function checkPayload(t: number, p: Uint8Array, base: number): AnthError 
  * error however little of the payload b holds. The payload is a view of b.
  * @param {Uint8Array} b
  * @param {number} [base] the stream offset of b[0], for errors
- * @returns {{frame: Frame, n: number}}
+ * @returns {ParsedFrame}
  */
-export function parseFrame(b: Uint8Array, base?: number): {
-    frame: Frame;
-    n: number;
-};
+export function parseFrame(b: Uint8Array, base?: number): ParsedFrame;
 /**
  * parseMagic checks that b starts with the magic and returns its length. A
  * wrong byte is 'BadMagic' at its offset; a b shorter than the magic that
@@ -44,6 +41,12 @@ export function parseMagic(b: Uint8Array): number;
  * @returns {AnthError | undefined}
  */
 export function magicError(b: Uint8Array): AnthError | undefined;
+/**
+ * A StopReason, as a type: the union of the named reasons. A frame's reason
+ * is a number (reasons 8–255 are valid on the wire), so Frame.done gives
+ * `number`.
+ */
+export type StopReason = (typeof StopReason)[keyof typeof StopReason];
 /** Why the model stopped (SPEC.md §3.4); reasons 8–255 are carried as numbers. */
 export const StopReason: Readonly<{
     UNSPECIFIED: 0;
@@ -55,6 +58,16 @@ export const StopReason: Readonly<{
     REFUSAL: 6;
     MODEL_CONTEXT_WINDOW_EXCEEDED: 7;
 }>;
+/**
+ * A DeltaKind, as a type: the union of the named kinds.
+ */
+export type DeltaKind = (typeof DeltaKind)[keyof typeof DeltaKind];
+/**
+ * A StopReason, as a type: the union of the named reasons. A frame's reason
+ * is a number (reasons 8–255 are valid on the wire), so Frame.done gives
+ * `number`.
+ * @typedef {typeof StopReason[keyof typeof StopReason]} StopReason
+ */
 /** What a DELTA frame's bytes extend (SPEC.md §3.8); TEXT frames carry kind 0's text. */
 export const DeltaKind: Readonly<{
     INPUT_JSON: 1;
@@ -62,17 +75,28 @@ export const DeltaKind: Readonly<{
     SIGNATURE: 3;
     CITATION: 4;
 }>;
+/**
+ * A BlockOp, as a type: the union of the named ops.
+ */
+export type BlockOp = (typeof BlockOp)[keyof typeof BlockOp];
+/** A DeltaKind, as a type: the union of the named kinds. @typedef {typeof DeltaKind[keyof typeof DeltaKind]} DeltaKind */
 /** What a BLOCK frame does to a content block (SPEC.md §3.9). */
 export const BlockOp: Readonly<{
     STOP: 0;
     START_TEXT: 1;
     START_THINKING: 2;
 }>;
+/**
+ * An EventEncoding, as a type: the union of the named encodings.
+ */
+export type EventEncoding = (typeof EventEncoding)[keyof typeof EventEncoding];
+/** A BlockOp, as a type: the union of the named ops. @typedef {typeof BlockOp[keyof typeof BlockOp]} BlockOp */
 /** The encodings of an EVENT's data (SPEC.md §3.10): JSON, or JSON deflated with the EVENT dictionary. */
 export const EventEncoding: Readonly<{
     JSON: 0;
     DEFLATE: 1;
 }>;
+/** An EventEncoding, as a type: the union of the named encodings. @typedef {typeof EventEncoding[keyof typeof EventEncoding]} EventEncoding */
 /** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
 export const EVENT_MORE: 128;
 /**
@@ -92,6 +116,37 @@ export const EVENT_MORE: 128;
  * @property {boolean} more the data continues in the next EVENT frame
  * @property {Uint8Array} name the SSE event name
  * @property {Uint8Array} data this frame's part of the data
+ */
+/**
+ * @typedef {object} ErrorPayload an ERROR frame's payload (SPEC.md §3.3)
+ * @property {number} code an HTTP status
+ * @property {Uint8Array} message the server's bytes, unchecked
+ */
+/**
+ * @typedef {object} DonePayload a DONE frame's payload (SPEC.md §3.4)
+ * @property {number} reason a StopReason, or a reason 8–255 this version does not name
+ * @property {Uint8Array} stopSequence
+ */
+/**
+ * @typedef {object} TextPayload a TEXT frame's payload (SPEC.md §3.5)
+ * @property {number} block
+ * @property {Uint8Array} text raw UTF-8, which may start or end inside a character
+ */
+/**
+ * @typedef {object} DeltaPayload a DELTA frame's payload (SPEC.md §3.8)
+ * @property {number} block
+ * @property {number} kind a DeltaKind, or a kind this version does not know
+ * @property {Uint8Array} data
+ */
+/**
+ * @typedef {object} BlockPayload a BLOCK frame's payload (SPEC.md §3.9)
+ * @property {number} block
+ * @property {number} op a BlockOp
+ */
+/**
+ * @typedef {object} ParsedFrame what parseFrame gives
+ * @property {Frame} frame
+ * @property {number} n the bytes the frame took
  */
 /**
  * Frame is one frame: its type and its payload. The payload may be a view of
@@ -129,37 +184,21 @@ export class Frame {
     /**
      * errorMessage returns the code (an HTTP status, SPEC.md §3.3) and message
      * of an ERROR frame. The message is the server's bytes, unchecked.
-     * @returns {{code: number, message: Uint8Array}}
+     * @returns {ErrorPayload}
      */
-    errorMessage(): {
-        code: number;
-        message: Uint8Array;
-    };
+    errorMessage(): ErrorPayload;
     /**
      * done returns the stop reason and stop sequence of a DONE frame; an empty
      * DONE gives StopReason.UNSPECIFIED.
-     * @returns {{reason: number, stopSequence: Uint8Array}}
+     * @returns {DonePayload}
      */
-    done(): {
-        reason: number;
-        stopSequence: Uint8Array;
-    };
-    /** @returns {{block: number, text: Uint8Array}} */
-    text(): {
-        block: number;
-        text: Uint8Array;
-    };
-    /** @returns {{block: number, kind: number, data: Uint8Array}} */
-    delta(): {
-        block: number;
-        kind: number;
-        data: Uint8Array;
-    };
-    /** @returns {{block: number, op: number}} */
-    block(): {
-        block: number;
-        op: number;
-    };
+    done(): DonePayload;
+    /** @returns {TextPayload} */
+    text(): TextPayload;
+    /** @returns {DeltaPayload} */
+    delta(): DeltaPayload;
+    /** @returns {BlockPayload} */
+    block(): BlockPayload;
     /** @returns {Event} */
     event(): Event;
     #private;
@@ -193,5 +232,69 @@ export type Event = {
      * this frame's part of the data
      */
     data: Uint8Array;
+};
+/**
+ * an ERROR frame's payload (SPEC.md §3.3)
+ */
+export type ErrorPayload = {
+    /**
+     * an HTTP status
+     */
+    code: number;
+    /**
+     * the server's bytes, unchecked
+     */
+    message: Uint8Array;
+};
+/**
+ * a DONE frame's payload (SPEC.md §3.4)
+ */
+export type DonePayload = {
+    /**
+     * a StopReason, or a reason 8–255 this version does not name
+     */
+    reason: number;
+    stopSequence: Uint8Array;
+};
+/**
+ * a TEXT frame's payload (SPEC.md §3.5)
+ */
+export type TextPayload = {
+    block: number;
+    /**
+     * raw UTF-8, which may start or end inside a character
+     */
+    text: Uint8Array;
+};
+/**
+ * a DELTA frame's payload (SPEC.md §3.8)
+ */
+export type DeltaPayload = {
+    block: number;
+    /**
+     * a DeltaKind, or a kind this version does not know
+     */
+    kind: number;
+    data: Uint8Array;
+};
+/**
+ * a BLOCK frame's payload (SPEC.md §3.9)
+ */
+export type BlockPayload = {
+    block: number;
+    /**
+     * a BlockOp
+     */
+    op: number;
+};
+/**
+ * what parseFrame gives
+ */
+export type ParsedFrame = {
+    frame: Frame;
+    /**
+     * the bytes the frame took
+     */
+    n: number;
 };
 import { AnthError } from './errors.js';

@@ -12,11 +12,11 @@
  * that names the Content-Type, where reading it would say "bad magic".
  * Given a stream of bytes (a Response's body, or any async iterable of
  * Uint8Array), it reads it as ANTH.
- * @param {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
-export function readFrames(source: Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
+export function readFrames(source: FrameSource, options?: ReaderOptions): AsyncGenerator<Frame, void, undefined>;
 /**
  * DEFAULT_MAX_VALUE is the default bound on a DONE or ERROR value joined
  * from continuation frames (SPEC.md §4): 1 MiB, sixteen full frames. A real
@@ -39,6 +39,10 @@ export const DEFAULT_MAX_VALUE: number;
  *   included; a value over it is an AnthError of kind 'TooLarge' at the
  *   offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
  *   0 or absent takes the default (Go's frame.Reader limit of the same name)
+ */
+/**
+ * @typedef {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} FrameSource
+ * what readFrames reads: a fetch Response, or a stream of its bytes
  */
 /**
  * FrameReader reads the frames of an ANTH response from bytes pushed to it
@@ -113,4 +117,8 @@ export type ReaderOptions = {
      */
     maxValue?: number | undefined;
 };
+/**
+ * what readFrames reads: a fetch Response, or a stream of its bytes
+ */
+export type FrameSource = Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 import { Frame } from './frame.js';

@@ -41,10 +41,10 @@ export function writeSeed(model: Uint8Array, messages: SeedMessage[], t: number)
  * non-canonical encodings (SPEC.md §5.3) and text that is not UTF-8 are
  * AnthErrors with the offset in b.
  * @param {Uint8Array} b
- * @param {Limits} [limits]
+ * @param {SeedLimits} [limits]
  * @returns {Request}
  */
-export function parseRequest(b: Uint8Array, limits?: Limits): Request;
+export function parseRequest(b: Uint8Array, limits?: SeedLimits): Request;
 /**
  * readSeed reads a seed request that is the whole of b, as parseRequest
  * does (same checks, same errors), and returns its text as UTF-8 bytes,
@@ -63,6 +63,10 @@ export function readSeed(b: Uint8Array, maxSize: number, maxMessages: number): S
  * @param {number} end
  */
 export function validUTF8(b: Uint8Array, start: number, end: number): boolean;
+/**
+ * A Role, as a type: the union of the three roles.
+ */
+export type Role = (typeof Role)[keyof typeof Role];
 /** Who wrote a message (SPEC.md §5.1). */
 export const Role: Readonly<{
     USER: 0;
@@ -111,7 +115,12 @@ export type Request = {
      */
     maxTokens: number;
 };
-export type Limits = {
+/**
+ * what parseRequest accepts (the seed form's
+ *   part of Go's request.Limits). A field that is absent, zero or negative
+ *   takes the default.
+ */
+export type SeedLimits = {
     /**
      * the largest request in bytes; default 32 MiB, the API's own limit
      */

@@ -26,6 +26,12 @@ export const MAGIC: readonly number[];
 export const HEADER_SIZE: 3;
 /** The largest payload one frame can declare (SPEC.md §2). */
 export const MAX_PAYLOAD: 65535;
+/**
+ * A Type, as a type: the union of the known frame types. A frame's type is a
+ * number (unknown ignorable types are read and skipped), so Frame.type is
+ * `number`.
+ */
+export type Type = (typeof Type)[keyof typeof Type];
 /** The frame types of SPEC.md §3. */
 export const Type: Readonly<{
     TOKEN: 0;
@@ -40,6 +46,12 @@ export const Type: Readonly<{
     CACHE_USAGE: 129;
     EVENT: 130;
 }>;
+/**
+ * A Type, as a type: the union of the known frame types. A frame's type is a
+ * number (unknown ignorable types are read and skipped), so Frame.type is
+ * `number`.
+ * @typedef {typeof Type[keyof typeof Type]} Type
+ */
 /** cache_hit_ratio's scale: parts per million (SPEC.md §3.2). */
 export const PPM: 1000000;
 /**
