@@ -42,17 +42,7 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
-	s := "anthhttp: "
-	if e.Offset >= 0 {
-		s += "offset " + strconv.FormatInt(e.Offset, 10) + ": "
-	}
-	s += e.Err.Error()
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
+func (e *Error) Error() string { return errkind.Message("anthhttp", e.Offset, e.Err, e.Detail) }
 
 // Unwrap returns the kind, or the underlying error.
 func (e *Error) Unwrap() error { return e.Err }

@@ -1,8 +1,6 @@
 package deflate
 
 import (
-	"strconv"
-
 	"github.com/layer0/anth/internal/errkind"
 )
 
@@ -28,17 +26,7 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
-	s := "deflate: "
-	if e.Offset >= 0 {
-		s += "offset " + strconv.FormatInt(e.Offset, 10) + ": "
-	}
-	s += e.Err.Error()
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
+func (e *Error) Error() string { return errkind.Message("deflate", e.Offset, e.Err, e.Detail) }
 
 // Unwrap returns the kind.
 func (e *Error) Unwrap() error { return e.Err }

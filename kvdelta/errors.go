@@ -2,7 +2,6 @@ package kvdelta
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/layer0/anth/internal/errkind"
 )
@@ -36,17 +35,7 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
-	s := "kvdelta: "
-	if e.Offset >= 0 {
-		s += "offset " + strconv.FormatInt(e.Offset, 10) + ": "
-	}
-	s += e.Err.Error()
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
+func (e *Error) Error() string { return errkind.Message("kvdelta", e.Offset, e.Err, e.Detail) }
 
 // Unwrap returns the kind.
 func (e *Error) Unwrap() error { return e.Err }

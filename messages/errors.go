@@ -1,8 +1,6 @@
 package messages
 
 import (
-	"strconv"
-
 	"github.com/layer0/anth/internal/errkind"
 )
 
@@ -36,17 +34,7 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
-	s := "messages: "
-	if e.Offset >= 0 {
-		s += "offset " + strconv.FormatInt(e.Offset, 10) + ": "
-	}
-	s += e.Err.Error()
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
+func (e *Error) Error() string { return errkind.Message("messages", e.Offset, e.Err, e.Detail) }
 
 // Unwrap returns the kind, or the underlying reader's error.
 func (e *Error) Unwrap() error { return e.Err }

@@ -1,9 +1,7 @@
 package messages
 
 import (
-	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,20 +26,7 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for ext, got := range map[string][]byte{".anth": anth, ".sse": sse} {
-			path := filepath.Join(dir, base+ext)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./sse -run TestGolden -update writes it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from this package's output", path)
-			}
+			testdata.Golden(t, filepath.Join(dir, base+ext), got, *update, "go test ./messages -run TestGolden -update")
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package request
 
 import (
-	"strconv"
-
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/errkind"
 )
@@ -37,13 +35,7 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
-	s := "request: offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Err.Error()
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
+func (e *Error) Error() string { return errkind.Message("request", e.Offset, e.Err, e.Detail) }
 
 // Unwrap returns the kind, so errors.Is(err, ErrTruncated) works.
 func (e *Error) Unwrap() error { return e.Err }

@@ -1,7 +1,6 @@
 package request
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -31,20 +30,7 @@ func TestRequestGolden(t *testing.T) {
 			t.Fatalf("%s: back to JSON: %v", name, err)
 		}
 		for ext, got := range map[string][]byte{".anth": anth, ".json": back} {
-			path := filepath.Join(dir, base+ext)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./request -run TestRequestGolden -update writes it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from this package's output", path)
-			}
+			testdata.Golden(t, filepath.Join(dir, base+ext), got, *update, "go test ./request -run TestRequestGolden -update")
 		}
 	}
 	// Nothing else in the folder: a golden whose request is gone is stale.

@@ -1,8 +1,6 @@
 package sse
 
 import (
-	"strconv"
-
 	"github.com/layer0/anth/internal/errkind"
 )
 
@@ -23,13 +21,7 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
-	s := "sse: offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Err.Error()
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
+func (e *Error) Error() string { return errkind.Message("sse", e.Offset, e.Err, e.Detail) }
 
 // Unwrap returns the kind.
 func (e *Error) Unwrap() error { return e.Err }

@@ -9,6 +9,7 @@ package errkind
 import (
 	"errors"
 	"io"
+	"strconv"
 )
 
 var (
@@ -20,3 +21,19 @@ var (
 	// Malformed: input that breaks the format's rules.
 	Malformed = errors.New("malformed")
 )
+
+// Message is the text of a package's typed error, the one form every
+// package's Error method returns: "pkg: offset N: kind: detail", without
+// the offset when it is negative (not known, or not about input) and
+// without the detail when it is empty.
+func Message(pkg string, offset int64, kind error, detail string) string {
+	s := pkg + ": "
+	if offset >= 0 {
+		s += "offset " + strconv.FormatInt(offset, 10) + ": "
+	}
+	s += kind.Error()
+	if detail != "" {
+		s += ": " + detail
+	}
+	return s
+}

@@ -6,6 +6,7 @@ package testdata
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -116,4 +117,24 @@ func Hex(t testing.TB, s string) []byte {
 		t.Fatalf("SPEC.md vector %q: %v", s, err)
 	}
 	return b
+}
+
+// Golden checks got against the golden file at path, or, when update is
+// set, writes it there; regenerate names the command that rewrites the
+// goldens, for the message of a missing one.
+func Golden(t testing.TB, path string, got []byte, update bool, regenerate string) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (%s writes it)", err, regenerate)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from this package's output (%s rewrites it)", path, regenerate)
+	}
 }
