@@ -87,7 +87,8 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp, nil
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != ContentType {
+	mt, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != ContentType {
 		return resp, nil
 	}
 	src, err := decodedBody(resp, t.API)
@@ -95,7 +96,8 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		resp.Body.Close()
 		return nil, err
 	}
-	coded := strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), deflate.Encoding)
+	coded := strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), deflate.Encoding) ||
+		strings.EqualFold(params[codingParam], deflate.Encoding)
 	resp.Body = newStreamBody(src, resp.Body, t.API, coded, body)
 	resp.Header.Del("Content-Encoding")
 	resp.Header.Set("Content-Type", sse.MediaType)

@@ -44,6 +44,9 @@ func fetchCoded(t *testing.T, srv *httptest.Server, accept, encoding string) (*h
 	return resp, body
 }
 
+// browserAccept is what the JavaScript package's fetch sends (js ACCEPT).
+const browserAccept = "application/x-anthropic-binary; coding=anth-deflate, application/x-anthropic-binary;q=0.9, text/event-stream;q=0.8, application/json;q=0.7"
+
 func TestAcceptsDeflate(t *testing.T) {
 	for header, want := range map[string]bool{
 		"":                               false,
@@ -65,7 +68,7 @@ func TestAcceptsDeflate(t *testing.T) {
 		if header != "" {
 			r.Header.Set("Accept-Encoding", header)
 		}
-		if got := acceptsDeflate(r); got != want {
+		if got := acceptsEncoding(r); got != want {
 			t.Errorf("Accept-Encoding %q: %v, want %v", header, got, want)
 		}
 	}
@@ -98,25 +101,33 @@ func TestCodedHeaders(t *testing.T) {
 	for name, h := range handlers {
 		srv := httptest.NewServer(h)
 		for _, c := range []struct {
-			accept, encoding, want string
+			accept, encoding, want, ct string
 		}{
-			{acceptANTH, AcceptEncoding, deflate.Encoding},
-			{acceptANTH, "gzip, anth-deflate;q=0.5", deflate.Encoding},
-			{acceptANTH, "anth-deflate;q=0", ""},
-			{acceptANTH, "*", ""},
-			{acceptANTH, "gzip", ""},
-			{"text/event-stream", AcceptEncoding, ""},
+			{acceptANTH, AcceptEncoding, deflate.Encoding, ContentType},
+			{acceptANTH, "gzip, anth-deflate;q=0.5", deflate.Encoding, ContentType},
+			{acceptANTH, "anth-deflate;q=0", "", ContentType},
+			{acceptANTH, "*", "", ContentType},
+			{acceptANTH, "gzip", "", ContentType},
+			{"text/event-stream", AcceptEncoding, "", "text/event-stream; charset=utf-8"},
+			// A browser's fetch cannot set Accept-Encoding: it names the
+			// coding as a parameter of the media type, and is answered in
+			// kind, with no Content-Encoding for it to trip on (§11.1).
+			{browserAccept, "gzip, deflate, br, zstd", "", ContentType + "; coding=anth-deflate"},
+			{ContentType + "; coding=anth-deflate;q=0, " + ContentType, "", "", ContentType},
+			{ContentType + "; coding=anth-deflate-2", "", "", ContentType},
+			// Both: the Content-Encoding form, which the client named.
+			{browserAccept, AcceptEncoding, deflate.Encoding, ContentType},
 		} {
-			want := c.want
-			if strings.HasSuffix(name, "padded") {
-				want = ""
+			want, wantCT := c.want, c.ct
+			if strings.HasSuffix(name, "padded") && wantCT != "text/event-stream; charset=utf-8" {
+				want, wantCT = "", ContentType
 			}
 			resp, _ := fetchCoded(t, srv, c.accept, c.encoding)
 			if got := resp.Header.Get("Content-Encoding"); got != want {
 				t.Errorf("%s, Accept-Encoding %q, Accept %q: Content-Encoding %q, want %q", name, c.encoding, c.accept, got, want)
 			}
-			if got := resp.Header.Get("Vary"); got != "Accept, Accept-Encoding" {
-				t.Errorf("%s: Vary %q", name, got)
+			if got := resp.Header.Get("Content-Type"); got != wantCT {
+				t.Errorf("%s, Accept-Encoding %q, Accept %q: Content-Type %q, want %q", name, c.encoding, c.accept, got, wantCT)
 			}
 			if _, err := readFrames(resp); err != nil {
 				t.Errorf("%s, Accept-Encoding %q: %v", name, c.encoding, err)

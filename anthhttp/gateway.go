@@ -146,9 +146,10 @@ func NewGateway(api bridge.API, opts GatewayOptions) *Gateway {
 // bridged is what the gateway knows of a request it bridges, from the
 // client's request to its response and the log line.
 type bridged struct {
-	anth, coded bool
-	kind        string // the wire kind served: anth, sse or json
-	relay       *relay
+	wire   wire
+	method string
+	kind   string // the wire kind served: anth, sse or json
+	relay  *relay
 }
 
 type bridgedKey struct{}
@@ -187,8 +188,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			kind = "json"
 			break
 		}
-		anth := Negotiate(r)
-		b = &bridged{anth: anth, coded: anth && g.opts.Proxy.Padding == 0 && acceptsDeflate(r), kind: "json"}
+		b = &bridged{wire: negotiate(r, g.opts.Proxy.Padding != 0), method: r.Method, kind: "json"}
 		out := r.WithContext(context.WithValue(r.Context(), bridgedKey{}, b))
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		out.ContentLength = int64(len(body))
@@ -235,13 +235,13 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	if resp.StatusCode/100 != 2 || mt != sse.MediaType {
 		return nil
 	}
-	setStreamHeaders(resp.Header, b.anth, b.coded)
+	setStreamHeaders(resp.Header, b.method, b.wire)
 	resp.Header.Del("Content-Length")
 	resp.ContentLength = -1
-	b.relay = newRelay(resp.Request.Context(), resp.Body, g.api, b.anth, b.coded, g.opts.Proxy.Padding)
+	b.relay = newRelay(resp.Request.Context(), resp.Body, g.api, b.wire, g.opts.Proxy.Padding)
 	resp.Body = relayBody{b.relay, resp.Body}
 	b.kind = "sse"
-	if b.anth {
+	if b.wire != wireStream {
 		b.kind = "anth"
 	}
 	return nil

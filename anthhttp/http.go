@@ -18,97 +18,6 @@ import (
 // ContentType is the media type of an ANTH stream over HTTP.
 const ContentType = "application/x-anthropic-binary"
 
-// Negotiate reports whether the client of r asked for ANTH: its Accept
-// header lists ContentType with a quality above zero and at least that of
-// text/event-stream. Wildcards never select ANTH: a client that has not
-// named it may not read it.
-func Negotiate(r *http.Request) bool {
-	anth, stream := -1.0, -1.0
-	for _, h := range r.Header.Values("Accept") {
-		for part := range strings.SplitSeq(h, ",") {
-			mt, q, ok := acceptElement(part)
-			if !ok {
-				continue
-			}
-			switch {
-			case strings.EqualFold(mt, ContentType):
-				anth = max(anth, q)
-			case strings.EqualFold(mt, sse.MediaType):
-				stream = max(stream, q)
-			}
-		}
-	}
-	return anth > 0 && anth >= stream
-}
-
-// acceptElement splits one element of an Accept or Accept-Encoding header
-// (RFC 9110 §12.5.1, §12.5.3) into its media range or coding and its
-// quality, 1 if it gives none; ok is false for an element that is not well
-// formed, which counts as absent. It reads what mime.ParseMediaType would,
-// without making a map of parameters for every element of every request.
-func acceptElement(part string) (value string, q float64, ok bool) {
-	value, params, _ := strings.Cut(part, ";")
-	if value = strings.TrimSpace(value); value == "" || strings.ContainsAny(value, " \t\"") {
-		return "", 0, false
-	}
-	q = 1
-	for params != "" {
-		var p string
-		p, params, _ = strings.Cut(params, ";")
-		k, v, _ := strings.Cut(p, "=")
-		if strings.EqualFold(strings.TrimSpace(k), "q") {
-			var err error
-			if q, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q < 0 || q > 1 {
-				return "", 0, false
-			}
-		}
-	}
-	return value, q, true
-}
-
-// acceptsDeflate reports whether the client of r can read anth-deflate: its
-// Accept-Encoding names deflate.Encoding with a quality above zero. As with
-// Accept, a wildcard is not enough: "*" in a browser's or a proxy's
-// Accept-Encoding was never written with this coding in mind.
-func acceptsDeflate(r *http.Request) bool {
-	for _, h := range r.Header.Values("Accept-Encoding") {
-		for part := range strings.SplitSeq(h, ",") {
-			if coding, q, ok := acceptElement(part); ok && strings.EqualFold(coding, deflate.Encoding) {
-				return q > 0
-			}
-		}
-	}
-	return false
-}
-
-// setStreamHeaders sets the headers of a negotiated stream response:
-//   - Content-Type: ContentType, or text/event-stream; charset=utf-8;
-//   - Content-Encoding: anth-deflate when coded, and none otherwise (an
-//     upstream's copied header does not describe the body written here);
-//   - Vary: Accept, Accept-Encoding, since the body depends on both: a
-//     shared cache must not serve one kind to a client that asked for the
-//     other;
-//   - Cache-Control: no-cache, no-transform: a stream is not to be stored,
-//     and an intermediary that transforms bodies (compressing them, say)
-//     holds back what it has not yet transformed;
-//   - X-Accel-Buffering: no, which nginx (and proxies that copy it) read
-//     as "pass each write on at once" instead of filling their buffers.
-func setStreamHeaders(h http.Header, anth, coded bool) {
-	if anth {
-		h.Set("Content-Type", ContentType)
-	} else {
-		h.Set("Content-Type", sse.MediaType+"; charset=utf-8")
-	}
-	if coded {
-		h.Set("Content-Encoding", deflate.Encoding)
-	} else {
-		h.Del("Content-Encoding")
-	}
-	h.Add("Vary", "Accept, Accept-Encoding")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
-}
-
 // flusher writes to an http.ResponseWriter, through an anth-deflate Writer
 // when z is set, and flushes after every write (ending a record first), so
 // each frame or event reaches the client as soon as it exists.
@@ -211,13 +120,12 @@ func (f flusher) flush() error {
 // matching context.Canceled, so a handler stops at its next frame rather
 // than writing into a closed connection.
 func NewResponseWriter(w http.ResponseWriter, r *http.Request, api bridge.API, opts frame.WriterOptions) *frame.Writer {
-	anth := Negotiate(r)
-	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
-	setStreamHeaders(w.Header(), anth, coded)
-	switch {
-	case coded:
+	wire := negotiate(r, opts.Padding != 0)
+	setStreamHeaders(w.Header(), r.Method, wire)
+	switch wire {
+	case wireCoded, wireCodedType:
 		return frame.NewWriter(api.RawEvents(newFlusher(w, r, deflate.NewWriter(w, api.Dictionary()))), opts)
-	case anth:
+	case wireANTH:
 		return frame.NewWriter(newFlusher(w, r, nil), opts)
 	}
 	opts.Padding = 0 // the event stream's JSON is padded by the API, not by frames
@@ -256,10 +164,9 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, api b
 	if err := frame.CheckPadBlock(opts.Padding); err != nil {
 		return err
 	}
-	anth := Negotiate(r)
-	coded := anth && opts.Padding == 0 && acceptsDeflate(r)
-	setStreamHeaders(w.Header(), anth, coded)
-	rl := newRelay(r.Context(), upstream, api, anth, coded, opts.Padding)
+	wire := negotiate(r, opts.Padding != 0)
+	setStreamHeaders(w.Header(), r.Method, wire)
+	rl := newRelay(r.Context(), upstream, api, wire, opts.Padding)
 	out := newFlusher(w, r, nil)
 	var err error
 	for {
@@ -321,11 +228,15 @@ func NewFrameReader(resp *http.Response, api bridge.API) (*frame.Reader, error) 
 // stream, anth-deflate, where the server offers it.
 const AcceptEncoding = deflate.Encoding
 
-// decodedBody returns the body of resp as its Content-Encoding says to read
-// it: anth-deflate inflated, an unencoded body as it is.
+// decodedBody returns the body of resp as its Content-Encoding, or its
+// Content-Type's coding parameter, says to read it: anth-deflate inflated,
+// an unencoded body as it is.
 func decodedBody(resp *http.Response, api bridge.API) (io.Reader, error) {
 	switch ce := strings.TrimSpace(resp.Header.Get("Content-Encoding")); {
 	case ce == "" || strings.EqualFold(ce, "identity"):
+		if _, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); strings.EqualFold(params[codingParam], deflate.Encoding) {
+			return deflate.NewReader(resp.Body, api.Dictionary()), nil // a browser's form (SPEC.md §11.1)
+		}
 		return resp.Body, nil
 	case strings.EqualFold(ce, deflate.Encoding):
 		return deflate.NewReader(resp.Body, api.Dictionary()), nil

@@ -37,16 +37,16 @@ type relay struct {
 	pending []byte // Read's output not yet read
 }
 
-func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, anth, coded bool, padding int) *relay {
+func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int) *relay {
 	r := &relay{ctx: ctx, api: api, padding: padding}
-	switch {
-	case coded:
+	switch w {
+	case wireCoded, wireCodedType:
 		// The stream's window deflates EVENT JSON better than each event
 		// alone does: the decoder writes it raw (SPEC.md §11.2).
 		r.d = api.NewDecoder(upstream, true)
 		r.z = getDeflater(&r.coded, api.Dictionary())
 		r.padding = 0
-	case anth:
+	case wireANTH:
 		r.d = api.NewDecoder(upstream, false)
 	default:
 		r.sc = sse.NewScanner(upstream, 0)

@@ -1,0 +1,162 @@
+package anthhttp
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/sse"
+)
+
+// Negotiate reports whether the client of r asked for ANTH: its Accept
+// header lists ContentType (with any parameters) with a quality above zero
+// and at least that of text/event-stream. Wildcards never select ANTH: a
+// client that has not named it may not read it.
+func Negotiate(r *http.Request) bool {
+	anth, _ := accepts(r)
+	return anth
+}
+
+// wire is the form a stream takes for its client (SPEC.md §7a, §11.1).
+type wire uint8
+
+const (
+	wireStream    wire = iota // the API's event stream
+	wireANTH                  // ANTH
+	wireCoded                 // ANTH in anth-deflate, named by Content-Encoding
+	wireCodedType             // ANTH in anth-deflate, named by Content-Type's coding parameter
+)
+
+// codingParam is the media type parameter with which a client that cannot
+// set Accept-Encoding — a browser's fetch — asks for anth-deflate, and with
+// which a server says it sent it: "application/x-anthropic-binary;
+// coding=anth-deflate" (SPEC.md §11.1).
+const codingParam = "coding"
+
+// negotiate returns the wire for the client of r: ANTH if it negotiated
+// it, coded if it also named anth-deflate — in Accept-Encoding, or as
+// ContentType's coding parameter in Accept — and padded is false: a padded
+// response is not compressed, since compressed sizes would follow the text
+// again, which is what padding hides.
+func negotiate(r *http.Request, padded bool) wire {
+	anth, typed := accepts(r)
+	switch {
+	case !anth:
+		return wireStream
+	case padded:
+		return wireANTH
+	case acceptsEncoding(r):
+		return wireCoded
+	case typed:
+		return wireCodedType
+	}
+	return wireANTH
+}
+
+// accepts reads r's Accept: whether it selects ANTH, and whether an element
+// that names ContentType with a quality above zero has the coding
+// parameter anth-deflate.
+func accepts(r *http.Request) (anth, coded bool) {
+	qANTH, qStream := -1.0, -1.0
+	for _, h := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(h, ",") {
+			mt, q, coding, ok := acceptElement(part)
+			if !ok {
+				continue
+			}
+			switch {
+			case strings.EqualFold(mt, ContentType):
+				qANTH = max(qANTH, q)
+				coded = coded || q > 0 && strings.EqualFold(coding, deflate.Encoding)
+			case strings.EqualFold(mt, sse.MediaType):
+				qStream = max(qStream, q)
+			}
+		}
+	}
+	return qANTH > 0 && qANTH >= qStream, coded
+}
+
+// acceptElement splits one element of an Accept or Accept-Encoding header
+// (RFC 9110 §12.5.1, §12.5.3) into its media range or coding, its quality
+// (1 if it gives none) and its coding parameter; ok is false for an
+// element that is not well formed, which counts as absent. It reads what
+// mime.ParseMediaType would, without making a map of parameters for every
+// element of every request.
+func acceptElement(part string) (value string, q float64, coding string, ok bool) {
+	value, params, _ := strings.Cut(part, ";")
+	if value = strings.TrimSpace(value); value == "" || strings.ContainsAny(value, " \t\"") {
+		return "", 0, "", false
+	}
+	q = 1
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		switch k = strings.TrimSpace(k); {
+		case strings.EqualFold(k, "q"):
+			var err error
+			if q, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q < 0 || q > 1 {
+				return "", 0, "", false
+			}
+		case strings.EqualFold(k, codingParam):
+			coding = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return value, q, coding, true
+}
+
+// acceptsEncoding reports whether r's Accept-Encoding names
+// deflate.Encoding with a quality above zero. As with Accept, a wildcard is
+// not enough: "*" in a browser's or a proxy's Accept-Encoding was never
+// written with this coding in mind.
+func acceptsEncoding(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(h, ",") {
+			if coding, q, _, ok := acceptElement(part); ok && strings.EqualFold(coding, deflate.Encoding) {
+				return q > 0
+			}
+		}
+	}
+	return false
+}
+
+// setStreamHeaders sets the headers of a stream's response, each for a case
+// it fixes, in its cheapest form:
+//   - Content-Type: ContentType (with coding=anth-deflate for wireCodedType),
+//     or text/event-stream; charset=utf-8;
+//   - Content-Encoding: anth-deflate for wireCoded, and none otherwise (an
+//     upstream's copied header does not describe the body written here);
+//   - Cache-Control: no-transform, so that an intermediary that transforms
+//     bodies (compressing them, say) does not, holding back what it has not
+//     yet transformed; and, but for a POST, no-store and Vary: Accept,
+//     Accept-Encoding, since a GET's stream could be cached, and its body
+//     depends on both. A POST's response is not stored by a cache without
+//     freshness information it never has here (RFC 9111 §3), so those 45
+//     bytes would say nothing;
+//   - X-Accel-Buffering: no, which nginx (and proxies that copy it) read
+//     as "pass each write on at once" instead of filling their buffers: a
+//     gateway behind nginx's default proxy_buffering would otherwise hold
+//     back the first tokens.
+func setStreamHeaders(h http.Header, method string, w wire) {
+	switch w {
+	case wireStream:
+		h.Set("Content-Type", sse.MediaType+"; charset=utf-8")
+	case wireCodedType:
+		h.Set("Content-Type", ContentType+"; "+codingParam+"="+deflate.Encoding)
+	default:
+		h.Set("Content-Type", ContentType)
+	}
+	if w == wireCoded {
+		h.Set("Content-Encoding", deflate.Encoding)
+	} else {
+		h.Del("Content-Encoding")
+	}
+	if method == http.MethodPost {
+		h.Set("Cache-Control", "no-transform")
+	} else {
+		h.Set("Cache-Control", "no-store, no-transform")
+		h.Add("Vary", "Accept, Accept-Encoding")
+	}
+	h.Set("X-Accel-Buffering", "no")
+}
