@@ -28,8 +28,17 @@ var (
 	deltaTail = []byte(`"}}`)
 )
 
-// fastDelta matches a compact content_block_delta and appends its frame.
+// fastDelta matches a compact content_block_delta and appends its frame:
+// in the API's own order byte by byte, else in any order.
 func fastDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
+	if out, ok := apiOrderDelta(b, js, scratch); ok {
+		return out, true
+	}
+	return anyOrderDelta(b, js, scratch)
+}
+
+// apiOrderDelta matches a content_block_delta written as the API writes it.
+func apiOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 	if !bytes.HasPrefix(js, deltaPrefix) {
 		return b, false
 	}
@@ -52,6 +61,72 @@ func fastDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 			return b, false
 		}
 		text, ok := jsonlex.AppendUnescaped((*scratch)[:0], s[:len(s)-len(deltaTail)])
+		*scratch = text
+		if !ok {
+			return b, false
+		}
+		if kind == 0 {
+			return frame.AppendText(b, uint16(block), text), true
+		}
+		return frame.AppendDelta(b, uint16(block), frame.DeltaKind(kind), text), true
+	}
+	return b, false
+}
+
+// anyOrderDelta is fastDelta for a content_block_delta whose keys come in
+// another order than the API's: exactly "type", "index" and "delta" at the
+// top and "type" and the kind's field in the delta, each once, in any
+// order, keys without escapes. An upstream that decodes and re-encodes the
+// API's JSON (a gateway, an SDK's mock server) writes keys in its own
+// order, and without this every such delta took encoding/json's path, at
+// 2.8 to 3.2 times the gateway's CPU (issue 26). It reads the compact JSON
+// the Decoder made with jsonlex, and allocates nothing.
+func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
+	var typ, index, delta []byte
+	ok := jsonlex.Members(js, func(k, v []byte) bool {
+		switch string(k) {
+		case `"type"`:
+			typ, v = v, typ
+		case `"index"`:
+			index, v = v, index
+		case `"delta"`:
+			delta, v = v, delta
+		default:
+			return false
+		}
+		return v == nil // each key once
+	})
+	if !ok || string(typ) != `"content_block_delta"` || index == nil || delta == nil {
+		return b, false
+	}
+	block := 0
+	for i, c := range index {
+		if c < '0' || c > '9' || i > 5 || (i > 0 && index[0] == '0') {
+			return b, false
+		}
+		block = block*10 + int(c-'0')
+	}
+	if block > 0xFFFF {
+		return b, false
+	}
+	var dtype, field, value []byte
+	ok = jsonlex.Members(delta, func(k, v []byte) bool {
+		if string(k) == `"type"` {
+			dtype, v = v, dtype
+		} else {
+			field, value, v = k, v, value
+		}
+		return v == nil
+	})
+	if !ok || dtype == nil || field == nil || len(value) < 2 || value[0] != '"' {
+		return b, false
+	}
+	for kind, t := range deltaTypes {
+		if frame.DeltaKind(kind) == frame.DeltaCitation || len(dtype) != len(t.typ)+2 || string(dtype[1:len(dtype)-1]) != t.typ ||
+			len(field) != len(t.field)+2 || string(field[1:len(field)-1]) != t.field {
+			continue
+		}
+		text, ok := jsonlex.AppendUnquoted((*scratch)[:0], value)
 		*scratch = text
 		if !ok {
 			return b, false

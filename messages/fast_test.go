@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,11 +46,26 @@ func TestMessageDelta(t *testing.T) {
 
 func TestFastPathAgrees(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		kind := frame.DeltaKind(rapid.IntRange(0, 3).Draw(t, "kind"))
+		kind := frame.DeltaKind(rapid.IntRange(0, 4).Draw(t, "kind"))
 		text := rapid.String().Draw(t, "text")
 		block := rapid.IntRange(0, 0x10000).Draw(t, "block")
 		s, _ := json.Marshal(text)
-		js := []byte(`{"type":"content_block_delta","index":` + strconv.Itoa(block) + `,"delta":{"type":"` + deltaTypes[kind].typ + `","` + deltaTypes[kind].field + `":` + string(s) + `}}`)
+		value := string(s)
+		if kind == frame.DeltaCitation {
+			value = `{"type":"char_location","cited_text":` + value + `}`
+		}
+		// The API's order, or any other: an upstream that re-encodes the
+		// JSON writes its own (issue 26).
+		another := rapid.Bool().Draw(t, "another order")
+		inner := []string{`"type":"` + deltaTypes[kind].typ + `"`, `"` + deltaTypes[kind].field + `":` + value}
+		if another {
+			inner = rapid.Permutation(inner).Draw(t, "inner")
+		}
+		top := []string{`"type":"content_block_delta"`, `"index":` + strconv.Itoa(block), `"delta":{` + strings.Join(inner, ",") + `}`}
+		if another {
+			top = rapid.Permutation(top).Draw(t, "top")
+		}
+		js := []byte("{" + strings.Join(top, ",") + "}")
 		var scratch []byte
 		fast, ok := fastDelta(nil, js, &scratch)
 		var m toFrames
@@ -57,8 +73,27 @@ func TestFastPathAgrees(t *testing.T) {
 		if ok && (!gok || !bytes.Equal(fast, general)) {
 			t.Fatalf("%s: fast path % X, general path % X (%v)", js, fast, general, gok)
 		}
+		if block <= 0xFFFF && kind != frame.DeltaCitation && gok && !ok {
+			t.Fatalf("%s: the general path takes a delta the fast path does not", js)
+		}
 		if block <= 0xFFFF && !ok && !gok {
 			t.Fatalf("%s: neither path takes a valid delta", js)
 		}
 	})
+	// Keys the fast paths do not read as the API's go to the general path,
+	// never to a frame of their own.
+	for _, js := range []string{
+		`{"index":0,"type":"content_block_delta","delta":{"text":"a","type":"text_delta"},"x":1}`,
+		`{"index":0,"type":"content_block_delta","delta":{"text":"a","type":"text_delta","text":"b"}}`,
+		`{"index":0,"index":1,"type":"content_block_delta","delta":{"text":"a","type":"text_delta"}}`,
+		`{"index":0,"type":"content_block_delta","delta":{"text":"a","type":"thinking_delta"}}`,
+		`{"index":0,"t\u0079pe":"content_block_delta","delta":{"text":"a","type":"text_delta"}}`,
+		`{"index":"0","type":"content_block_delta","delta":{"text":"a","type":"text_delta"}}`,
+		`{"index":01,"type":"content_block_delta","delta":{"text":"a","type":"text_delta"}}`,
+	} {
+		var scratch []byte
+		if out, ok := anyOrderDelta(nil, []byte(js), &scratch); ok {
+			t.Errorf("%s: taken by the fast path as % X", js, out)
+		}
+	}
 }

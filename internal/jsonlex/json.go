@@ -264,6 +264,30 @@ func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
 	return key, value, rest, ok
 }
 
+// Members calls f with the raw key (quotes and escapes as written) and the
+// raw value of each member of the JSON object obj, in order, until f
+// returns false; it reports whether obj is an object whose members it read
+// to the end and f accepted every one. It checks only the object's outline:
+// obj must be JSON (as AppendCompact leaves it).
+func Members(obj []byte, f func(key, value []byte) bool) bool {
+	obj = trimSpace(obj)
+	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
+		return false
+	}
+	rest := obj[1 : len(obj)-1]
+	if SkipSpace(rest, 0) == len(rest) {
+		return true
+	}
+	for len(rest) > 0 {
+		k, v, r, ok := nextMember(rest)
+		if !ok || !f(k, v) {
+			return false
+		}
+		rest = r
+	}
+	return true
+}
+
 // nextItem splits the first value off a comma-separated list.
 func nextItem(list []byte) (value, rest []byte, ok bool) {
 	start := SkipSpace(list, 0)
