@@ -90,6 +90,10 @@ export async function inflateEvent(z, max) {
  * @typedef {object} EventReaderOptions
  * @property {number} [maxEvent] bounds an event's data, joined and inflated;
  *   default DEFAULT_MAX_EVENT (1 MiB)
+ * @property {boolean} [rawOnly] refuse deflated EVENT data ('Malformed'): for
+ *   a stream that arrived in anth-deflate, whose EVENTs travel raw (SPEC.md
+ *   §11.2), so the coding's ratio and an EVENT's never multiply (Go's
+ *   EventReader.RawOnly)
  */
 
 /**
@@ -103,9 +107,11 @@ export class EventReader {
   /** @param {EventReaderOptions} [options] */
   constructor(options = {}) {
     this.#max = options.maxEvent && options.maxEvent > 0 ? options.maxEvent : DEFAULT_MAX_EVENT;
+    this.#rawOnly = options.rawOnly === true;
   }
 
   #max;
+  #rawOnly;
   #pending = false;
   #name = new Uint8Array(0);
   #enc = 0;
@@ -126,6 +132,9 @@ export class EventReader {
    */
   async add(f) {
     const ev = f.event();
+    if (this.#rawOnly && ev.encoding === EventEncoding.DEFLATE) {
+      throw new AnthError('Malformed', -1, 'a deflated EVENT inside anth-deflate, whose EVENTs are raw');
+    }
     if (this.#pending && (!sameBytes(ev.name, this.#name) || ev.encoding !== this.#enc)) {
       throw new AnthError('Malformed', -1, 'EVENT continuation with another name or encoding');
     }

@@ -2,17 +2,23 @@
 // a fetch and a middleware that ask for ANTH on streaming calls and hand the
 // SDK the SSE it already reads. Everything else passes through untouched.
 
+import { CODING, DeflateDecoderStream, isCoded } from './deflate.js';
 import { SSEEncoderStream } from './sse.js';
 
 /** The media type of an ANTH stream over HTTP. */
 export const CONTENT_TYPE = 'application/x-anthropic-binary';
 
 /**
- * The Accept header of a streaming call: ANTH first, then the SSE and JSON
- * the API sends anyway, so a server that does not speak ANTH answers as
- * before. It stays a CORS-safelisted header (no preflight).
+ * The Accept header of a streaming call: ANTH in anth-deflate, asked with a
+ * media-type parameter because fetch cannot set Accept-Encoding (SPEC.md
+ * §11.1), or plain ANTH; then the SSE and JSON the API sends anyway, so a
+ * server that does not speak ANTH answers as before. It must stay a
+ * CORS-safelisted header, or a browser sends a preflight first: at most 128
+ * bytes, and none of the bytes the Fetch standard disallows. It is exactly
+ * 128, without spaces; giving plain ANTH a q of its own (q=0.9, and SSE and
+ * JSON one less) would make it 134.
  */
-export const ACCEPT = `${CONTENT_TYPE}, text/event-stream;q=0.9, application/json;q=0.8`;
+export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/event-stream;q=0.9,application/json;q=0.8`;
 
 /**
  * @typedef {import('./sse.js').EncoderOptions} AdapterOptions
@@ -32,8 +38,10 @@ export const ACCEPT = `${CONTENT_TYPE}, text/event-stream;q=0.9, application/jso
 /**
  * anthFetch returns a fetch for the SDK's `fetch` client option: on a
  * streaming call (a POST whose JSON body has "stream": true) it asks for
- * ANTH, and it turns a 2xx response of Content-Type
- * application/x-anthropic-binary into the SSE the SDK reads (SSEEncoderStream).
+ * ANTH (in anth-deflate first), and it turns a 2xx response of Content-Type
+ * application/x-anthropic-binary into the SSE the SDK reads (SSEEncoderStream),
+ * inflating it first when it is anth-deflate (a Content-Type parameter
+ * coding=anth-deflate, or Content-Encoding anth-deflate: isCoded).
  * Other requests and responses pass through untouched; aborting the
  * request's signal aborts the stream; a stream cut before its end errors
  * the body with an AnthError of kind 'Truncated' rather than ending it.
@@ -125,10 +133,13 @@ function streamingCall(method, body, stream) {
 function toSSEResponse(response, options) {
   const type = (response.headers.get('Content-Type') ?? '').split(';')[0].trim().toLowerCase();
   if (!response.ok || type !== CONTENT_TYPE || !response.body) return response;
+  const coded = isCoded(response.headers);
   const headers = new Headers(response.headers);
   headers.set('Content-Type', 'text/event-stream; charset=utf-8');
   headers.delete('Content-Length');
-  const converted = new Response(response.body.pipeThrough(new SSEEncoderStream(options)), {
+  if (coded) headers.delete('Content-Encoding');
+  const anth = coded ? response.body.pipeThrough(new DeflateDecoderStream()) : response.body;
+  const converted = new Response(anth.pipeThrough(new SSEEncoderStream({ ...options, coded })), {
     status: response.status,
     statusText: response.statusText,
     headers,

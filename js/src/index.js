@@ -29,6 +29,7 @@ export { EVENT_DICTIONARY } from './dictionary.js';
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from './sse.js';
 export { stopReasonName, errorTypeName } from './names.js';
 export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from './fetch.js';
+export { DeflateReader, DeflateDecoderStream, isCoded, CODING, MAX_RECORD } from './deflate.js';
 
 // The types the functions above take and give, by name from the package
 // root. StopReason, DeltaKind, BlockOp, EventEncoding, Type and Role are
@@ -62,4 +63,5 @@ export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from './fetch.js';
  * @typedef {import('./fetch.js').Fetch} Fetch
  * @typedef {import('./fetch.js').Middleware} Middleware
  * @typedef {import('./fetch.js').MiddlewareRequest} MiddlewareRequest
+ * @typedef {import('./deflate.js').DeflateReaderOptions} DeflateReaderOptions
  */

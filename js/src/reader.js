@@ -2,6 +2,7 @@
 // ReadableStream. It follows Go's frame.Reader step by step, so that every
 // error has the kind and offset Go gives.
 
+import { DeflateReader, isCoded } from './deflate.js';
 import { AnthError, StatusError } from './errors.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
@@ -34,6 +35,11 @@ export const DEFAULT_MAX_VALUE = 1 << 20;
  *   included; a value over it is an AnthError of kind 'TooLarge' at the
  *   offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
  *   0 or absent takes the default (Go's frame.Reader limit of the same name)
+ * @property {boolean} [coded] readFrames only: the bytes given are
+ *   anth-deflate (SPEC.md §11), to be inflated first. A Response says so
+ *   itself (Content-Type parameter coding=anth-deflate, or Content-Encoding
+ *   anth-deflate); EVENT data inside the coding must be raw, so read its
+ *   EVENTs with an EventReader made with rawOnly
  */
 
 /**
@@ -451,19 +457,42 @@ export class FrameReader {
  * most 64 KiB of its JSON body) and the request-id; a success whose
  * Content-Type is not application/x-anthropic-binary throws a StatusError
  * that names the Content-Type, where reading it would say "bad magic".
+ * A Response whose body is anth-deflate (isCoded: the Content-Type
+ * parameter coding=anth-deflate, or Content-Encoding anth-deflate) is
+ * inflated as it arrives, each record's frames yielded when the record has
+ * come; its faults are AnthErrors with offsets in the coded body.
  * Given a stream of bytes (a Response's body, or any async iterable of
- * Uint8Array), it reads it as ANTH.
+ * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded.
  * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
 export async function* readFrames(source, options) {
-  if (isResponse(source)) source = await checkedBody(source);
+  let coded = options?.coded === true;
+  if (isResponse(source)) {
+    coded = isCoded(source.headers);
+    source = await checkedBody(source);
+  }
+  if (coded) source = inflated(source);
   const r = new FrameReader(options);
   for await (const chunk of chunks(source)) {
     for (const f of r.feed(chunk)) yield f;
   }
   r.end();
+}
+
+/**
+ * inflated gives the ANTH of an anth-deflate body as its records arrive.
+ * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @returns {AsyncGenerator<Uint8Array, void, undefined>}
+ */
+async function* inflated(source) {
+  const z = new DeflateReader();
+  for await (const chunk of chunks(source)) {
+    const out = z.feed(chunk);
+    if (out.length > 0) yield out;
+  }
+  z.end();
 }
 
 /**

@@ -18,6 +18,10 @@ export const DEFAULT_MAX_OPEN_BLOCKS = 64;
 /**
  * @typedef {object} EncoderOptions
  * @property {number} [maxEvent] bounds an EVENT's data, joined and inflated; default 1 MiB
+ * @property {boolean} [coded] the ANTH stream arrived in anth-deflate, where
+ *   EVENT data travels raw (SPEC.md §11.2): a deflated EVENT is then
+ *   'Malformed' (Go's EncoderOptions.Coded). anthFetch and anthMiddleware
+ *   set it for a coded response
  * @property {number} [maxOpenBlocks] bounds the content blocks open at once; default 64
  * @property {string} [model] the model named in the message_start written for a stream that has none; default "unknown"
  * @property {string} [messageId] the id of that message_start; default "msg_anth"
@@ -102,7 +106,7 @@ class ToSSE {
   /** @param {EncoderOptions} opts */
   constructor(opts) {
     this.opts = opts;
-    this.events = new EventReader({ maxEvent: opts.maxEvent });
+    this.events = new EventReader({ maxEvent: opts.maxEvent, rawOnly: opts.coded });
     this.maxBlocks = opts.maxOpenBlocks && opts.maxOpenBlocks > 0 ? opts.maxOpenBlocks : DEFAULT_MAX_OPEN_BLOCKS;
     this.out = new Sink();
     this.text = new TextReassembler();

@@ -25,6 +25,10 @@ export const DEFAULT_MAX_EVENT: number;
  * @typedef {object} EventReaderOptions
  * @property {number} [maxEvent] bounds an event's data, joined and inflated;
  *   default DEFAULT_MAX_EVENT (1 MiB)
+ * @property {boolean} [rawOnly] refuse deflated EVENT data ('Malformed'): for
+ *   a stream that arrived in anth-deflate, whose EVENTs travel raw (SPEC.md
+ *   §11.2), so the coding's ratio and an EVENT's never multiply (Go's
+ *   EventReader.RawOnly)
  */
 /**
  * EventReader joins a stream's EVENT frames into the events they carry: it
@@ -63,4 +67,11 @@ export type EventReaderOptions = {
      * default DEFAULT_MAX_EVENT (1 MiB)
      */
     maxEvent?: number | undefined;
+    /**
+     * refuse deflated EVENT data ('Malformed'): for
+     * a stream that arrived in anth-deflate, whose EVENTs travel raw (SPEC.md
+     * §11.2), so the coding's ratio and an EVENT's never multiply (Go's
+     * EventReader.RawOnly)
+     */
+    rawOnly?: boolean | undefined;
 };

@@ -10,8 +10,12 @@
  * most 64 KiB of its JSON body) and the request-id; a success whose
  * Content-Type is not application/x-anthropic-binary throws a StatusError
  * that names the Content-Type, where reading it would say "bad magic".
+ * A Response whose body is anth-deflate (isCoded: the Content-Type
+ * parameter coding=anth-deflate, or Content-Encoding anth-deflate) is
+ * inflated as it arrives, each record's frames yielded when the record has
+ * come; its faults are AnthErrors with offsets in the coded body.
  * Given a stream of bytes (a Response's body, or any async iterable of
- * Uint8Array), it reads it as ANTH.
+ * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded.
  * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
@@ -39,6 +43,11 @@ export const DEFAULT_MAX_VALUE: number;
  *   included; a value over it is an AnthError of kind 'TooLarge' at the
  *   offset of the frame that crossed it. Default DEFAULT_MAX_VALUE (1 MiB);
  *   0 or absent takes the default (Go's frame.Reader limit of the same name)
+ * @property {boolean} [coded] readFrames only: the bytes given are
+ *   anth-deflate (SPEC.md §11), to be inflated first. A Response says so
+ *   itself (Content-Type parameter coding=anth-deflate, or Content-Encoding
+ *   anth-deflate); EVENT data inside the coding must be raw, so read its
+ *   EVENTs with an EventReader made with rawOnly
  */
 /**
  * @typedef {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} FrameSource
@@ -116,6 +125,14 @@ export type ReaderOptions = {
      * 0 or absent takes the default (Go's frame.Reader limit of the same name)
      */
     maxValue?: number | undefined;
+    /**
+     * readFrames only: the bytes given are
+     * anth-deflate (SPEC.md §11), to be inflated first. A Response says so
+     * itself (Content-Type parameter coding=anth-deflate, or Content-Encoding
+     * anth-deflate); EVENT data inside the coding must be raw, so read its
+     * EVENTs with an EventReader made with rawOnly
+     */
+    coded?: boolean | undefined;
 };
 /**
  * what readFrames reads: a fetch Response, or a stream of its bytes

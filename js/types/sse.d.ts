@@ -54,6 +54,13 @@ export type EncoderOptions = {
      */
     maxEvent?: number | undefined;
     /**
+     * the ANTH stream arrived in anth-deflate, where
+     * EVENT data travels raw (SPEC.md §11.2): a deflated EVENT is then
+     * 'Malformed' (Go's EncoderOptions.Coded). anthFetch and anthMiddleware
+     * set it for a coded response
+     */
+    coded?: boolean | undefined;
+    /**
      * bounds the content blocks open at once; default 64
      */
     maxOpenBlocks?: number | undefined;

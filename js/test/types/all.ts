@@ -15,6 +15,10 @@ import {
   DEFAULT_MAX_OPEN_BLOCKS,
   DEFAULT_MAX_REQUEST_SIZE,
   DEFAULT_MAX_VALUE,
+  CODING,
+  DeflateDecoderStream,
+  DeflateReader,
+  MAX_RECORD,
   DeltaKind,
   EVENT_DICTIONARY,
   EVENT_MORE,
@@ -51,6 +55,7 @@ import {
   encodeUsage,
   errorTypeName,
   inflateEvent,
+  isCoded,
   isIgnorable,
   parseFrame,
   parseMagic,
@@ -68,6 +73,7 @@ import type {
   AnthFetchOptions,
   BlockPayload,
   CacheUsage,
+  DeflateReaderOptions,
   DeltaPayload,
   DonePayload,
   EncoderOptions,
@@ -152,6 +158,7 @@ export type Signatures = [
   Is<Equal<Fetch, ReturnType<typeof anthFetch>>>,
   Is<Equal<Middleware, ReturnType<typeof anthMiddleware>>>,
   Is<Equal<MiddlewareRequest, Parameters<Middleware>[0]>>,
+  Is<Equal<DeflateReaderOptions | undefined, ConstructorParameters<typeof DeflateReader>[0]>>,
 ];
 
 // Every value, in a type position.
@@ -182,15 +189,20 @@ export type Values = [
   typeof encodeToken,
   typeof errorTypeName,
   typeof inflateEvent,
+  typeof isCoded,
   typeof isIgnorable,
   typeof parseMagic,
   typeof stopReasonName,
   typeof typeName,
   Frame,
   FrameReader,
+  DeflateReader,
+  DeflateDecoderStream,
   AnthError,
   StatusError,
 ];
+export const coding: 'anth-deflate' | string = CODING;
+export const maxRecord: number = MAX_RECORD;
 
 // What a user writes with them.
 export function usage(e: unknown): string {

@@ -1,0 +1,824 @@
+// anth-deflate (SPEC.md §11): an ANTH response as one raw DEFLATE stream
+// whose window runs across the response, cut into records at the sender's
+// flushes. DeflateReader is the JavaScript form of Go's deflate.Reader: a
+// small raw DEFLATE inflater (RFC 1951: stored, fixed and dynamic Huffman
+// blocks, the EVENT dictionary as preset dictionary, a 32 KiB window) that
+// holds every record to §11.2's sync-flush rule, with every fault an
+// AnthError at its offset in the coded input.
+
+import { EVENT_DICTIONARY } from './dictionary.js';
+import { AnthError } from './errors.js';
+
+/** The content coding, and the media-type parameter value `coding=anth-deflate` (SPEC.md §11.1). */
+export const CODING = 'anth-deflate';
+
+/** The longest record a reader accepts (SPEC.md §11.2): 2^31−1, as Go's deflate.MaxRecord. */
+export const MAX_RECORD = 2 ** 31 - 1;
+
+const WINDOW = 1 << 15;
+/** The window buffer: the 32 KiB of history and room for 64 KiB of output before it slides. */
+const BUFFER = 3 * WINDOW;
+
+/**
+ * adler32 is RFC 1950's checksum, which names a preset dictionary (the DICTID).
+ * @param {Uint8Array} b
+ */
+export function adler32(b) {
+  let a = 1;
+  let s = 0;
+  for (let i = 0; i < b.length; ) {
+    const end = Math.min(b.length, i + 3800); // no overflow of 2^31 before the modulo
+    for (; i < end; i++) {
+      a += b[i];
+      s += a;
+    }
+    a %= 65521;
+    s %= 65521;
+  }
+  return ((s << 16) | a) >>> 0;
+}
+
+/** @type {{bytes: Uint8Array, id: number} | undefined} */
+let eventDict;
+
+/** The EVENT dictionary's last 32 KiB (all of it) and its DICTID, computed once. */
+function eventDictionary() {
+  if (!eventDict) {
+    const all = new TextEncoder().encode(EVENT_DICTIONARY);
+    const bytes = all.subarray(Math.max(0, all.length - WINDOW));
+    eventDict = { bytes, id: adler32(bytes) };
+  }
+  return eventDict;
+}
+
+// RFC 1951 §3.2.5 and §3.2.7.
+const LEN_BASE = Uint16Array.of(3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258);
+const LEN_EXTRA = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0);
+const DIST_BASE = Uint16Array.of(1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577);
+const DIST_EXTRA = Uint8Array.of(0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13);
+const CL_ORDER = Uint8Array.of(16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15);
+
+const FAST_BITS = 9;
+
+/**
+ * Huffman is a canonical Huffman code: a table of the codes of up to 9 bits
+ * (each entry symbol << 4 | length, 0 for a longer or unused code) and the
+ * counts and symbols a longer code is decoded from bit by bit.
+ */
+class Huffman {
+  fast = new Uint16Array(1 << FAST_BITS);
+  count = new Uint16Array(16);
+  sym = new Uint16Array(288);
+  max = 0;
+
+  /**
+   * init builds the code of lengths, and says whether it is one: complete,
+   * or a single code of length 1, or empty, as Go's compress/flate accepts.
+   * @param {Uint8Array} lengths
+   * @param {number} n
+   */
+  init(lengths, n) {
+    const count = this.count;
+    count.fill(0);
+    this.fast.fill(0);
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const l = lengths[i];
+      count[l]++;
+      if (l > max) max = l;
+    }
+    this.max = max;
+    count[0] = 0;
+    if (max === 0) return true; // empty: fails when used
+    const next = new Uint16Array(16);
+    let code = 0;
+    for (let l = 1; l <= 15; l++) {
+      code = (code + count[l - 1]) << 1;
+      next[l] = code;
+    }
+    let total = 0;
+    for (let l = 1; l <= max; l++) total = total * 2 + count[l];
+    // total is the code space used in units of 2^-max: complete is 2^max.
+    if (total !== 2 ** max && !(total === 1 && max === 1)) return false;
+    const offs = new Uint16Array(16);
+    for (let l = 1; l < 16; l++) offs[l] = offs[l - 1] + count[l - 1];
+    for (let s = 0; s < n; s++) {
+      const l = lengths[s];
+      if (l === 0) continue;
+      this.sym[offs[l]++] = s;
+      const c = next[l]++;
+      if (l <= FAST_BITS) {
+        let r = 0; // the code, bit-reversed: DEFLATE packs codes from their first bit
+        for (let k = 0; k < l; k++) r |= ((c >> k) & 1) << (l - 1 - k);
+        for (let i = r; i < 1 << FAST_BITS; i += 1 << l) this.fast[i] = (s << 4) | l;
+      }
+    }
+    return true;
+  }
+}
+
+/** @type {{lit: Huffman, dist: Huffman} | undefined} */
+let fixedCodes;
+
+function fixed() {
+  if (!fixedCodes) {
+    const l = new Uint8Array(288);
+    l.fill(8, 0, 144);
+    l.fill(9, 144, 256);
+    l.fill(7, 256, 280);
+    l.fill(8, 280, 288);
+    const lit = new Huffman();
+    lit.init(l, 288);
+    const dist = new Huffman();
+    dist.init(new Uint8Array(32).fill(5), 32); // 30 and 31 are codes, and refused as distances
+    fixedCodes = { lit, dist };
+  }
+  return fixedCodes;
+}
+
+// The reader's phases.
+const P_ID = 0; // reading the DICTID
+const P_LEN = 1; // reading a record's length
+const P_REC = 2; // inside a record, or its marker due
+const P_FINAL = 3; // after a final block
+
+// The inflater's states.
+const S_HEADER = 0;
+const S_STORED_LEN = 1;
+const S_STORED_DATA = 2;
+const S_DYN_COUNTS = 3;
+const S_DYN_CL = 4;
+const S_DYN_LENS = 5;
+const S_LIT = 6;
+const S_LEN_EXTRA = 7;
+const S_DIST = 8;
+const S_DIST_EXTRA = 9;
+const S_DONE = 10;
+
+// What the inflater stopped for.
+const NEED_INPUT = 1; // the record has more bytes, not yet given
+const NEXT_RECORD = 2; // the record and its marker are read
+const FINAL = 3; // a final block ended
+
+/**
+ * @typedef {object} DeflateReaderOptions
+ * @property {Uint8Array} [dictionary] the preset dictionary the body was
+ *   coded from, of which the last 32 KiB count; default the EVENT
+ *   dictionary, anth-deflate's (SPEC.md §11.3). An empty one is none
+ *   (DICTID 00 00 00 01), as Go's deflate.NewReader(r, nil)
+ */
+
+/**
+ * DeflateReader reads anth-deflate (SPEC.md §11) from bytes pushed to it in
+ * any pieces: feed returns the ANTH bytes each piece completes — all that
+ * the records given so far hold, so a record's frames come out when the
+ * record has arrived — and end marks the end of the input.
+ *
+ * The body starts with the DICTID of the EVENT dictionary (§11.3); another
+ * is an AnthError of kind 'Malformed' at offset 0. Input that ends inside
+ * the DICTID or a record is 'Truncated' (end throws it); input that ends
+ * between records is a clean end, and the ANTH stream inside says whether
+ * the response is whole. A record length of zero, over MAX_RECORD or not in
+ * its shortest form, bytes that are not DEFLATE, a record that does not end
+ * on a sync flush (the four bytes a record leaves out must be read as the
+ * whole LEN and NLEN of a stored block, never as codes or data), and
+ * anything after a final block are 'Malformed'. Offsets are in the coded
+ * input. Errors are sticky; when a piece gives output and then fails, feed
+ * returns the output and the next call (feed or end) throws, as
+ * FrameReader does: so always call end.
+ *
+ * Bounds: it holds 96 KiB (the 32 KiB window and room to write ahead of it)
+ * and a few tables, whatever the input; a record is never buffered. Each
+ * input byte gives at most 1,032 output bytes (DEFLATE's limit: a 258-byte
+ * match in 2 bits), since the marker put back after a record gives none.
+ */
+export class DeflateReader {
+  /**
+   * @param {DeflateReaderOptions} [options]
+   */
+  constructor(options = {}) {
+    let d = eventDictionary();
+    if (options.dictionary) {
+      const bytes = options.dictionary.slice(Math.max(0, options.dictionary.length - WINDOW));
+      d = { bytes, id: adler32(bytes) };
+    }
+    this.#id = d.id;
+    this.#buf.set(d.bytes);
+    this.#w = this.#emit = d.bytes.length;
+  }
+
+  #id;
+  #phase = P_ID;
+  #off = 0; // coded bytes consumed
+  /** @type {AnthError | undefined} */
+  #err;
+  #closed = false;
+
+  // DICTID and record length.
+  #idBuf = new Uint8Array(4);
+  #idHave = 0;
+  #lenStart = 0;
+  #lenVal = 0;
+  #lenShift = 0;
+  #left = 0; // bytes of the current record not yet consumed
+  #marker = false; // the current record's marker is not yet read
+
+  // The inflater.
+  #state = S_HEADER;
+  #final = false; // the current block is the last
+  #bits = 0; // bit buffer, fewer than 32 bits
+  #nbits = 0;
+  #head = 0; // bytes of a stored block's LEN and NLEN read
+  #storedLen = 0; // LEN, then the stored bytes still to copy
+  /** @type {Huffman} */
+  #lit = new Huffman();
+  /** @type {Huffman} */
+  #dist = new Huffman();
+  #dynLit = new Huffman();
+  #dynDist = new Huffman();
+  #clCode = new Huffman();
+  #nlit = 0;
+  #ndist = 0;
+  #nclen = 0;
+  #i = 0; // code lengths read
+  #lengths = new Uint8Array(320);
+  #len = 0; // the length of the match being read
+  #sym = 0; // the length or distance symbol whose extra bits are due
+
+  // The window and the output not yet returned: buf[emit:w].
+  #buf = new Uint8Array(BUFFER);
+  #w = 0;
+  #emit = 0;
+  /** @type {Uint8Array[]} */
+  #out = [];
+
+  /** The offset in the coded input of the next byte the reader will consume. */
+  get offset() {
+    return this.#off;
+  }
+
+  /**
+   * feed takes the next piece of the coded body and returns the ANTH bytes
+   * it completes (possibly none). The result is the reader's own copy.
+   * @param {Uint8Array} bytes
+   * @returns {Uint8Array}
+   */
+  feed(bytes) {
+    if (this.#err) throw this.#err;
+    if (this.#closed) throw new Error('anth: DeflateReader.feed after end');
+    try {
+      this.#run(bytes);
+    } catch (e) {
+      if (!(e instanceof AnthError)) throw e;
+      this.#err = e;
+      const out = this.#take();
+      if (out.length === 0) throw e;
+      return out;
+    }
+    return this.#take();
+  }
+
+  /**
+   * end marks the end of the coded body. It throws an AnthError of kind
+   * 'Truncated' if it ended inside the DICTID or a record, or the error a
+   * feed deferred.
+   */
+  end() {
+    if (this.#err) throw this.#err;
+    this.#closed = true;
+    const inside = (this.#phase === P_ID && this.#idHave > 0) || (this.#phase === P_LEN && this.#lenShift > 0) || this.#phase === P_REC;
+    if (inside) {
+      const where = this.#phase === P_ID ? 'the DICTID' : 'a record';
+      this.#err = new AnthError('Truncated', this.#off, `input ends inside ${where}`);
+      throw this.#err;
+    }
+  }
+
+  /** take returns the output not yet returned, as a copy. */
+  #take() {
+    if (this.#w > this.#emit) {
+      this.#out.push(this.#buf.slice(this.#emit, this.#w));
+      this.#emit = this.#w;
+    }
+    const parts = this.#out;
+    if (parts.length === 0) return new Uint8Array(0);
+    this.#out = [];
+    if (parts.length === 1) return parts[0];
+    let n = 0;
+    for (const p of parts) n += p.length;
+    const out = new Uint8Array(n);
+    n = 0;
+    for (const p of parts) {
+      out.set(p, n);
+      n += p.length;
+    }
+    return out;
+  }
+
+  /**
+   * @param {AnthError['kind']} kind
+   * @param {number} offset
+   * @param {string} detail
+   */
+  #fail(kind, offset, detail) {
+    return new AnthError(kind, offset, detail);
+  }
+
+  /** @param {Uint8Array} b */
+  #run(b) {
+    let pos = 0;
+    for (;;) {
+      switch (this.#phase) {
+        case P_ID: {
+          while (this.#idHave < 4 && pos < b.length) this.#idBuf[this.#idHave++] = b[pos++];
+          if (this.#idHave < 4) {
+            this.#off = this.#idHave;
+            return;
+          }
+          this.#off = 4;
+          const ib = this.#idBuf;
+          const id = ((ib[0] << 24) | (ib[1] << 16) | (ib[2] << 8) | ib[3]) >>> 0;
+          if (id !== this.#id) {
+            throw this.#fail('Malformed', 0, `DICTID ${hex32(id)}, want ${hex32(this.#id)}: the body was coded from another preset dictionary`);
+          }
+          this.#phase = P_LEN;
+          break;
+        }
+        case P_LEN: {
+          // An unsigned LEB128 varint in its shortest form, 1 to MAX_RECORD,
+          // read as Go's reader reads it.
+          if (pos === b.length) return;
+          if (this.#lenShift === 0) {
+            this.#lenStart = this.#off;
+            this.#lenVal = 0;
+          }
+          const c = b[pos++];
+          this.#off++;
+          const shift = this.#lenShift;
+          this.#lenVal += (c & 0x7f) * 2 ** shift;
+          this.#lenShift += 7;
+          const bad = () => this.#fail('Malformed', this.#lenStart, `record length ${this.#lenVal}, want 1 to ${MAX_RECORD}`);
+          if (this.#lenVal > MAX_RECORD || shift > 28) throw bad();
+          if (c < 0x80) {
+            if (c === 0 && shift > 0) throw this.#fail('Malformed', this.#lenStart, 'record length not in its shortest form');
+            if (this.#lenVal === 0) throw bad();
+            this.#left = this.#lenVal;
+            this.#lenShift = 0;
+            this.#marker = true;
+            this.#phase = P_REC;
+          }
+          break;
+        }
+        case P_REC: {
+          const r = this.#inflate(b, pos);
+          pos = this.#pos;
+          if (r === NEED_INPUT) return;
+          if (r === NEXT_RECORD) {
+            this.#phase = P_LEN;
+            break;
+          }
+          this.#phase = P_FINAL;
+          break;
+        }
+        default: {
+          // After a final block, nothing may follow (SPEC.md §11.2).
+          if (this.#left > 0) throw this.#fail('Malformed', this.#off, 'bytes after the final block');
+          if (pos < b.length) throw this.#fail('Malformed', this.#off, 'a record after the final block');
+          return;
+        }
+      }
+    }
+  }
+
+  #pos = 0;
+
+  /**
+   * inflate runs the inflater on the current record's bytes in b from pos
+   * until it needs bytes the record has not given yet, or the record and
+   * its marker are read, or a final block ends. It leaves the position it
+   * reached in #pos.
+   * @param {Uint8Array} b
+   * @param {number} pos
+   * @returns {number} NEED_INPUT, NEXT_RECORD or FINAL
+   */
+  #inflate(b, pos) {
+    // The record's bytes in this piece are b[pos:lim]; bytes are taken one
+    // at a time, only when the bits they hold are needed, as Go's
+    // compress/flate takes them, so the reader knows exactly what the
+    // record's end is read as.
+    const start = pos;
+    const lim = pos + Math.min(this.#left, b.length - pos);
+    let bits = this.#bits;
+    let nbits = this.#nbits;
+    let state = this.#state;
+    const buf = this.#buf;
+    let w = this.#w;
+    let lit = this.#lit;
+    let dist = this.#dist;
+    /** @type {number} */
+    let result;
+
+    // Every exit goes through here, saving the locals.
+    const save = (/** @type {number} */ r) => {
+      this.#bits = bits;
+      this.#nbits = nbits;
+      this.#state = state;
+      this.#w = w;
+      this.#lit = lit;
+      this.#dist = dist;
+      this.#left -= pos - start;
+      this.#off += pos - start;
+      this.#pos = pos;
+      return r;
+    };
+    // A byte is needed and the piece has none of the record's left: wait
+    // for the next piece, or, at the record's end, fail (§11.2: the marker
+    // is never codes), or read the next record once the marker is read.
+    const starve = () => {
+      if (this.#left > pos - start) return save(NEED_INPUT);
+      if (!this.#marker) return save(NEXT_RECORD);
+      save(0);
+      throw this.#fail('Malformed', this.#off, 'record does not end on a sync flush');
+    };
+    const corrupt = (/** @type {string} */ why) => {
+      save(0);
+      return this.#fail('Malformed', this.#off, 'not DEFLATE (' + why + ')');
+    };
+
+    for (;;) {
+      switch (state) {
+        case S_HEADER: {
+          while (nbits < 3) {
+            if (pos === lim) return starve();
+            bits |= b[pos++] << nbits;
+            nbits += 8;
+          }
+          this.#final = (bits & 1) === 1;
+          const type = (bits >> 1) & 3;
+          bits >>>= 3;
+          nbits -= 3;
+          if (type === 0) {
+            // A stored block starts at the next byte.
+            bits = 0;
+            nbits = 0;
+            this.#head = 0;
+            state = S_STORED_LEN;
+          } else if (type === 1) {
+            const f = fixed();
+            lit = f.lit;
+            dist = f.dist;
+            state = S_LIT;
+          } else if (type === 2) {
+            state = S_DYN_COUNTS;
+          } else {
+            throw corrupt('block type 3');
+          }
+          break;
+        }
+        case S_STORED_LEN: {
+          while (this.#head < 4) {
+            if (pos === lim) {
+              if (this.#left > pos - start) return save(NEED_INPUT);
+              // The record's end: its marker must be this LEN and NLEN, whole.
+              if (this.#marker && this.#head === 0) {
+                this.#marker = false;
+                this.#storedLen = 0;
+                this.#head = 4;
+                break;
+              }
+              return starve();
+            }
+            const c = b[pos++];
+            if (this.#head === 0) this.#storedLen = c;
+            else if (this.#head === 1) this.#storedLen |= c << 8;
+            else if (this.#head === 2) this.#sym = c;
+            else if ((this.#sym | (c << 8)) !== (~this.#storedLen & 0xffff)) throw corrupt('stored block length does not match its complement');
+            this.#head++;
+          }
+          state = S_STORED_DATA;
+          break;
+        }
+        case S_STORED_DATA: {
+          while (this.#storedLen > 0) {
+            if (pos === lim) return starve();
+            if (w > BUFFER - WINDOW) w = this.#slide(w);
+            const n = Math.min(this.#storedLen, lim - pos, BUFFER - w);
+            buf.set(b.subarray(pos, pos + n), w);
+            w += n;
+            pos += n;
+            this.#storedLen -= n;
+          }
+          state = this.#final ? S_DONE : S_HEADER;
+          break;
+        }
+        case S_DYN_COUNTS: {
+          while (nbits < 14) {
+            if (pos === lim) return starve();
+            bits |= b[pos++] << nbits;
+            nbits += 8;
+          }
+          this.#nlit = (bits & 31) + 257;
+          this.#ndist = ((bits >> 5) & 31) + 1;
+          this.#nclen = ((bits >> 10) & 15) + 4;
+          bits >>>= 14;
+          nbits -= 14;
+          if (this.#nlit > 286) throw corrupt(`${this.#nlit} literal/length codes`);
+          if (this.#ndist > 30) throw corrupt(`${this.#ndist} distance codes`);
+          this.#lengths.fill(0, 0, 19);
+          this.#i = 0;
+          state = S_DYN_CL;
+          break;
+        }
+        case S_DYN_CL: {
+          while (this.#i < this.#nclen) {
+            while (nbits < 3) {
+              if (pos === lim) return starve();
+              bits |= b[pos++] << nbits;
+              nbits += 8;
+            }
+            this.#lengths[CL_ORDER[this.#i++]] = bits & 7;
+            bits >>>= 3;
+            nbits -= 3;
+          }
+          if (!this.#clCode.init(this.#lengths, 19)) throw corrupt('bad code length code');
+          this.#lengths.fill(0);
+          this.#i = 0;
+          this.#sym = -1;
+          state = S_DYN_LENS;
+          break;
+        }
+        case S_DYN_LENS: {
+          const n = this.#nlit + this.#ndist;
+          const lengths = this.#lengths;
+          while (this.#i < n) {
+            let sym = this.#sym;
+            if (sym < 0) {
+              // decode a code length symbol
+              const h = this.#clCode;
+              for (;;) {
+                const e = h.fast[bits & 511];
+                const l = e & 15;
+                if (l !== 0 && l <= nbits) {
+                  sym = e >> 4;
+                  bits >>>= l;
+                  nbits -= l;
+                  break;
+                }
+                const s = decodeSlow(h, l, bits, nbits);
+                if (s === -1) throw corrupt('bad code length code');
+                if (s >= 0) {
+                  sym = s >> 4;
+                  bits >>>= s & 15;
+                  nbits -= s & 15;
+                  break;
+                }
+                if (pos === lim) return starve();
+                bits |= b[pos++] << nbits;
+                nbits += 8;
+              }
+            }
+            if (sym === 16 && this.#i === 0) throw corrupt('repeat with no previous length');
+            if (sym < 16) {
+              lengths[this.#i++] = sym;
+              this.#sym = -1;
+              continue;
+            }
+            const extra = sym === 16 ? 2 : sym === 17 ? 3 : 7;
+            while (nbits < extra) {
+              this.#sym = sym;
+              if (pos === lim) return starve();
+              bits |= b[pos++] << nbits;
+              nbits += 8;
+            }
+            let rep = (sym === 16 ? 3 : sym === 17 ? 3 : 11) + (bits & ((1 << extra) - 1));
+            bits >>>= extra;
+            nbits -= extra;
+            this.#sym = -1;
+            const v = sym === 16 ? lengths[this.#i - 1] : 0;
+            if (this.#i + rep > n) throw corrupt('code lengths repeat past their end');
+            while (rep-- > 0) lengths[this.#i++] = v;
+          }
+          if (!this.#dynLit.init(lengths, this.#nlit)) throw corrupt('bad literal/length code');
+          if (!this.#dynDist.init(lengths.subarray(this.#nlit), this.#ndist)) throw corrupt('bad distance code');
+          lit = this.#dynLit;
+          dist = this.#dynDist;
+          state = S_LIT;
+          break;
+        }
+        case S_LIT: {
+          // The hot loop: literals and matches.
+          const fast = lit.fast;
+          for (;;) {
+            const e = fast[bits & 511];
+            const l = e & 15;
+            let sym;
+            if (l !== 0 && l <= nbits) {
+              sym = e >> 4;
+              bits >>>= l;
+              nbits -= l;
+            } else {
+              const s = decodeSlow(lit, l, bits, nbits);
+              if (s === -1) throw corrupt('bad literal/length code');
+              if (s === -2) {
+                if (pos === lim) return starve();
+                bits |= b[pos++] << nbits;
+                nbits += 8;
+                continue;
+              }
+              sym = s >> 4;
+              bits >>>= s & 15;
+              nbits -= s & 15;
+            }
+            if (sym < 256) {
+              if (w === BUFFER) w = this.#slide(w);
+              buf[w++] = sym;
+              continue;
+            }
+            if (sym === 256) {
+              state = this.#final ? S_DONE : S_HEADER;
+              break;
+            }
+            if (sym > 285) throw corrupt('bad length symbol');
+            this.#sym = sym - 257;
+            state = S_LEN_EXTRA;
+            break;
+          }
+          break;
+        }
+        case S_LEN_EXTRA: {
+          const extra = LEN_EXTRA[this.#sym];
+          while (nbits < extra) {
+            if (pos === lim) return starve();
+            bits |= b[pos++] << nbits;
+            nbits += 8;
+          }
+          this.#len = LEN_BASE[this.#sym] + (bits & ((1 << extra) - 1));
+          bits >>>= extra;
+          nbits -= extra;
+          state = S_DIST;
+          break;
+        }
+        case S_DIST: {
+          let sym;
+          for (;;) {
+            const e = dist.fast[bits & 511];
+            const l = e & 15;
+            if (l !== 0 && l <= nbits) {
+              sym = e >> 4;
+              bits >>>= l;
+              nbits -= l;
+              break;
+            }
+            const s = decodeSlow(dist, l, bits, nbits);
+            if (s === -1) throw corrupt('bad distance code');
+            if (s >= 0) {
+              sym = s >> 4;
+              bits >>>= s & 15;
+              nbits -= s & 15;
+              break;
+            }
+            if (pos === lim) return starve();
+            bits |= b[pos++] << nbits;
+            nbits += 8;
+          }
+          if (sym >= 30) throw corrupt('bad distance symbol');
+          this.#sym = sym;
+          state = S_DIST_EXTRA;
+          break;
+        }
+        case S_DIST_EXTRA: {
+          const extra = DIST_EXTRA[this.#sym];
+          while (nbits < extra) {
+            if (pos === lim) return starve();
+            bits |= b[pos++] << nbits;
+            nbits += 8;
+          }
+          const d = DIST_BASE[this.#sym] + (bits & ((1 << extra) - 1));
+          bits >>>= extra;
+          nbits -= extra;
+          if (w + 258 > BUFFER) w = this.#slide(w);
+          if (d > w) throw corrupt(`distance ${d} before the window's start`);
+          let n = this.#len;
+          let from = w - d;
+          if (d >= n) {
+            buf.copyWithin(w, from, from + n);
+            w += n;
+          } else {
+            while (n-- > 0) buf[w++] = buf[from++];
+          }
+          state = S_LIT;
+          break;
+        }
+        default: {
+          // S_DONE: the final block has ended.
+          result = FINAL;
+          return save(result);
+        }
+      }
+    }
+  }
+
+  /**
+   * slide hands out the output not yet returned and moves the last 32 KiB
+   * written, the window, to the buffer's start.
+   * @param {number} w
+   * @returns {number} the new write position
+   */
+  #slide(w) {
+    if (w > this.#emit) this.#out.push(this.#buf.slice(this.#emit, w));
+    const keep = Math.min(w, WINDOW);
+    this.#buf.copyWithin(0, w - keep, w);
+    this.#emit = keep;
+    return keep;
+  }
+}
+
+/**
+ * decodeSlow decodes a symbol the fast table did not give from the nbits
+ * bits available (l is the fast table's length for them): symbol << 4 |
+ * length, -2 when more bits are needed, -1 for a code the table does not
+ * have. With the bits known, the fast table's entry is final for a code of
+ * up to 9 bits; a longer one is decoded bit by bit.
+ * @param {Huffman} h
+ * @param {number} l
+ * @param {number} bits
+ * @param {number} nbits
+ */
+function decodeSlow(h, l, bits, nbits) {
+  if (l !== 0) return -2; // a code longer than the bits known
+  if (h.max > FAST_BITS) return slowDecode(h, bits, nbits);
+  return nbits >= h.max ? -1 : -2;
+}
+
+/**
+ * slowDecode decodes a code longer than the fast table's from the bits
+ * available, bit by bit: symbol << 4 | length, -2 when more bits are
+ * needed, -1 for a code the table does not have.
+ * @param {Huffman} h
+ * @param {number} bits
+ * @param {number} nbits
+ */
+function slowDecode(h, bits, nbits) {
+  let code = 0;
+  let first = 0;
+  let index = 0;
+  for (let l = 1; l <= 15; l++) {
+    if (l > nbits) return -2;
+    code |= (bits >>> (l - 1)) & 1;
+    const count = h.count[l];
+    if (code - first < count) return (h.sym[index + code - first] << 4) | l;
+    index += count;
+    first = (first + count) << 1;
+    code <<= 1;
+  }
+  return -1;
+}
+
+/** @param {number} v */
+function hex32(v) {
+  return v.toString(16).padStart(8, '0');
+}
+
+/**
+ * DeflateDecoderStream is DeflateReader as a TransformStream, anth-deflate
+ * in and ANTH out, for pipeThrough: each record's ANTH goes out when the
+ * record has arrived; a body that ends inside a record errors the stream.
+ * @extends {TransformStream<Uint8Array, Uint8Array>}
+ */
+export class DeflateDecoderStream extends TransformStream {
+  constructor() {
+    const r = new DeflateReader();
+    super({
+      transform(chunk, controller) {
+        const out = r.feed(chunk);
+        if (out.length > 0) controller.enqueue(out);
+      },
+      flush() {
+        r.end();
+      },
+    });
+  }
+}
+
+/**
+ * isCoded reports whether a response's body is anth-deflate (SPEC.md
+ * §11.1): its Content-Type has the parameter coding=anth-deflate (what a
+ * server answers a browser, which cannot ask in Accept-Encoding, and which
+ * must not see a Content-Encoding it would try to undo), or its
+ * Content-Encoding is anth-deflate (what a client that names it in
+ * Accept-Encoding gets, and a platform that does not know the coding hands
+ * over as it is).
+ * @param {Headers} headers
+ */
+export function isCoded(headers) {
+  if ((headers.get('content-encoding') ?? '').trim().toLowerCase() === CODING) return true;
+  const [, ...params] = (headers.get('content-type') ?? '').split(';');
+  for (const p of params) {
+    const eq = p.indexOf('=');
+    if (eq < 0 || p.slice(0, eq).trim().toLowerCase() !== 'coding') continue;
+    let v = p.slice(eq + 1).trim();
+    if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
+    if (v.toLowerCase() === CODING) return true;
+  }
+  return false;
+}
