@@ -44,8 +44,9 @@ func fetchCoded(t *testing.T, srv *httptest.Server, accept, encoding string) (*h
 	return resp, body
 }
 
-// browserAccept is what the JavaScript package's fetch sends (js ACCEPT).
-const browserAccept = "application/x-anthropic-binary; coding=anth-deflate, application/x-anthropic-binary;q=0.9, text/event-stream;q=0.8, application/json;q=0.7"
+// browserAccept is what the JavaScript package's fetch sends (js ACCEPT):
+// 128 bytes, the most a CORS-safelisted Accept may hold.
+const browserAccept = "application/x-anthropic-binary;coding=anth-deflate,application/x-anthropic-binary,text/event-stream;q=0.9,application/json;q=0.8"
 
 func TestAcceptsDeflate(t *testing.T) {
 	for header, want := range map[string]bool{
