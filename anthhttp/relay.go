@@ -26,8 +26,7 @@ type relay struct {
 	api     bridge.API
 	d       bridge.Decoder // ANTH modes
 	sc      *sse.Scanner   // the event-stream mode
-	z       *deflate.Writer
-	coded   bytes.Buffer // z's output
+	z       *coder         // anth-deflate, when coded
 	padding int
 	started bool // bytes have been given
 	ended   bool // the event stream's response has ended (event-stream mode)
@@ -44,7 +43,7 @@ func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, p
 		// The stream's window deflates EVENT JSON better than each event
 		// alone does: the decoder writes it raw (SPEC.md §11.2).
 		r.d = api.NewDecoder(upstream, true)
-		r.z = getDeflater(&r.coded, api.Dictionary())
+		r.z = getCoder(api.Dictionary())
 		r.padding = 0
 	case wireANTH:
 		r.d = api.NewDecoder(upstream, false)
@@ -118,10 +117,10 @@ func (r *relay) deflated(b []byte) []byte {
 	if r.z == nil {
 		return b
 	}
-	r.coded.Reset()
-	r.z.Write(b)
-	r.z.Flush()
-	return r.coded.Bytes()
+	r.z.out.Reset()
+	r.z.w.Write(b)
+	r.z.w.Flush()
+	return r.z.out.Bytes()
 }
 
 // event gives the next event of the API's stream, checked by its bridge.
@@ -162,7 +161,7 @@ func (r *relay) finish() {
 		r.d = nil
 	}
 	if r.z != nil {
-		putDeflater(r.z)
+		putCoder(r.z)
 		r.z = nil
 	}
 }
@@ -185,24 +184,33 @@ func (r *relay) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// deflaters keeps the anth-deflate Writers of finished streams, 150 KiB
-// each, for the next, by dictionary.
-var deflaters sync.Map // *deflate.Dictionary → *sync.Pool
-
-func getDeflater(w io.Writer, dict *deflate.Dictionary) *deflate.Writer {
-	if p, ok := deflaters.Load(dict); ok {
-		if z, _ := p.(*sync.Pool).Get().(*deflate.Writer); z != nil {
-			z.Reset(w)
-			return z
-		}
-	}
-	return deflate.NewWriter(w, dict)
+// coder is an anth-deflate Writer and the buffer it writes a record to.
+type coder struct {
+	w   *deflate.Writer
+	out bytes.Buffer
 }
 
-func putDeflater(z *deflate.Writer) {
-	z.Reset(nil)
-	p, _ := deflaters.LoadOrStore(z.Dictionary(), &sync.Pool{})
-	p.(*sync.Pool).Put(z)
+// coders keeps the coders of finished streams, 150 KiB each, for the next,
+// by dictionary: a stream is short, and making one costs more than the
+// records it writes (BenchmarkServer, recordings).
+var coders sync.Map // *deflate.Dictionary → *sync.Pool of *coder
+
+func getCoder(dict *deflate.Dictionary) *coder {
+	if p, ok := coders.Load(dict); ok {
+		if c, _ := p.(*sync.Pool).Get().(*coder); c != nil {
+			c.w.Reset(&c.out)
+			return c
+		}
+	}
+	c := &coder{}
+	c.w = deflate.NewWriter(&c.out, dict)
+	return c
+}
+
+func putCoder(c *coder) {
+	c.out.Reset()
+	p, _ := coders.LoadOrStore(c.w.Dictionary(), &sync.Pool{})
+	p.(*sync.Pool).Put(c)
 }
 
 // release gives a Decoder back to its bridge, if the bridge keeps them

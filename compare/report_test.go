@@ -101,7 +101,7 @@ func TestWire(t *testing.T) {
 func cpuTables(out *strings.Builder, all []workload) {
 	var wls []workload
 	for _, wl := range all {
-		if !strings.HasSuffix(wl.name, "unpadded") {
+		if strings.HasSuffix(wl.name, paddedSuffix) {
 			wls = append(wls, wl)
 		}
 	}
