@@ -16,6 +16,9 @@ import (
 	"github.com/layer0/anth/messages"
 )
 
+// nativeStream draws a response a server writes natively: blocks of text,
+// thinking and tool input cut at character boundaries, usage with its
+// cache counts, and its DONE.
 func nativeStream(t *rapid.T) []byte {
 	b := frame.AppendMagic(nil)
 	words := rapid.SliceOfN(rapid.SampledFrom([]string{"a", "é", "你好", "😀", " ", "\n", `"`, "\\", "\u2028"}), 1, 8)
@@ -57,6 +60,8 @@ func nativeStream(t *rapid.T) []byte {
 	return frame.AppendDone(b, frame.StopReason(rapid.IntRange(1, 7).Draw(t, "reason")), "")
 }
 
+// essential drops what SSE always carries and a native stream may leave
+// out — the message_start EVENT, BLOCK frames — which SPEC.md §7a names.
 func essential(fs []frame.Frame) []frame.Frame {
 	var out []frame.Frame
 	for _, f := range fs {
@@ -71,6 +76,10 @@ func essential(fs []frame.Frame) []frame.Frame {
 	return out
 }
 
+// TestOneFrameSequence: the frames a client reads through NewFrameReader are
+// the same over ANTH and over SSE, apart from what SSE cannot leave out:
+// for responses a server writes natively (through NewResponseWriter), and
+// for every recording (through Proxy).
 func TestOneFrameSequence(t *testing.T) {
 	var body []byte
 	native := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -113,6 +122,7 @@ func TestOneFrameSequence(t *testing.T) {
 	}
 }
 
+// readBoth reads srv's response as ANTH and as SSE, through NewFrameReader.
 func readBoth(t tb, srv *httptest.Server) [2][]frame.Frame {
 	var over [2][]frame.Frame
 	for i, accept := range []string{acceptANTH, "text/event-stream"} {

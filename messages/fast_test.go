@@ -13,6 +13,8 @@ import (
 	"github.com/layer0/anth/frame"
 )
 
+// TestMessageDelta: a message_delta's usage becomes frames, and only the
+// forms the Encoder writes back travel without an EVENT.
 func TestMessageDelta(t *testing.T) {
 	const head = `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":`
 	for _, c := range []struct {
@@ -44,6 +46,9 @@ func TestMessageDelta(t *testing.T) {
 	}
 }
 
+// TestFastPathAgrees: the fast paths (the API's key order byte by byte,
+// and any other order) give the frames the general path gives, for every
+// delta they take, and take every delta the general path takes.
 func TestFastPathAgrees(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		kind := frame.DeltaKind(rapid.IntRange(0, 4).Draw(t, "kind"))

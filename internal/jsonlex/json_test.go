@@ -83,10 +83,6 @@ func TestSameJSON(t *testing.T) {
 	}
 }
 
-// TestMessageDelta: a message_delta's usage becomes frames, and only the
-// forms the Encoder writes back travel without an EVENT.
-// TestFastPathAgrees: the byte-matching fast path gives the frames the
-// general path gives, for every delta it takes.
 // TestCompactAgrees: AppendCompact accepts what encoding/json.Compact
 // accepts and gives the same bytes, for JSON and for near-JSON.
 func TestCompactAgrees(t *testing.T) {
