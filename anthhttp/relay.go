@@ -48,7 +48,7 @@ func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, p
 	case wireANTH:
 		r.d = api.NewDecoder(upstream, false)
 	default:
-		r.sc = sse.NewScanner(upstream, 0)
+		r.sc = getScanner(upstream)
 	}
 	return r
 }
@@ -164,6 +164,11 @@ func (r *relay) finish() {
 		putCoder(r.z)
 		r.z = nil
 	}
+	if r.sc != nil {
+		r.sc.Reset(nil)
+		scanners.Put(r.sc)
+		r.sc = nil
+	}
 }
 
 // Read gives the stream as an io.Reader, for httputil.ReverseProxy to
@@ -182,6 +187,18 @@ func (r *relay) Read(p []byte) (int, error) {
 	n := copy(p, r.pending)
 	r.pending = r.pending[n:]
 	return n, nil
+}
+
+// scanners keeps the Scanners of finished event-stream relays, whose 8 KiB
+// buffer is most of what a relayed stream allocates.
+var scanners sync.Pool
+
+func getScanner(r io.Reader) *sse.Scanner {
+	if sc, _ := scanners.Get().(*sse.Scanner); sc != nil {
+		sc.Reset(r)
+		return sc
+	}
+	return sse.NewScanner(r, 0)
 }
 
 // coder is an anth-deflate Writer and the buffer it writes a record to.

@@ -70,6 +70,29 @@ func BenchmarkCompact(b *testing.B) {
 	})
 }
 
+// BenchmarkValid: whether an event is JSON, as a relay that passes it on
+// checks it, against encoding/json.Valid.
+func BenchmarkValid(b *testing.B) {
+	b.Run("jsonlex", func(b *testing.B) {
+		b.SetBytes(int64(len(benchStart)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if !Valid(benchStart) {
+				b.Fatal("not JSON")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(benchStart)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if !json.Valid(benchStart) {
+				b.Fatal("not JSON")
+			}
+		}
+	})
+}
+
 // BenchmarkEqual: whether a delta event is the JSON the bridge would write
 // back (what decides that it can travel as a typed frame alone), against
 // decoding both into values and comparing them.

@@ -334,3 +334,17 @@ func TestEqualJSONManyMembers(t *testing.T) {
 		t.Errorf("Same: objects that differ are the same")
 	}
 }
+
+// TestValidAgrees: Valid decides as encoding/json.Valid does (which is
+// what AppendCompact is held to), on JSON and on near-JSON.
+func TestValidAgrees(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src := jsontest.Doc(t)
+		if got, want := Valid(src), json.Valid(src); got != want {
+			t.Fatalf("%q: Valid %v, encoding/json %v", src, got, want)
+		}
+		if _, ok := AppendCompact(nil, src); ok != Valid(src) {
+			t.Fatalf("%q: AppendCompact %v, Valid %v", src, ok, Valid(src))
+		}
+	})
+}
