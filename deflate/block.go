@@ -27,10 +27,10 @@ func AppendBlock(dst, src []byte, dict *Dictionary) []byte {
 	// The tokens go after dst first, 4 bytes each: a literal, or a match
 	// as (length-2)<<16 | (dist-1). The block's bits follow them, and move
 	// down over them at the end.
-	tok := appendTokens(dst, src, dict, &f)
+	tok, fixedBits := appendTokens(dst, src, dict, &f)
 	end := len(tok)
 	w := bitWriter{B: tok}
-	if len(src) < dynamicMinBytes || !writeDynamic(&w, &f, start, end) {
+	if fixedBits < 8*dynamicMinBytes || !writeDynamic(&w, &f, fixedBits, start, end) {
 		w.StartBlock(true)
 		writeTokens(&w, start, end, &fixedLitCode, &fixedLitLen, &fixedDistCode, &fixedDistLen)
 	}
@@ -56,10 +56,11 @@ const (
 const dynamicMinBytes = 160
 
 // appendTokens appends the tokens of src to tok, counting their symbols in
-// f: greedy matching with one step of lazy matching against the
+// f, and returns it with the size in bits of the block of fixed codes of
+// them: greedy matching with one step of lazy matching against the
 // dictionary (its chain, blockChain deep) and the value itself (its last
 // position of each hash).
-func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) []byte {
+func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) ([]byte, int) {
 	var local [1 << localBits]int32 // last position in src of each hash, +1
 	var d []byte
 	var head *[1 << hashBits]uint32
@@ -69,6 +70,7 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) []byte {
 	}
 	n := len(src)
 	pending, pdist := 0, 0 // a match from i-1, held to see i's
+	fixedBits := 3 + 7     // the block's header and end
 	for i := 0; ; {
 		length, dist := 0, 0
 		if pending < blockNice && i+minMatch <= n {
@@ -115,20 +117,23 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) []byte {
 				// a literal, and the new match waits in turn.
 				c := src[i-1]
 				f.lit[c]++
+				fixedBits += 8 + (int(c)+112)>>8 // 9 bits from 144 on
 				tok = binary.LittleEndian.AppendUint32(tok, uint32(c))
 				pending, pdist = length, dist
 				i++
 				continue
 			}
-			f.lit[257+lengthCode(pending)]++
-			f.dist[distCode(pdist)]++
+			l, d := lengthCode(pending), distCode(pdist)
+			f.lit[257+l]++
+			f.dist[d]++
+			fixedBits += 7 + 5 + int(lengthExtra[l]) + int(distExtra[d]) + (l+257)/280
 			tok = binary.LittleEndian.AppendUint32(tok, uint32(pending-2)<<16|uint32(pdist-1))
 			i += pending - 1
 			pending = 0
 			continue
 		}
 		if i >= n {
-			return tok
+			return tok, fixedBits
 		}
 		if length > 0 {
 			pending, pdist = length, dist
@@ -137,6 +142,7 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) []byte {
 		}
 		c := src[i]
 		f.lit[c]++
+		fixedBits += 8 + (int(c)+112)>>8
 		tok = binary.LittleEndian.AppendUint32(tok, uint32(c))
 		i++
 	}
@@ -145,20 +151,33 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) []byte {
 // writeTokens writes the tokens in w.B[start:end] with the given codes,
 // bit-reversed, and the end of block.
 func writeTokens(w *bitWriter, start, end int, litCode *[numLit]uint16, litLen *[numLit]uint8, dCode *[numDist]uint16, dLen *[numDist]uint8) {
+	// w's bits, kept here and appended 4 bytes at a time.
+	b, acc, nbits := w.B, w.acc, w.nbits
+	put := func(v uint64, n uint) {
+		acc |= v << nbits
+		nbits += n
+		if nbits >= 32 {
+			b = binary.LittleEndian.AppendUint32(b, uint32(acc))
+			acc >>= 32
+			nbits -= 32
+		}
+	}
 	for k := start; k < end; k += 4 {
-		x := binary.LittleEndian.Uint32(w.B[k:])
+		x := binary.LittleEndian.Uint32(b[k:])
 		if x>>16 == 0 {
-			w.Bits(uint64(litCode[x]), uint(litLen[x]))
+			put(uint64(litCode[x]), uint(litLen[x]))
 			continue
 		}
 		length, dist := int(x>>16)+2, int(x&0xFFFF)+1
 		l := lengthCode(length)
 		s := 257 + l
-		w.Bits(uint64(litCode[s])|uint64(length-int(lengthBase[l]))<<litLen[s], uint(litLen[s])+uint(lengthExtra[l]))
+		put(uint64(litCode[s])|uint64(length-int(lengthBase[l]))<<litLen[s], uint(litLen[s])+uint(lengthExtra[l]))
 		dc := distCode(dist)
-		w.Bits(uint64(dCode[dc])|uint64(dist-int(distBase[dc]))<<dLen[dc], uint(dLen[dc])+uint(distExtra[dc]))
+		put(uint64(dCode[dc])|uint64(dist-int(distBase[dc]))<<dLen[dc], uint(dLen[dc])+uint(distExtra[dc]))
 	}
-	w.Bits(uint64(litCode[endOfBlock]), uint(litLen[endOfBlock]))
+	put(uint64(litCode[endOfBlock]), uint(litLen[endOfBlock]))
+	w.B, w.acc, w.nbits = b, 0, 0
+	w.Bits(acc, nbits)
 }
 
 // The fixed codes (§3.2.6), bit-reversed, as writeTokens takes them.
@@ -196,25 +215,12 @@ func init() {
 }
 
 // writeDynamic writes the final block of the tokens in w.B[start:end] with
-// dynamic codes built for their counts f, if that is smaller than fixed
-// codes, and reports whether it did.
+// dynamic codes built for their counts f, if that is smaller than the
+// fixedBits of fixed codes, and reports whether it did.
 //
 //go:noinline
-func writeDynamic(w *bitWriter, f *blockFreq, start, end int) bool {
+func writeDynamic(w *bitWriter, f *blockFreq, fixedBits, start, end int) bool {
 	f.lit[endOfBlock]++
-	fixedBits := 3
-	for s, c := range f.lit {
-		fixedBits += int(c) * int(fixedLitLen[s])
-	}
-	for l, c := range f.lit[257:] {
-		fixedBits += int(c) * int(lengthExtra[l])
-	}
-	for d, c := range f.dist {
-		fixedBits += int(c) * (5 + int(distExtra[d]))
-	}
-	if fixedBits < 8*dynamicMinBytes {
-		return false
-	}
 	var t dynTables
 	if t.build(f) >= fixedBits {
 		return false

@@ -133,3 +133,16 @@ func TestDeflateBlockTypes(t *testing.T) {
 		}
 	})
 }
+
+// TestFixedBits: appendTokens's count of fixed-code bits is the size of
+// the block of fixed codes AppendBlock writes for a value too short for
+// dynamic codes.
+func TestFixedBits(t *testing.T) {
+	for _, s := range []string{"", "x", blockDictText[:100], "\x90\xff\x00abc abc abc abc", blockDictText[:150] + "\xf0\xf1\xf2"} {
+		var f blockFreq
+		_, bits := appendTokens(nil, []byte(s), blockDict, &f)
+		if got := len(AppendBlock(nil, []byte(s), blockDict)); got != (bits+7)/8 {
+			t.Errorf("%q: %d bits counted, %d bytes written", s, bits, got)
+		}
+	}
+}
