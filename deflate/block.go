@@ -23,6 +23,11 @@ import (
 // counts of symbols when they come out smaller, header included.
 func AppendBlock(dst, src []byte, dict *Dictionary) []byte {
 	start := len(dst)
+	if 9*len(src)+10 < 8*dynamicMinBytes {
+		// Fixed codes for sure: no tokens, the bits straight away.
+		b, _ := appendTokens(dst, src, dict, nil)
+		return b
+	}
 	var f blockFreq
 	// The tokens go after dst first, 4 bytes each: a literal, or a match
 	// as (length-2)<<16 | (dist-1). The block's bits follow them, and move
@@ -57,7 +62,7 @@ const dynamicMinBytes = 160
 
 // appendTokens appends the tokens of src to tok, counting their symbols in
 // f, and returns it with the size in bits of the block of fixed codes of
-// them: greedy matching with one step of lazy matching against the
+// them; or with f nil, appends that block itself. Its matching is greedy matching with one step of lazy matching against the
 // dictionary (its chain, blockChain deep) and the value itself (its last
 // position of each hash).
 func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) ([]byte, int) {
@@ -71,6 +76,31 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) ([]byte, int)
 	n := len(src)
 	pending, pdist := 0, 0 // a match from i-1, held to see i's
 	fixedBits := 3 + 7     // the block's header and end
+	// With f nil, the block's bits, 4 bytes appended at a time.
+	direct := f == nil
+	var acc uint64
+	var nbits uint
+	put := func(v uint64, n uint) {
+		acc |= v << nbits
+		nbits += n
+		if nbits >= 32 {
+			tok = binary.LittleEndian.AppendUint32(tok, uint32(acc))
+			acc >>= 32
+			nbits -= 32
+		}
+	}
+	literal := func(c byte) {
+		if direct {
+			put(uint64(fixedLitCode[c]), uint(fixedLitLen[c]))
+			return
+		}
+		f.lit[c]++
+		fixedBits += 8 + (int(c)+112)>>8 // 9 bits from 144 on
+		tok = binary.LittleEndian.AppendUint32(tok, uint32(c))
+	}
+	if direct {
+		put(1|1<<1, 3) // BFINAL, BTYPE 01
+	}
 	for i := 0; ; {
 		length, dist := 0, 0
 		if pending < blockNice && i+minMatch <= n {
@@ -115,24 +145,34 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) ([]byte, int)
 			if length > pending {
 				// A longer match one byte on: the byte before it goes as
 				// a literal, and the new match waits in turn.
-				c := src[i-1]
-				f.lit[c]++
-				fixedBits += 8 + (int(c)+112)>>8 // 9 bits from 144 on
-				tok = binary.LittleEndian.AppendUint32(tok, uint32(c))
+				literal(src[i-1])
 				pending, pdist = length, dist
 				i++
 				continue
 			}
 			l, d := lengthCode(pending), distCode(pdist)
-			f.lit[257+l]++
-			f.dist[d]++
-			fixedBits += 7 + 5 + int(lengthExtra[l]) + int(distExtra[d]) + (l+257)/280
-			tok = binary.LittleEndian.AppendUint32(tok, uint32(pending-2)<<16|uint32(pdist-1))
+			if direct {
+				s := 257 + l
+				put(uint64(fixedLitCode[s])|uint64(pending-int(lengthBase[l]))<<fixedLitLen[s], uint(fixedLitLen[s])+uint(lengthExtra[l]))
+				put(uint64(fixedDistCode[d])|uint64(pdist-int(distBase[d]))<<5, 5+uint(distExtra[d]))
+			} else {
+				f.lit[257+l]++
+				f.dist[d]++
+				fixedBits += 7 + 5 + int(lengthExtra[l]) + int(distExtra[d]) + (l+257)/280
+				tok = binary.LittleEndian.AppendUint32(tok, uint32(pending-2)<<16|uint32(pdist-1))
+			}
 			i += pending - 1
 			pending = 0
 			continue
 		}
 		if i >= n {
+			if direct {
+				put(uint64(fixedLitCode[endOfBlock]), uint(fixedLitLen[endOfBlock]))
+				for ; nbits > 0; nbits -= min(nbits, 8) {
+					tok = append(tok, byte(acc))
+					acc >>= 8
+				}
+			}
 			return tok, fixedBits
 		}
 		if length > 0 {
@@ -140,10 +180,7 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) ([]byte, int)
 			i++
 			continue
 		}
-		c := src[i]
-		f.lit[c]++
-		fixedBits += 8 + (int(c)+112)>>8
-		tok = binary.LittleEndian.AppendUint32(tok, uint32(c))
+		literal(src[i])
 		i++
 	}
 }
