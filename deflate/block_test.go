@@ -109,3 +109,40 @@ func TestDeflateMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestDeflateBlockTypes: a short value gets fixed codes, a long one of text
+// dynamic codes, and both inflate; any text of a few hundred bytes
+// round-trips whichever type it gets.
+func TestDeflateBlockTypes(t *testing.T) {
+	btype := func(z []byte) byte { return z[0] >> 1 & 3 }
+	short := []byte(`{"type":"content_block_stop","index":0}`)
+	if z := AppendBlock(nil, short, blockDict); btype(z) != 1 || !bytes.Equal(inflateStd(t, z), short) {
+		t.Errorf("a short event: block type %d, want 1 (fixed)", btype(z))
+	}
+	text := []byte(strings.Repeat("Certified eclipse glasses block enough light to make direct viewing safe; ordinary sunglasses do not. ", 3) +
+		"A pinhole projector is an easy, safe alternative that projects an image of the Sun onto a flat surface.")
+	if z := AppendBlock(nil, text, blockDict); btype(z) != 2 || !bytes.Equal(inflateStd(t, z), text) {
+		t.Errorf("%d bytes of text: block type %d, want 2 (dynamic)", len(text), btype(z))
+	}
+	words := strings.Fields(blockDictText + " the a of and to in is that it was for on are with as I his they be at one have this from")
+	rapid.Check(t, func(t *rapid.T) {
+		ws := rapid.SliceOfN(rapid.SampledFrom(words), 0, 400).Draw(t, "words")
+		in := []byte(strings.Join(ws, " "))
+		if got := inflateStd(t, AppendBlock(nil, in, blockDict)); !bytes.Equal(got, in) {
+			t.Fatalf("%d bytes of words do not round-trip", len(in))
+		}
+	})
+}
+
+// TestFixedBits: appendTokens's count of fixed-code bits is the size of
+// the block of fixed codes AppendBlock writes for a value too short for
+// dynamic codes.
+func TestFixedBits(t *testing.T) {
+	for _, s := range []string{"", "x", blockDictText[:100], "\x90\xff\x00abc abc abc abc", blockDictText[:150] + "\xf0\xf1\xf2"} {
+		var f blockFreq
+		_, bits := appendTokens(nil, []byte(s), blockDict, &f)
+		if got := len(AppendBlock(nil, []byte(s), blockDict)); got != (bits+7)/8 {
+			t.Errorf("%q: %d bits counted, %d bytes written", s, bits, got)
+		}
+	}
+}
