@@ -42,10 +42,12 @@
 // through without translation.
 //
 // Reuse: a value that is costly to make has a Reset method, and a caller
-// that makes many keeps its own (deflate.Writer, messages.Decoder,
-// deflate.Inflater). The HTTP layer, which serves many short streams at
-// once, keeps its Decoders and anth-deflate Writers in sync.Pools, released
-// when a stream ends.
+// that makes many keeps its own (deflate.Writer, deflate.Reader,
+// messages.Decoder, deflate.Inflater), or hands over an explicit reuse
+// object (messages.API.Decoders, a DecoderPool, as huff0's Scratch); no
+// codec package keeps a hidden pool. The HTTP layer, which serves many
+// short streams at once, keeps its anth-deflate Writers and event-stream
+// Scanners in sync.Pools, as gzhttp keeps its gzip writers.
 //
 // Reading: every reader of an io.Reader holds it to io.Reader's contract
 // through one guard (a count outside 0..len(p) is an error, a run of 100

@@ -101,7 +101,7 @@ func BenchmarkGatewayLatency(b *testing.B) {
 	}))
 	defer upstream.Close()
 	u, _ := url.Parse(upstream.URL)
-	gw := httptest.NewServer(anthhttp.NewGateway(messages.API{}, anthhttp.GatewayOptions{Upstream: u}))
+	gw := httptest.NewServer(anthhttp.NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, anthhttp.GatewayOptions{Upstream: u}))
 	defer gw.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, MaxConnsPerHost: 0}}
 	for _, c := range []struct {

@@ -44,7 +44,7 @@ func BenchmarkGatewayStream(b *testing.B) {
 		up, _ := url.Parse("http://upstream.test")
 		tr := &memTransport{}
 		rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, Transport: tr, FlushInterval: -1}
-		gw := NewGateway(messages.API{}, GatewayOptions{Upstream: up, Transport: tr})
+		gw := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
 		for _, c := range []struct {
 			name, accept, encoding string
 			h                      http.Handler

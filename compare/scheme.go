@@ -54,9 +54,11 @@ func schemes() []scheme {
 	sseScheme := func(id, name, coding string, newc func() compressor) scheme {
 		return scheme{id: id, name: name, accept: acceptSSE, encoding: coding, baseline: coding != "", serve: serveSSE(coding, newc), read: readSSE}
 	}
+	// A gateway keeps its Decoders for reuse, as anth proxy does.
+	api := messages.API{Decoders: &messages.DecoderPool{}}
 	proxy := func(id, name, encoding string, opts anthhttp.ProxyOptions) scheme {
 		return scheme{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte) {
-			anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(upstream)), messages.API{}, opts)
+			anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(upstream)), api, opts)
 		}, read: readANTH}
 	}
 	return []scheme{

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 )
 
 // MaxRecord is the longest record a Reader accepts. A Writer's are at most
@@ -34,8 +33,8 @@ var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
 // its end. Errors of the underlying reader are returned as they are.
 //
 // Bounds: memory is fixed, whatever the input (DEFLATE's 32 KiB window and
-// a 4 KiB buffer, which go back to a pool for the next Reader once Read
-// has returned its last error; no allocation per record); and each input
+// a 4 KiB buffer, made by NewReader and kept by Reset; no allocation per
+// record); and each input
 // byte gives at most 1,032 output bytes, DEFLATE's limit (a 258-byte match
 // in 2 bits), since the four bytes put back after a record give none.
 // TestOutputBound reads the input closest to it: 1,031.7 a byte.
@@ -57,39 +56,17 @@ func NewReader(r io.Reader, dict *Dictionary) *Reader {
 	return z
 }
 
-// Inflaters and buffers of Readers that are done. A response is short-lived
-// and a compress/flate reader is 40 KiB: a client reading many responses
-// should not make one for each.
-var (
-	inflaters sync.Pool // of io.ReadCloser, each a flate.Resetter
-	buffers   sync.Pool // of *bufio.Reader
-)
-
-// Reset makes z read a new stream from r, with the same dictionary.
+// Reset makes z read a new stream from r, with the same dictionary,
+// keeping its window and buffer: reuse is the caller's, explicit, as a
+// client that reads many responses keeps one Reader.
 func (z *Reader) Reset(r io.Reader) {
-	if z.in.br == nil {
-		z.in.br, _ = buffers.Get().(*bufio.Reader)
-	}
 	z.in.reset(r)
-	if z.fr == nil {
-		z.fr, _ = inflaters.Get().(io.ReadCloser)
-	}
 	if z.fr == nil {
 		z.fr = flate.NewReaderDict(&z.in, z.in.dict)
 	} else {
 		z.fr.(flate.Resetter).Reset(&z.in, z.in.dict)
 	}
 	z.err = nil
-}
-
-// release gives the Reader's inflater and buffer back once its error is
-// final: Read never uses them again, and Reset takes new ones.
-func (z *Reader) release() {
-	inflaters.Put(z.fr)
-	z.fr = nil
-	z.in.br.Reset(nil)
-	buffers.Put(z.in.br)
-	z.in.br = nil
 }
 
 // Read reads inflated bytes.
@@ -100,7 +77,6 @@ func (z *Reader) Read(p []byte) (int, error) {
 	n, err := z.fr.Read(p)
 	if err != nil {
 		z.err = z.fault(err)
-		z.release()
 		if n > 0 {
 			return n, nil
 		}

@@ -21,6 +21,9 @@ type API struct {
 	// Request bounds the requests AppendRequestANTH and AppendRequestJSON
 	// convert.
 	Request request.Limits
+	// Decoders, if set, is where NewDecoder takes its Decoders and where
+	// they go back when the stream is done: a gateway sets it.
+	Decoders *DecoderPool
 }
 
 var _ bridge.API = API{}
@@ -34,12 +37,15 @@ func (API) Streaming(body []byte) bool {
 	return ok && string(v) == "true"
 }
 
-// NewDecoder returns a Decoder of a's options reading r, one kept for
-// reuse if there is one (Release gives it back); coded sets RawEvents.
+// NewDecoder returns a Decoder of a's options reading r, from a.Decoders
+// if it is set (Release gives it back); coded sets RawEvents.
 func (a API) NewDecoder(r io.Reader, coded bool) bridge.Decoder {
 	opts := a.Decoder
 	opts.RawEvents = opts.RawEvents || coded
-	return getDecoder(r, opts)
+	if a.Decoders != nil {
+		return a.Decoders.get(r, opts)
+	}
+	return NewDecoder(r, opts)
 }
 
 // NewEncoder returns an Encoder of a's options writing to w; coded sets

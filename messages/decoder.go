@@ -33,6 +33,7 @@ type Decoder struct {
 	buf     []byte // Next's output
 	err     error
 	started bool
+	pool    *DecoderPool // where Release puts d back
 }
 
 // NewDecoder returns a Decoder reading SSE from r.
@@ -55,28 +56,38 @@ func (d *Decoder) Reset(r io.Reader) {
 	d.err = frame.CheckPadBlock(d.opts.Padding)
 }
 
-// decoders keeps the Decoders Released by finished Proxy calls for the
-// next: a response is short and a Decoder's buffers are not.
-var decoders sync.Pool
+// DecoderPool keeps Decoders for reuse, explicitly, as huff0's Scratch is
+// reuse the caller holds rather than a pool hidden in the package: a server
+// that bridges many short streams gives its API one (API.Decoders), and
+// then every Decoder API.NewDecoder makes comes from it and goes back to it
+// when the HTTP layer calls Release. A response is short and a Decoder's
+// buffers (the Scanner's 8 KiB among them) are not. The zero value is
+// ready to use; it is safe for concurrent use.
+type DecoderPool struct{ p sync.Pool }
 
-// getDecoder returns a Decoder from the pool, or a new one, reading r with
-// opts.
-func getDecoder(r io.Reader, opts DecoderOptions) *Decoder {
-	d, _ := decoders.Get().(*Decoder)
+// get returns a Decoder from the pool, or a new one, reading r with opts.
+func (dp *DecoderPool) get(r io.Reader, opts DecoderOptions) *Decoder {
+	d, _ := dp.p.Get().(*Decoder)
 	if d == nil {
-		return NewDecoder(r, opts)
+		d = NewDecoder(r, opts)
+	} else {
+		d.opts = opts
+		d.sc.SetMaxEvent(opts.MaxEvent)
+		d.Reset(r)
 	}
-	d.opts = opts
-	d.sc.SetMaxEvent(opts.MaxEvent)
-	d.Reset(r)
+	d.pool = dp
 	return d
 }
 
-// Release gives d back for reuse by a later API.NewDecoder, holding on to
-// nothing it read: d must not be used after it.
+// Release gives d back to the DecoderPool it came from, if any, holding on
+// to nothing it read: d must not be used after it. A Decoder that came
+// from no pool is left to the garbage collector.
 func (d *Decoder) Release() {
-	d.Reset(nil)
-	decoders.Put(d)
+	if dp := d.pool; dp != nil {
+		d.pool = nil
+		d.Reset(nil)
+		dp.p.Put(d)
+	}
 }
 
 // Read reads ANTH bytes. At the end of a complete stream it returns io.EOF;

@@ -80,3 +80,40 @@ func TestDecoderOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderPool: a Decoder from an API's DecoderPool reads each stream
+// whole with the options of the API that took it, goes back to the pool on
+// Release, and comes out again reset; without a pool Release does nothing.
+func TestDecoderPool(t *testing.T) {
+	in := []byte("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	want, err := io.ReadAll(NewDecoder(bytes.NewReader(in), DecoderOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := &DecoderPool{}
+	api := API{Decoders: pool}
+	var seen *Decoder
+	for i := range 3 {
+		d := api.NewDecoder(bytes.NewReader(in), false).(*Decoder)
+		if got, err := io.ReadAll(d); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("stream %d: % X, %v; want % X", i, got, err, want)
+		}
+		if seen != nil && d != seen && !raceEnabled {
+			t.Logf("stream %d: a new Decoder (the pool may drop what it holds)", i)
+		}
+		d.Release()
+		seen = d
+	}
+	// Options are the taker's: a tiny MaxEvent fails the same stream.
+	small := API{Decoders: pool, Decoder: DecoderOptions{MaxEvent: 8}}
+	d := small.NewDecoder(bytes.NewReader(in), false).(*Decoder)
+	if _, err := io.ReadAll(d); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("MaxEvent 8 from the pool: %v, want ErrTooLarge", err)
+	}
+	d.Release()
+	alone := API{}.NewDecoder(bytes.NewReader(in), false).(*Decoder)
+	alone.Release()
+	if alone.pool != nil {
+		t.Fatal("a Decoder of no pool has one after Release")
+	}
+}

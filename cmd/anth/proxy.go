@@ -73,7 +73,7 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	logger := log.New(os.Stderr, "anth proxy: ", log.LstdFlags|log.Lmicroseconds)
 	srv := &http.Server{
-		Handler: anthhttp.NewGateway(messages.API{}, anthhttp.GatewayOptions{
+		Handler: anthhttp.NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, anthhttp.GatewayOptions{
 			Upstream:       up,
 			MaxRequestSize: *maxSize,
 			BodyTimeout:    *bodyTimeout,
