@@ -235,11 +235,11 @@ func decodedBody(resp *http.Response, api bridge.API) (io.Reader, error) {
 	switch ce := strings.TrimSpace(resp.Header.Get("Content-Encoding")); {
 	case ce == "" || strings.EqualFold(ce, "identity"):
 		if _, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); strings.EqualFold(params[codingParam], deflate.Encoding) {
-			return deflate.NewReader(resp.Body, api.Dictionary()), nil // a browser's form (SPEC.md §11.1)
+			return newInflating(resp.Body, api.Dictionary()), nil // a browser's form (SPEC.md §11.1)
 		}
 		return resp.Body, nil
 	case strings.EqualFold(ce, deflate.Encoding):
-		return deflate.NewReader(resp.Body, api.Dictionary()), nil
+		return newInflating(resp.Body, api.Dictionary()), nil
 	default:
 		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "Content-Encoding " + strconv.Quote(ce) + ", want none or " + deflate.Encoding}
 	}

@@ -262,3 +262,43 @@ func upstreamFault(err error, off int64) *Error {
 	}
 	return &Error{Offset: off, Err: err, Detail: "upstream read failed"}
 }
+
+// inflaters keeps the anth-deflate Readers of responses read to their end,
+// 44 KiB each, for the next, by dictionary: a client reads many short
+// responses, and making a Reader for each cost twice the CPU of the rest on
+// the recordings (compare's BenchmarkClient).
+var inflaters sync.Map // *deflate.Dictionary → *sync.Pool of *deflate.Reader
+
+// inflating reads an anth-deflate body through a pooled Reader, which goes
+// back to the pool when the body has given its last error (io.EOF
+// included): Read never uses it again.
+type inflating struct {
+	z    *deflate.Reader
+	dict *deflate.Dictionary
+	err  error
+}
+
+func newInflating(body io.Reader, dict *deflate.Dictionary) *inflating {
+	if p, ok := inflaters.Load(dict); ok {
+		if z, _ := p.(*sync.Pool).Get().(*deflate.Reader); z != nil {
+			z.Reset(body)
+			return &inflating{z: z, dict: dict}
+		}
+	}
+	return &inflating{z: deflate.NewReader(body, dict), dict: dict}
+}
+
+func (r *inflating) Read(p []byte) (int, error) {
+	if r.z == nil {
+		return 0, r.err
+	}
+	n, err := r.z.Read(p)
+	if err != nil {
+		r.err = err
+		r.z.Reset(nil)
+		pool, _ := inflaters.LoadOrStore(r.dict, &sync.Pool{})
+		pool.(*sync.Pool).Put(r.z)
+		r.z = nil
+	}
+	return n, err
+}
