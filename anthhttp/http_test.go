@@ -27,18 +27,7 @@ const acceptANTH = ContentType + ", text/event-stream;q=0.9, application/json;q=
 // fetch POSTs to srv accepting accept and returns the response and its body.
 func fetch(t *testing.T, srv *httptest.Server, accept string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", srv.URL, nil)
-	req.Header.Set("Accept", accept)
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
+	return fetchCoded(t, srv, accept, "")
 }
 
 func TestNegotiate(t *testing.T) {

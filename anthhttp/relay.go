@@ -1,14 +1,11 @@
 package anthhttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"sync"
 
 	"github.com/layer0/anth/bridge"
-	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/sse"
 )
@@ -189,47 +186,6 @@ func (r *relay) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// scanners keeps the Scanners of finished event-stream relays, whose 8 KiB
-// buffer is most of what a relayed stream allocates.
-var scanners sync.Pool
-
-func getScanner(r io.Reader) *sse.Scanner {
-	if sc, _ := scanners.Get().(*sse.Scanner); sc != nil {
-		sc.Reset(r)
-		return sc
-	}
-	return sse.NewScanner(r, 0)
-}
-
-// coder is an anth-deflate Writer and the buffer it writes a record to.
-type coder struct {
-	w   *deflate.Writer
-	out bytes.Buffer
-}
-
-// coders keeps the coders of finished streams, 150 KiB each, for the next,
-// by dictionary: a stream is short, and making one costs more than the
-// records it writes (BenchmarkServer, recordings).
-var coders sync.Map // *deflate.Dictionary → *sync.Pool of *coder
-
-func getCoder(dict *deflate.Dictionary) *coder {
-	if p, ok := coders.Load(dict); ok {
-		if c, _ := p.(*sync.Pool).Get().(*coder); c != nil {
-			c.w.Reset(&c.out)
-			return c
-		}
-	}
-	c := &coder{}
-	c.w = deflate.NewWriter(&c.out, dict)
-	return c
-}
-
-func putCoder(c *coder) {
-	c.out.Reset()
-	p, _ := coders.LoadOrStore(c.w.Dictionary(), &sync.Pool{})
-	p.(*sync.Pool).Put(c)
-}
-
 // release gives a Decoder back to its bridge, if the bridge keeps them
 // for reuse.
 func release(d bridge.Decoder) {
@@ -261,44 +217,4 @@ func upstreamFault(err error, off int64) *Error {
 		}
 	}
 	return &Error{Offset: off, Err: err, Detail: "upstream read failed"}
-}
-
-// inflaters keeps the anth-deflate Readers of responses read to their end,
-// 44 KiB each, for the next, by dictionary: a client reads many short
-// responses, and making a Reader for each cost twice the CPU of the rest on
-// the recordings (compare's BenchmarkClient).
-var inflaters sync.Map // *deflate.Dictionary → *sync.Pool of *deflate.Reader
-
-// inflating reads an anth-deflate body through a pooled Reader, which goes
-// back to the pool when the body has given its last error (io.EOF
-// included): Read never uses it again.
-type inflating struct {
-	z    *deflate.Reader
-	dict *deflate.Dictionary
-	err  error
-}
-
-func newInflating(body io.Reader, dict *deflate.Dictionary) *inflating {
-	if p, ok := inflaters.Load(dict); ok {
-		if z, _ := p.(*sync.Pool).Get().(*deflate.Reader); z != nil {
-			z.Reset(body)
-			return &inflating{z: z, dict: dict}
-		}
-	}
-	return &inflating{z: deflate.NewReader(body, dict), dict: dict}
-}
-
-func (r *inflating) Read(p []byte) (int, error) {
-	if r.z == nil {
-		return 0, r.err
-	}
-	n, err := r.z.Read(p)
-	if err != nil {
-		r.err = err
-		r.z.Reset(nil)
-		pool, _ := inflaters.LoadOrStore(r.dict, &sync.Pool{})
-		pool.(*sync.Pool).Put(r.z)
-		r.z = nil
-	}
-	return n, err
 }
