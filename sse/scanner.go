@@ -28,6 +28,7 @@ const scanBufSize = 8 << 10
 // block, an event with no data line).
 type Scanner struct {
 	r       *bufio.Reader
+	src     iox.Reader // the stream, guarded; r reads it through &src, so Reset allocates nothing
 	max     int
 	off     int64 // bytes consumed
 	at      int64 // offset where the current event started
@@ -46,14 +47,16 @@ func NewScanner(r io.Reader, max int) *Scanner {
 	if max <= 0 {
 		max = DefaultMaxEvent
 	}
-	return &Scanner{r: bufio.NewReaderSize(iox.Checked(r), scanBufSize), max: max}
+	s := &Scanner{src: iox.Reader{R: r}, max: max}
+	s.r = bufio.NewReaderSize(&s.src, scanBufSize)
+	return s
 }
 
 // Reset makes s read a new stream from r with the same limit, keeping its
 // buffers.
 func (s *Scanner) Reset(r io.Reader) {
-	s.r.Reset(iox.Checked(r))
-	*s = Scanner{r: s.r, max: s.max, name: s.name[:0], data: s.data[:0], line: s.line[:0]}
+	*s = Scanner{r: s.r, src: iox.Reader{R: r}, max: s.max, name: s.name[:0], data: s.data[:0], line: s.line[:0]}
+	s.r.Reset(&s.src)
 }
 
 // SetMaxEvent sets the limit NewScanner took, for the events after it.

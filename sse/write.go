@@ -14,7 +14,7 @@ func AppendEvent(b, name, data []byte) []byte {
 		b = append(b, '\n')
 	}
 	for {
-		end := bytes.IndexAny(data, "\r\n")
+		end := lineEnd(data)
 		b = append(b, "data: "...)
 		if end < 0 {
 			b = append(b, data...)
@@ -27,4 +27,18 @@ func AppendEvent(b, name, data []byte) []byte {
 		}
 		data = data[end+1:]
 	}
+}
+
+// lineEnd is bytes.IndexAny(b, "\r\n"), by two IndexByte scans: data is
+// almost always one line, and IndexAny tests every byte against a set.
+func lineEnd(b []byte) int {
+	end := bytes.IndexByte(b, '\n')
+	head := b
+	if end >= 0 {
+		head = b[:end]
+	}
+	if cr := bytes.IndexByte(head, '\r'); cr >= 0 {
+		return cr
+	}
+	return end
 }
