@@ -92,24 +92,56 @@ func appendMessageDeltaJSON(b []byte, reason frame.StopReason, seq []byte, u usa
 		b = append(b, "null"...)
 	}
 	b = append(b, `},"usage":{`...)
-	switch {
-	case !u.hasUsage:
-	case u.hasCache:
-		b = append(b, `"input_tokens":`...)
-		b = strconv.AppendUint(b, uint64(u.usage.InputTokens), 10)
-		b = append(b, `,"cache_creation_input_tokens":`...)
-		b = strconv.AppendUint(b, uint64(u.cache.CacheCreationInputTokens), 10)
-		b = append(b, `,"cache_read_input_tokens":`...)
-		b = strconv.AppendUint(b, uint64(u.cache.CacheReadInputTokens), 10)
-		b = append(b, ',')
-	case uint64(u.usage.InputTokens) != startInput:
-		b = append(b, `"input_tokens":`...)
-		b = strconv.AppendUint(b, uint64(u.usage.InputTokens), 10)
+	b = appendUsageCounts(b, u, startInput)
+	return append(b, "}}"...)
+}
+
+// appendUsageCounts appends the members of a message_delta's usage that
+// USAGE and CACHE_USAGE frames carry, in the form u takes (SPEC.md §7a):
+// the four counts with cache counts, input and output tokens when the
+// input differs from message_start's, else output tokens alone.
+func appendUsageCounts(b []byte, u usageState, startInput uint64) []byte {
+	for _, k := range usageKeys(u, startInput) {
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, `":`...)
+		b = strconv.AppendUint(b, u.count(k), 10)
 		b = append(b, ',')
 	}
-	b = append(b, `"output_tokens":`...)
-	b = strconv.AppendUint(b, uint64(u.usage.OutputTokens), 10)
-	return append(b, "}}"...)
+	return b[:len(b)-1]
+}
+
+// The usage counts of a message_delta, in the order the API writes them.
+var (
+	allCounts    = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"}
+	inOutCounts  = []string{"input_tokens", "output_tokens"}
+	outputCounts = []string{"output_tokens"}
+)
+
+// usageKeys names the counts appendUsageCounts writes for u.
+func usageKeys(u usageState, startInput uint64) []string {
+	switch {
+	case !u.hasUsage:
+		return outputCounts
+	case u.hasCache:
+		return allCounts
+	case uint64(u.usage.InputTokens) != startInput:
+		return inOutCounts
+	}
+	return outputCounts
+}
+
+// count is the usage count named k.
+func (u usageState) count(k string) uint64 {
+	switch k {
+	case "input_tokens":
+		return uint64(u.usage.InputTokens)
+	case "cache_creation_input_tokens":
+		return uint64(u.cache.CacheCreationInputTokens)
+	case "cache_read_input_tokens":
+		return uint64(u.cache.CacheReadInputTokens)
+	}
+	return uint64(u.usage.OutputTokens)
 }
 
 const messageStopJSON = `{"type":"message_stop"}`

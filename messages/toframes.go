@@ -24,12 +24,14 @@ type toFrames struct {
 	// deferred is a message_delta carried by typed frames alone; if the
 	// next event is not the message_stop whose DONE completes it, it goes
 	// whole after all, in its place.
-	deferred  []byte
-	deferring bool
-	deltas    int // message_delta events seen
-	compact   []byte
-	scratch   []byte
-	synth     []byte
+	deferred      []byte
+	deferredUsage usageState
+	deferring     bool
+	deltas        int // message_delta events seen
+	compact       []byte
+	scratch       []byte
+	rest          []byte
+	synth         []byte
 	// The last event carried whole and its frames: a stream of identical
 	// events (pings) costs a comparison each.
 	memoName, memoJSON, memoFrames []byte
@@ -49,7 +51,8 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 	if m.deferring {
 		m.deferring = false
 		if string(name) != "message_stop" || string(js) != messageStopJSON {
-			b = m.whole(b, []byte("message_delta"), m.deferred)
+			// Right after its USAGE frames still: it goes as its rest.
+			b = m.restOrWhole(b, m.deferred, m.deferredUsage)
 		}
 	}
 	if m.ended {
@@ -211,17 +214,38 @@ func (m *toFrames) messageDelta(b, js []byte) []byte {
 	m.deltas++
 	u, reason, seq := parseMessageDelta(js, m.startInput)
 	m.stop, m.stopSeq = reason, append(m.stopSeq[:0], seq...)
+	if m.synth = appendMessageDeltaJSON(m.synth[:0], reason, seq, u, m.startInput); m.deltas == 1 && jsonlex.Same(m.synth, js) {
+		m.deferred, m.deferredUsage, m.deferring = append(m.deferred[:0], js...), u, true
+		return appendUsageFrames(b, u)
+	}
+	return m.restOrWhole(b, js, u)
+}
+
+// restOrWhole appends a message_delta that goes as an EVENT with the USAGE
+// and CACHE_USAGE frames of u: the frames, then the event's rest, which
+// leaves out what they carry (rest.go); or, when the rest would not give
+// the event back, the event whole and then the frames, so a client of
+// frames still has them.
+func (m *toFrames) restOrWhole(b, js []byte, u usageState) []byte {
+	var rest []byte
+	var ok bool
+	rest, m.scratch, ok = appendRest(m.rest[:0], js, u, m.startInput, m.scratch)
+	m.rest = rest
+	if ok {
+		return m.whole(appendUsageFrames(b, u), []byte("message_delta"), rest)
+	}
+	return appendUsageFrames(m.whole(b, []byte("message_delta"), js), u)
+}
+
+// appendUsageFrames appends the USAGE and CACHE_USAGE frames of u.
+func appendUsageFrames(b []byte, u usageState) []byte {
 	if u.hasUsage {
 		b = frame.AppendUsage(b, u.usage)
 	}
 	if u.hasCache {
 		b = frame.AppendCacheUsage(b, u.cache)
 	}
-	if m.synth = appendMessageDeltaJSON(m.synth[:0], reason, seq, u, m.startInput); m.deltas == 1 && jsonlex.Same(m.synth, js) {
-		m.deferred, m.deferring = append(m.deferred[:0], js...), true
-		return b
-	}
-	return m.whole(b, []byte("message_delta"), js)
+	return b
 }
 
 // parseMessageDelta reads what frames can carry of a message_delta. The

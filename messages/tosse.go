@@ -29,14 +29,26 @@ type toSSE struct {
 	text    frame.Text      // their text, whole characters at a time
 
 	usage        usageState
-	startInput   uint64 // message_start's usage.input_tokens
-	deltaWritten bool   // a message_delta came as an EVENT
-	stopWritten  bool   // a message_stop came as an EVENT
-	errWritten   bool   // an error event came as an EVENT
+	recent       usageState // the USAGE and CACHE_USAGE right before this frame
+	afterUsage   bool       // the frames before this one are USAGE or CACHE_USAGE (PAD aside)
+	startInput   uint64     // message_start's usage.input_tokens
+	deltaWritten bool       // a message_delta came as an EVENT
+	stopWritten  bool       // a message_stop came as an EVENT
+	errWritten   bool       // an error event came as an EVENT
 
 	ids []uint32
 	buf []byte
 	js  []byte // the JSON of the event being written
+}
+
+// recentUsage returns the usage of the frames right before this one, new
+// when the frame before was neither USAGE nor CACHE_USAGE.
+func (s *toSSE) recentUsage() *usageState {
+	if !s.afterUsage {
+		s.recent = usageState{}
+	}
+	s.afterUsage = true
+	return &s.recent
 }
 
 // emit appends the event name with JSON js, built in s.js, keeping s.js's
@@ -56,6 +68,11 @@ func (s *toSSE) maxBlocks() int {
 // frame appends the SSE events of one frame, as a response Reader returns
 // it (DONE and ERROR values joined).
 func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
+	switch f.Type {
+	case frame.TypeUsage, frame.TypeCacheUsage, frame.TypePad, frame.TypeEvent:
+	default:
+		s.afterUsage = false
+	}
 	switch f.Type {
 	case frame.TypeEvent:
 		return s.event(b, f)
@@ -84,9 +101,11 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 	case frame.TypeUsage:
 		s.usage.usage, _ = f.Usage()
 		s.usage.hasUsage = true
+		s.recentUsage().usage, s.recent.hasUsage = s.usage.usage, true
 	case frame.TypeCacheUsage:
 		s.usage.cache, _ = f.CacheUsage()
 		s.usage.hasCache = true
+		s.recentUsage().cache, s.recent.hasCache = s.usage.cache, true
 	case frame.TypeError:
 		s.ended = true
 		if s.errWritten {
@@ -107,12 +126,22 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 	if !ok || err != nil {
 		return b, err
 	}
+	afterUsage := s.afterUsage
+	s.afterUsage = false
 	switch string(ev.Name) {
 	case "message_start":
 		s.started, s.bridged = true, true
 		s.startInput, _ = jsonlex.Uint(ev.Data, "message", "usage", "input_tokens")
 	case "message_delta":
 		s.deltaWritten = true
+		if afterUsage && s.recent.hasUsage {
+			// The event's rest: its usage counts are the frames' (rest.go).
+			js, ok := appendMerged(s.js[:0], ev.Data, s.recent, s.startInput)
+			if !ok {
+				return b, &Error{Err: ErrMalformed, Detail: "message_delta after its usage frames has no usage object"}
+			}
+			return s.emit(b, ev.Name, js), nil
+		}
 	case "message_stop":
 		s.stopWritten = true
 	case "error":

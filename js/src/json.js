@@ -297,6 +297,41 @@ export function uintField(js, ...path) {
 }
 
 /**
+ * members returns the raw keys (quotes included) and raw values of the
+ * members of the JSON object obj, in order, as Go's jsonlex.Members reads
+ * them, or null when obj is not an object whose outline is well formed.
+ * @param {Uint8Array} obj
+ * @returns {Array<[Uint8Array, Uint8Array]> | null}
+ */
+export function members(obj) {
+  let i = space(obj, 0);
+  if (i >= obj.length || obj[i] !== 0x7b) return null;
+  /** @type {Array<[Uint8Array, Uint8Array]>} */
+  const out = [];
+  i = space(obj, i + 1);
+  if (i < obj.length && obj[i] === 0x7d) return space(obj, i + 1) === obj.length ? out : null;
+  for (;;) {
+    if (i >= obj.length || obj[i] !== 0x22) return null;
+    const end = skipString(obj, i);
+    if (end < 0) return null;
+    const key = obj.subarray(i, end);
+    i = space(obj, end);
+    if (i >= obj.length || obj[i] !== 0x3a) return null;
+    const start = space(obj, i + 1);
+    const vend = skipValue(obj, start);
+    if (vend < 0) return null;
+    out.push([key, obj.subarray(start, vend)]);
+    i = space(obj, vend);
+    if (i < obj.length && obj[i] === 0x2c) {
+      i = space(obj, i + 1);
+      continue;
+    }
+    if (i < obj.length && obj[i] === 0x7d && space(obj, i + 1) === obj.length) return out;
+    return null;
+  }
+}
+
+/**
  * skipString returns the index after the string at js[i]: the first quote
  * after it that an even number of backslashes precede, or -1.
  * @param {Uint8Array} js

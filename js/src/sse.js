@@ -6,7 +6,7 @@
 import { AnthError } from './errors.js';
 import { BlockOp, DeltaKind, Frame, StopReason } from './frame.js';
 import { EventReader, sameBytes } from './events.js';
-import { compact, escape, quote, uintField } from './json.js';
+import { compact, escape, members, quote, uintField } from './json.js';
 import { deltaTypes, errorTypeName, stopReasonName } from './names.js';
 import { FrameReader } from './reader.js';
 import { TextReassembler } from './text.js';
@@ -32,6 +32,22 @@ export const DEFAULT_MAX_OPEN_BLOCKS = 64;
 
 const utf8 = new TextEncoder();
 const enc = (/** @type {string} */ s) => utf8.encode(s);
+const quotedUsage = enc('"usage"');
+const comma = enc(',');
+const colon = enc(':');
+
+/**
+ * trimJSONSpace returns b without the JSON whitespace at its ends.
+ * @param {Uint8Array} b
+ */
+function trimJSONSpace(b) {
+  const ws = (/** @type {number} */ c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+  let i = 0;
+  let j = b.length;
+  while (i < j && ws(b[i])) i++;
+  while (j > i && ws(b[j - 1])) j--;
+  return b.subarray(i, j);
+}
 const nameMessageStart = enc('message_start');
 const nameMessageDelta = enc('message_delta');
 const nameMessageStop = enc('message_stop');
@@ -115,6 +131,9 @@ class ToSSE {
     this.started = false; // a message_start was written
     this.bridged = false; // the stream carries its own message events
     this.usage = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, hasUsage: false, hasCache: false };
+    /** the USAGE and CACHE_USAGE right before this frame */
+    this.recent = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, hasUsage: false, hasCache: false };
+    this.afterUsage = false; // the frames before this one are USAGE or CACHE_USAGE (PAD aside)
     this.startInput = 0; // message_start's usage.input_tokens
     this.deltaWritten = false; // a message_delta came as an EVENT
     this.stopWritten = false; // a message_stop came as an EVENT
@@ -128,6 +147,9 @@ class ToSSE {
    * @returns {void | Promise<void>}
    */
   frame(f) {
+    if (f.type !== Type.USAGE && f.type !== Type.CACHE_USAGE && f.type !== Type.PAD && f.type !== Type.EVENT) {
+      this.afterUsage = false;
+    }
     switch (f.type) {
       case Type.EVENT:
         return this.event(f);
@@ -155,6 +177,10 @@ class ToSSE {
         this.usage.input = u.inputTokens;
         this.usage.output = u.outputTokens;
         this.usage.hasUsage = true;
+        const r = this.recentUsage();
+        r.input = u.inputTokens;
+        r.output = u.outputTokens;
+        r.hasUsage = true;
         return;
       }
       case Type.CACHE_USAGE: {
@@ -162,6 +188,10 @@ class ToSSE {
         this.usage.cacheRead = u.cacheReadInputTokens;
         this.usage.cacheCreation = u.cacheCreationInputTokens;
         this.usage.hasCache = true;
+        const r = this.recentUsage();
+        r.cacheRead = u.cacheReadInputTokens;
+        r.cacheCreation = u.cacheCreationInputTokens;
+        r.hasCache = true;
         return;
       }
       case Type.ERROR: {
@@ -185,12 +215,21 @@ class ToSSE {
   async event(f) {
     const ev = await this.events.add(f);
     if (!ev) return;
-    const { name, data } = ev;
+    const { name } = ev;
+    let { data } = ev;
+    const afterUsage = this.afterUsage;
+    this.afterUsage = false;
     if (sameBytes(name, nameMessageStart)) {
       this.started = this.bridged = true;
       this.startInput = uintField(data, 'message', 'usage', 'input_tokens')[0];
     } else if (sameBytes(name, nameMessageDelta)) {
       this.deltaWritten = true;
+      if (afterUsage && this.recent.hasUsage) {
+        // The event's rest: its usage counts are the frames' (SPEC.md §7a).
+        const merged = this.merged(data);
+        if (!merged) throw new AnthError('Malformed', -1, 'message_delta after its usage frames has no usage object');
+        data = merged;
+      }
     } else if (sameBytes(name, nameMessageStop)) {
       this.stopWritten = true;
     } else if (sameBytes(name, nameError)) {
@@ -207,6 +246,55 @@ class ToSSE {
       }
     }
     this.out.event(name, data);
+  }
+
+  /**
+   * recentUsage returns the usage of the frames right before this one, new
+   * when the frame before was neither USAGE nor CACHE_USAGE.
+   */
+  recentUsage() {
+    if (!this.afterUsage) {
+      this.recent = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, hasUsage: false, hasCache: false };
+    }
+    this.afterUsage = true;
+    return this.recent;
+  }
+
+  /**
+   * merged returns a message_delta's rest with the usage counts of the
+   * frames before it put back at the start of its usage object, as Go's
+   * appendMerged does, or null when it has no usage object.
+   * @param {Uint8Array} rest
+   * @returns {Uint8Array | null}
+   */
+  merged(rest) {
+    const ms = members(rest);
+    if (!ms) return null;
+    /** @type {Uint8Array[]} */
+    const parts = [enc('{')];
+    let found = false;
+    ms.forEach(([k, v], i) => {
+      if (i > 0) parts.push(comma);
+      parts.push(k, colon);
+      if (!found && v.length > 0 && v[0] === 0x7b && sameBytes(k, quotedUsage)) {
+        found = true;
+        const inner = trimJSONSpace(v.subarray(1, v.length - 1));
+        parts.push(enc(`{${usageCounts(this.recent, this.startInput)}`));
+        if (inner.length > 0) parts.push(comma, inner);
+        parts.push(enc('}'));
+      } else {
+        parts.push(v);
+      }
+    });
+    if (!found) return null;
+    parts.push(enc('}'));
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
   }
 
   /** message writes a message_start if the stream has not carried one. */
@@ -346,17 +434,31 @@ class ToSSE {
     const name = stopReasonName(reason);
     const stopReason = name ? `"${name}"` : 'null';
     const stopSequence = reason === StopReason.STOP_SEQUENCE ? quote(seq) : 'null';
-    const u = this.usage;
-    let usage = '';
-    if (!u.hasUsage) {
-      // nothing but output_tokens 0
-    } else if (u.hasCache) {
-      usage = `"input_tokens":${u.input},"cache_creation_input_tokens":${u.cacheCreation},"cache_read_input_tokens":${u.cacheRead},`;
-    } else if (u.input !== this.startInput) {
-      usage = `"input_tokens":${u.input},`;
-    }
-    return `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":{${usage}"output_tokens":${u.output}}}`;
+    return `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":{${usageCounts(this.usage, this.startInput)}}}`;
   }
+}
+
+/**
+ * usageCounts returns the members of a message_delta's usage that USAGE and
+ * CACHE_USAGE frames carry, in the form u takes, as Go's appendUsageCounts:
+ *
+ *   no USAGE                   "output_tokens":0
+ *   CACHE_USAGE                "input_tokens":…,"cache_creation_input_tokens":…,"cache_read_input_tokens":…,"output_tokens":…
+ *   input as in message_start  "output_tokens":…
+ *   otherwise                  "input_tokens":…,"output_tokens":…
+ * @param {{input: number, output: number, cacheRead: number, cacheCreation: number, hasUsage: boolean, hasCache: boolean}} u
+ * @param {number} startInput
+ */
+function usageCounts(u, startInput) {
+  let usage = '';
+  if (!u.hasUsage) {
+    // nothing but output_tokens 0
+  } else if (u.hasCache) {
+    usage = `"input_tokens":${u.input},"cache_creation_input_tokens":${u.cacheCreation},"cache_read_input_tokens":${u.cacheRead},`;
+  } else if (u.input !== startInput) {
+    usage = `"input_tokens":${u.input},`;
+  }
+  return `${usage}"output_tokens":${u.output}`;
 }
 
 /**
