@@ -35,8 +35,8 @@ func (s *sink) Flush() {
 	}
 }
 
-func request(s scheme) *http.Request {
-	r := httptest.NewRequest("POST", "/v1/messages", nil)
+func request(s scheme, wl workload) *http.Request {
+	r := httptest.NewRequest("POST", wl.api.path, nil)
 	r.Header.Set("Accept", s.accept)
 	if s.encoding != "" {
 		r.Header.Set("Accept-Encoding", s.encoding)
@@ -47,13 +47,13 @@ func request(s scheme) *http.Request {
 // serverCost is the server's CPU time per delta serving wl through s, in
 // memory: the upstream's bytes in, the client's out, a flush per event.
 func serverCost(b *testing.B, s scheme, wl workload) {
-	r := request(s)
+	r := request(s, wl)
 	w := &sink{}
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, up := range wl.streams {
 			w.h = http.Header{}
-			s.serve(w, r, up)
+			s.serve(w, r, up, wl.api)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*wl.deltas), "ns/delta")
@@ -67,11 +67,11 @@ type response struct {
 }
 
 func responses(s scheme, wl workload) []response {
-	r := request(s)
+	r := request(s, wl)
 	var out []response
 	for _, up := range wl.streams {
 		w := &sink{h: http.Header{}, keep: true}
-		s.serve(w, r, up)
+		s.serve(w, r, up, wl.api)
 		rs := response{h: w.h}
 		prev := 0
 		for _, c := range append(w.cuts, len(w.buf)) {
@@ -116,7 +116,7 @@ func clientCost(b *testing.B, s scheme, wl workload) {
 		for i, r := range rs {
 			bodies[i] = chunkReader{chunks: r.chunks}
 			resp := &http.Response{StatusCode: 200, Header: r.h, Body: &bodies[i]}
-			if _, err := s.read(resp); err != nil && !expectedError(wl.streams[i]) {
+			if _, err := s.read(resp, wl.api); err != nil && !expectedError(wl.streams[i]) {
 				b.Fatalf("%s, %s: %v", s.name, wl.name, err)
 			}
 		}

@@ -79,7 +79,7 @@ func stream(tb testing.TB, g generator, perSecond, n int) (packets, bytes float6
 	every := time.Second / time.Duration(perSecond)
 	var measuring atomic.Bool
 	s := scheme{id: g.id, name: g.name, accept: g.accept, encoding: g.encoding, read: readANTH,
-		serve: func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		serve: func(w http.ResponseWriter, r *http.Request, _ []byte, _ *api) {
 			if measuring.Load() {
 				g.serve(w, r, tokens, every)
 			}
@@ -89,10 +89,10 @@ func stream(tb testing.TB, g generator, perSecond, n int) (packets, bytes float6
 	}
 	sv := newServer(s, false)
 	defer sv.close()
-	sv.get(tb, scheme{accept: acceptSSE, read: readSSE}) // open the connection
+	sv.get(tb, scheme{accept: acceptSSE, read: readSSE}, messagesAPI) // open the connection
 	measuring.Store(true)
 	b0, w0 := sv.counter.bytes.Load(), sv.counter.writes.Load()
-	rd, err := sv.get(tb, s)
+	rd, err := sv.get(tb, s, messagesAPI)
 	if err != nil || rd.deltas != n {
 		tb.Fatalf("%s at %d tokens/s: %d tokens read, %v", g.name, perSecond, rd.deltas, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/andybalholm/brotli"
@@ -14,9 +13,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/layer0/anth/anthhttp"
-	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/internal/ssejson"
-	"github.com/layer0/anth/messages"
 )
 
 // A scheme is one way to serve a Messages API stream: what the client asks
@@ -29,8 +25,8 @@ type scheme struct {
 	encoding string // the client's Accept-Encoding
 	baseline bool   // compressed SSE: what a careful server deploys today
 	slow     bool   // over a second a workload: measured with -report only over HTTP/2
-	serve    func(w http.ResponseWriter, r *http.Request, upstream []byte)
-	read     func(resp *http.Response) (reading, error)
+	serve    func(w http.ResponseWriter, r *http.Request, upstream []byte, a *api)
+	read     func(resp *http.Response, a *api) (reading, error)
 }
 
 // reading is what a client got from a response.
@@ -54,11 +50,9 @@ func schemes() []scheme {
 	sseScheme := func(id, name, coding string, newc func() compressor) scheme {
 		return scheme{id: id, name: name, accept: acceptSSE, encoding: coding, baseline: coding != "", serve: serveSSE(coding, newc), read: readSSE}
 	}
-	// A gateway keeps its Decoders for reuse, as anth proxy does.
-	api := messages.API{Decoders: &messages.DecoderPool{}}
 	proxy := func(id, name, encoding string, opts anthhttp.ProxyOptions) scheme {
-		return scheme{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte) {
-			anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(upstream)), api, opts)
+		return scheme{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte, a *api) {
+			anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(upstream)), a.gateway, opts)
 		}, read: readANTH}
 	}
 	return []scheme{
@@ -101,9 +95,9 @@ func slow(s scheme) scheme {
 // with the headers a careful server sends with a stream: no caching, no
 // proxy buffering (nginx's X-Accel-Buffering), and Vary for a coded body.
 // Compressors are pooled, as gzhttp pools them.
-func serveSSE(coding string, newc func() compressor) func(http.ResponseWriter, *http.Request, []byte) {
+func serveSSE(coding string, newc func() compressor) func(http.ResponseWriter, *http.Request, []byte, *api) {
 	var pool sync.Pool
-	return func(w http.ResponseWriter, r *http.Request, upstream []byte) {
+	return func(w http.ResponseWriter, r *http.Request, upstream []byte, _ *api) {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream; charset=utf-8")
 		h.Set("Cache-Control", "no-cache")
@@ -149,8 +143,8 @@ var (
 )
 
 // readSSE reads SSE as a Go client of compressed SSE does: the transport's
-// decompressor, bufio.Scanner lines and encoding/json for each event.
-func readSSE(resp *http.Response) (reading, error) {
+// decompressor, then the API's SSE client.
+func readSSE(resp *http.Response, a *api) (reading, error) {
 	var body io.Reader = resp.Body
 	var done func()
 	switch ce := resp.Header.Get("Content-Encoding"); ce {
@@ -190,49 +184,5 @@ func readSSE(resp *http.Response) (reading, error) {
 	if done != nil {
 		defer done()
 	}
-	var rd reading
-	var text strings.Builder
-	s := ssejson.NewScanner(body)
-	for {
-		err := s.Next()
-		if err == io.EOF {
-			rd.text = text.String()
-			return rd, nil
-		}
-		if err != nil {
-			return rd, err
-		}
-		if s.Name == "content_block_delta" {
-			rd.deltas++
-		}
-		if _, t, ok := s.DeltaText(); ok {
-			text.WriteString(t)
-		}
-	}
-}
-
-// readANTH reads ANTH as a Go client does: anthhttp.NewFrameReader, then the
-// frames.
-func readANTH(resp *http.Response) (reading, error) {
-	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
-	if err != nil {
-		return reading{}, err
-	}
-	var rd reading
-	var text []byte
-	for f, err := range fr.All() {
-		if err != nil {
-			return rd, err
-		}
-		switch f.Type {
-		case frame.TypeText:
-			_, t, _ := f.Text()
-			text = append(text, t...)
-			rd.deltas++
-		case frame.TypeDelta:
-			rd.deltas++
-		}
-	}
-	rd.text = string(text)
-	return rd, nil
+	return a.readSSE(body)
 }

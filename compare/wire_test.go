@@ -49,15 +49,16 @@ type server struct {
 	client   *http.Client
 	mu       sync.Mutex
 	upstream []byte
+	api      *api
 }
 
 func newServer(s scheme, h2 bool) *server {
 	sv := &server{}
 	sv.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sv.mu.Lock()
-		up := sv.upstream
+		up, a := sv.upstream, sv.api
 		sv.mu.Unlock()
-		s.serve(w, r, up)
+		s.serve(w, r, up, a)
 	}))
 	sv.counter = &countingListener{Listener: sv.srv.Listener}
 	sv.srv.Listener = sv.counter
@@ -86,13 +87,13 @@ func (sv *server) fetch(t testing.TB, s scheme, wl workload) measured {
 	var text bytes.Buffer
 	for i, up := range wl.streams {
 		sv.mu.Lock()
-		sv.upstream = up
+		sv.upstream, sv.api = up, wl.api
 		sv.mu.Unlock()
 		if i == 0 {
-			sv.get(t, s) // warm the connection up
+			sv.get(t, s, wl.api) // warm the connection up
 		}
 		b0, w0 := sv.counter.bytes.Load(), sv.counter.writes.Load()
-		rd, err := sv.get(t, s)
+		rd, err := sv.get(t, s, wl.api)
 		if err != nil && !expectedError(up) {
 			t.Fatalf("%s, %s: %v", s.name, wl.name, err)
 		}
@@ -105,12 +106,8 @@ func (sv *server) fetch(t testing.TB, s scheme, wl workload) measured {
 	return m
 }
 
-// expectedError reports whether a stream is one that ends in an error
-// event, which a client reads as an error.
-func expectedError(stream []byte) bool { return bytes.Contains(stream, []byte("event: error")) }
-
-func (sv *server) get(t testing.TB, s scheme) (reading, error) {
-	req, _ := http.NewRequest("POST", sv.srv.URL+"/v1/messages", nil)
+func (sv *server) get(t testing.TB, s scheme, a *api) (reading, error) {
+	req, _ := http.NewRequest("POST", sv.srv.URL+a.path, nil)
 	req.Header.Set("Accept", s.accept)
 	if s.encoding != "" {
 		req.Header.Set("Accept-Encoding", s.encoding)
@@ -125,7 +122,7 @@ func (sv *server) get(t testing.TB, s scheme) (reading, error) {
 		t.Fatal(err)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	return s.read(resp)
+	return s.read(resp, a)
 }
 
 func (sv *server) close() { sv.srv.Close() }

@@ -17,6 +17,7 @@ import (
 type workload struct {
 	id      string // its name in benchmarks
 	name    string
+	api     *api
 	streams [][]byte
 	deltas  int    // content_block_delta events, over all streams
 	text    string // the text of every text_delta, in order, over all streams
@@ -41,13 +42,13 @@ func workloads(recordings map[string][]byte) []workload {
 		recs = append(recs, recordings[name])
 		compact = append(compact, compactSSE(recordings[name]))
 	}
-	ws := []workload{newWorkload("recordings", compact)}
+	ws := []workload{newWorkload("recordings", messagesAPI, compact)}
 	for _, kind := range textgen.Kinds {
-		ws = append(ws, newWorkload(string(kind), [][]byte{generated(kind)}))
+		ws = append(ws, newWorkload(string(kind), messagesAPI, [][]byte{generated(kind)}))
 	}
-	ws = append(ws, newWorkload("recordings"+paddedSuffix, recs))
+	ws = append(ws, newWorkload("recordings"+paddedSuffix, messagesAPI, recs))
 	for _, kind := range textgen.Kinds {
-		ws = append(ws, newWorkload(string(kind)+paddedSuffix, [][]byte{padSSE(generated(kind), rand.New(rand.NewPCG(7, 7)))}))
+		ws = append(ws, newWorkload(string(kind)+paddedSuffix, messagesAPI, [][]byte{padSSE(generated(kind), rand.New(rand.NewPCG(7, 7)))}))
 	}
 	return ws
 }
@@ -65,27 +66,13 @@ func generated(kind textgen.Kind) []byte {
 	return ssejson.AppendResponse(nil, r, [][]string{deltas})
 }
 
-func newWorkload(name string, streams [][]byte) workload {
-	w := workload{id: strings.ReplaceAll(name, ", ", "-"), name: name, streams: streams}
-	var text bytes.Buffer
+func newWorkload(name string, a *api, streams [][]byte) workload {
+	w := workload{id: strings.ReplaceAll(name, ", ", "-"), name: name, api: a, streams: streams}
+	var text strings.Builder
 	for _, s := range streams {
-		for _, ev := range events(s) {
-			data := eventData(ev)
-			var e struct {
-				Type  string `json:"type"`
-				Delta struct {
-					Type string `json:"type"`
-					Text string `json:"text"`
-				} `json:"delta"`
-			}
-			if json.Unmarshal(data, &e) != nil || e.Type != "content_block_delta" {
-				continue
-			}
-			w.deltas++
-			if e.Delta.Type == "text_delta" {
-				text.WriteString(e.Delta.Text)
-			}
-		}
+		n, t := a.count(s)
+		w.deltas += n
+		text.WriteString(t)
 	}
 	w.text = text.String()
 	return w
