@@ -18,7 +18,8 @@ var updateCoded = flag.Bool("update", false, "rewrite testdata/golden/*.anthz fr
 
 // TestCodedGolden pins what Proxy sends a client that asks for ANTH in
 // anth-deflate, for every recording: testdata/golden/NAME.anthz is the
-// body as the client receives it (DICTID, then one record per flush). The
+// body as the client receives it (DICTID, then one record per flush, an
+// event a flush: the upstream gives an event a Read). The
 // JavaScript package's tests read these files as Go-coded bodies. go test
 // ./anthhttp -run TestCodedGolden -update rewrites them.
 func TestCodedGolden(t *testing.T) {
@@ -29,7 +30,7 @@ func TestCodedGolden(t *testing.T) {
 		r.Header.Set("Accept", "application/x-anthropic-binary")
 		r.Header.Set("Accept-Encoding", "anth-deflate")
 		w := httptest.NewRecorder()
-		if err := Proxy(w, r, io.NopCloser(bytes.NewReader(in)), messages.API{}, ProxyOptions{}); err != nil {
+		if err := Proxy(w, r, &testdata.EventReader{Rest: in}, messages.API{}, ProxyOptions{}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if ce := w.Header().Get("Content-Encoding"); ce != "anth-deflate" {

@@ -1,9 +1,7 @@
 package anthhttp
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -83,27 +81,8 @@ func BenchmarkGatewayStream(b *testing.B) {
 type memTransport struct{ body []byte }
 
 func (t *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {sse.MediaType}}, Body: &eventByEvent{rest: t.body}, Request: r}, nil
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {sse.MediaType}}, Body: &testdata.EventReader{Rest: t.body}, Request: r}, nil
 }
-
-// eventByEvent reads an event stream one event (up to its blank line) a
-// Read.
-type eventByEvent struct{ rest []byte }
-
-func (e *eventByEvent) Read(p []byte) (int, error) {
-	if len(e.rest) == 0 {
-		return 0, io.EOF
-	}
-	n := len(e.rest)
-	if i := bytes.Index(e.rest, []byte("\n\n")); i >= 0 {
-		n = i + 2
-	}
-	n = copy(p, e.rest[:n])
-	e.rest = e.rest[n:]
-	return n, nil
-}
-
-func (e *eventByEvent) Close() error { return nil }
 
 // discardWriter is a flushing ResponseWriter that keeps nothing.
 type discardWriter struct{ h http.Header }

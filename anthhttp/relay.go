@@ -29,9 +29,18 @@ type relay struct {
 	ended   bool // the event stream's response has ended (event-stream mode)
 	done    bool
 	fault   *Error
+	held    error // an error met while gathering ready events, for the next call
 	buf     []byte
 	pending []byte // Read's output not yet read
 }
+
+// maxGather bounds what the relay gathers into one write from events the
+// upstream has already sent (io.Copy's buffer size).
+const maxGather = 32 << 10
+
+// readier is a Decoder that says whether its next event is already read
+// (bridge.Decoder's optional Ready method).
+type readier interface{ Ready() bool }
 
 func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int) *relay {
 	r := &relay{ctx: ctx, api: api, padding: padding}
@@ -78,7 +87,8 @@ func (r *relay) next() ([]byte, error) {
 	return b, nil
 }
 
-// frames gives the ANTH of the next event.
+// frames gives the ANTH of the next event, and of those after it that the
+// upstream has already sent (up to maxGather bytes), as one write.
 func (r *relay) frames() ([]byte, error) {
 	b, err := r.d.Next()
 	if err == io.EOF {
@@ -98,15 +108,35 @@ func (r *relay) frames() ([]byte, error) {
 		r.buf = b
 		return r.deflated(b), err
 	}
-	if r.padding > 0 {
-		start := 0
-		if !r.started {
-			start = len(frame.Magic)
-		}
-		r.buf = frame.AppendPadTo(append(r.buf[:0], b...), start, r.padding)
-		b = r.buf
+	rd, _ := r.d.(readier)
+	if r.padding == 0 && (rd == nil || !rd.Ready()) {
+		return r.deflated(b), nil
 	}
-	return r.deflated(b), nil
+	// b is the Decoder's until its next call: gather into r.buf. A
+	// Decoder's errors are sticky, so one met here comes again next time.
+	r.buf = r.padded(r.buf[:0], b, !r.started)
+	for rd != nil && len(r.buf) < maxGather && rd.Ready() {
+		next, err := r.d.Next()
+		if err != nil {
+			break
+		}
+		r.buf = r.padded(r.buf, next, false)
+	}
+	return r.deflated(r.buf), nil
+}
+
+// padded appends the frames of one event, padded to the relay's block
+// size if it pads (the magic, first, does not count).
+func (r *relay) padded(dst, b []byte, first bool) []byte {
+	start := len(dst)
+	dst = append(dst, b...)
+	if r.padding > 0 {
+		if first {
+			start += len(frame.Magic)
+		}
+		dst = frame.AppendPadTo(dst, start, r.padding)
+	}
+	return dst
 }
 
 // deflated gives b as a record of the anth-deflate stream, when coded.
@@ -120,21 +150,18 @@ func (r *relay) deflated(b []byte) []byte {
 	return r.z.out.Bytes()
 }
 
-// event gives the next event of the API's stream, checked by its bridge.
+// event gives the next event of the API's stream, checked by its bridge,
+// and those after it that the upstream has already sent (up to maxGather
+// bytes), as one write.
 func (r *relay) event() ([]byte, error) {
-	name, data, err := r.sc.Next()
-	if err == io.EOF && !r.ended {
-		err = &Error{Offset: r.sc.Offset(), Err: ErrTruncated, Detail: "stream ends before its response does"}
+	err := r.held
+	r.held = nil
+	if err == nil {
+		r.buf = r.buf[:0]
+		err = r.oneEvent()
 	}
 	if err == io.EOF {
 		return nil, io.EOF
-	}
-	var ends bool
-	if err == nil {
-		// The same events fail the same way on both paths.
-		if ends, err = r.api.CheckEvent(name, data); err != nil {
-			err = &Error{Offset: r.sc.EventOffset(), Err: ErrMalformed, Detail: err.Error()}
-		}
 	}
 	if err != nil {
 		fault, code := streamFault(r.ctx, err, r.sc.Offset())
@@ -145,9 +172,33 @@ func (r *relay) event() ([]byte, error) {
 		r.buf = r.api.AppendErrorEvent(r.buf[:0], code, fault.Error())
 		return r.buf, err
 	}
-	r.ended = r.ended || ends
-	r.buf = sse.AppendEvent(r.buf[:0], name, data)
+	for len(r.buf) < maxGather && r.sc.Ready() {
+		if err := r.oneEvent(); err != nil {
+			r.held = err
+			break
+		}
+	}
 	return r.buf, nil
+}
+
+// oneEvent appends the next event to r.buf; io.EOF at the end of a whole
+// response's stream.
+func (r *relay) oneEvent() error {
+	name, data, err := r.sc.Next()
+	if err == io.EOF && !r.ended {
+		return &Error{Offset: r.sc.Offset(), Err: ErrTruncated, Detail: "stream ends before its response does"}
+	}
+	if err != nil {
+		return err
+	}
+	// The same events fail the same way on both paths.
+	ends, err := r.api.CheckEvent(name, data)
+	if err != nil {
+		return &Error{Offset: r.sc.EventOffset(), Err: ErrMalformed, Detail: err.Error()}
+	}
+	r.ended = r.ended || ends
+	r.buf = sse.AppendEvent(r.buf, name, data)
+	return nil
 }
 
 // finish gives back what the relay borrowed.

@@ -70,7 +70,12 @@ type API interface {
 
 // Decoder reads an API's event stream as ANTH. If it has a Release()
 // method, the HTTP layer calls it once done with the Decoder, and uses it
-// no more: a bridge may keep Decoders for reuse.
+// no more: a bridge may keep Decoders for reuse. If it has a Ready() bool
+// method, which reports whether Next would return without reading (the
+// next event already read, sse.Scanner.Ready), the HTTP layer gives what
+// is ready in one write with the event before it, as a plain proxy writes
+// whatever it has read: one write, and one flush, rather than one an
+// event.
 type Decoder interface {
 	// Read reads the ANTH stream's bytes, magic first.
 	io.Reader

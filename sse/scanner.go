@@ -112,6 +112,42 @@ func (s *Scanner) Next() (name, data []byte, err error) {
 	}
 }
 
+// Ready reports whether the next event is already read from the stream, a
+// blank line after its data included: whether Next returns an event
+// without reading further. A relay that has one event to send and finds
+// another ready sends both in one write, as a plain proxy writes whatever
+// it has read, and waits for nothing to do so.
+func (s *Scanner) Ready() bool {
+	buf, _ := s.r.Peek(s.r.Buffered())
+	if s.afterCR && len(buf) > 0 && buf[0] == '\n' {
+		buf = buf[1:]
+	}
+	if !s.started && bytes.HasPrefix(buf, []byte("\uFEFF")) {
+		buf = buf[3:]
+	}
+	hasData := false
+	for len(buf) > 0 {
+		end := lineEnd(buf)
+		if end < 0 {
+			return false // a line not yet whole
+		}
+		line := buf[:end]
+		if buf[end] == '\r' && end+1 < len(buf) && buf[end+1] == '\n' {
+			end++ // CRLF; a CR last ends its line too
+		}
+		buf = buf[end+1:]
+		switch {
+		case len(line) == 0:
+			if hasData {
+				return true
+			}
+		case bytes.Equal(line, []byte("data")) || bytes.HasPrefix(line, []byte("data:")):
+			hasData = true
+		}
+	}
+	return false
+}
+
 // field processes one line of an event.
 func (s *Scanner) field(line []byte) error {
 	if line[0] == ':' {

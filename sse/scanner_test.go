@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // TestScannerBounds: an event's data may be exactly the Scanner's limit
@@ -62,4 +63,68 @@ func TestScannerBounds(t *testing.T) {
 			t.Errorf("%s: %v, want %v at %d", c.name, err, c.kind, c.at)
 		}
 	}
+}
+
+// TestReady: whenever Ready says the next event is read, Next returns one
+// without reading the stream again, however the stream arrives; and once
+// a whole event has arrived, Ready says so.
+func TestReady(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var stream []byte
+		for range rapid.IntRange(0, 6).Draw(t, "events") {
+			for range rapid.IntRange(0, 3).Draw(t, "lines") {
+				stream = append(stream, rapid.SampledFrom([]string{"data: x", "data", "data:", "event: e", ": comment", "id: 1", "datum: y", "\uFEFFdata: z"}).Draw(t, "line")...)
+				stream = append(stream, rapid.SampledFrom([]string{"\n", "\r\n", "\r"}).Draw(t, "end")...)
+			}
+			stream = append(stream, rapid.SampledFrom([]string{"\n", "\r\n", "\r"}).Draw(t, "blank")...)
+		}
+		var cuts []int
+		every := rapid.IntRange(0, 8).Draw(t, "cut every") // 0: the stream in one piece
+		for i := range stream {
+			if every > 0 && rapid.IntRange(0, every).Draw(t, "cut") == 0 {
+				cuts = append(cuts, i)
+			}
+		}
+		src := &pieces{b: stream, cuts: cuts}
+		s := NewScanner(src, 0)
+		for {
+			ready := s.Ready()
+			reads, arrived := src.reads, src.off == len(src.b)
+			_, _, err := s.Next()
+			if ready && (err != nil || src.reads != reads) {
+				t.Fatalf("Ready, then Next read %d more times and returned %v", src.reads-reads, err)
+			}
+			if arrived && !ready && err == nil {
+				t.Fatalf("the whole stream read, and Ready did not see the event Next returned")
+			}
+			if err != nil {
+				break
+			}
+		}
+	})
+}
+
+// pieces reads b in pieces cut at cuts, counting its Reads.
+type pieces struct {
+	b     []byte
+	cuts  []int
+	off   int
+	reads int
+}
+
+func (p *pieces) Read(out []byte) (int, error) {
+	p.reads++
+	if p.off == len(p.b) {
+		return 0, io.EOF
+	}
+	end := len(p.b)
+	for _, c := range p.cuts {
+		if c > p.off {
+			end = c
+			break
+		}
+	}
+	n := copy(out, p.b[p.off:end])
+	p.off += n
+	return n, nil
 }

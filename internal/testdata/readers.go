@@ -25,6 +25,27 @@ func (s *StutterReader) Read(p []byte) (int, error) {
 	return s.R.Read(p[:min(len(p), 1)])
 }
 
+// EventReader reads an event stream an event (up to its blank line, LF
+// line ends) a Read, as a network gives a stream whose server flushes after
+// each event; read whole at once, a relay would write it in one go.
+type EventReader struct{ Rest []byte }
+
+func (e *EventReader) Read(p []byte) (int, error) {
+	if len(e.Rest) == 0 {
+		return 0, io.EOF
+	}
+	n := len(e.Rest)
+	if i := bytes.Index(e.Rest, []byte("\n\n")); i >= 0 {
+		n = i + 2
+	}
+	n = copy(p, e.Rest[:n])
+	e.Rest = e.Rest[n:]
+	return n, nil
+}
+
+// Close does nothing: an EventReader serves as a response body.
+func (e *EventReader) Close() error { return nil }
+
 // CountReader claims to have read its value's bytes, and never fills p:
 // a reader that breaks io.Reader's contract.
 type CountReader int

@@ -1,0 +1,218 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/sse"
+)
+
+var gatewayCPU = flag.Bool("gateway-cpu", false, "measure anth proxy's CPU per stream against a plain httputil.ReverseProxy, each in its own process (about two minutes)")
+
+// TestGatewayCPU measures what issue 26 sets a goal for: the CPU a gateway
+// process spends per stream, `anth proxy` against a plain
+// httputil.ReverseProxy (./rproxy) relaying the same SSE, each in its own
+// process, its CPU read from /proc before and after the load. An upstream in
+// this process streams the workloads, flushing after each event, with its
+// JSON keys in the API's order and sorted (as a server that decodes and
+// re-encodes JSON writes them); clients read whole streams, one at a time
+// and 100 at once, as SSE, ANTH and anth-deflate. Run with -gateway-cpu; it
+// prints a Markdown table.
+func TestGatewayCPU(t *testing.T) {
+	if !*gatewayCPU {
+		t.Skip("a measurement: run with -gateway-cpu")
+	}
+	dir := t.TempDir()
+	anth, rproxy := filepath.Join(dir, "anth"), filepath.Join(dir, "rproxy")
+	for _, b := range [][]string{{anth, "github.com/layer0/anth/cmd/anth"}, {rproxy, "./rproxy"}} {
+		if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
+		}
+	}
+	wls := []workload{}
+	for _, wl := range workloads(testdata.SSE(t)) {
+		if wl.api == messagesAPI && (wl.name == "recordings"+paddedSuffix || wl.name == "english"+paddedSuffix) {
+			wls = append(wls, wl)
+		}
+	}
+	var out strings.Builder
+	out.WriteString("\nGateway CPU per stream, µs (its own process, /proc utime+stime; upstream and clients in another process; HTTP/1.1 on 127.0.0.1):\n\n")
+	out.WriteString("| workload | keys | clients at once | ReverseProxy, SSE | anth proxy, SSE | ANTH | anth-deflate |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, wl := range wls {
+		for _, order := range []string{"API order", "sorted"} {
+			streams := wl.streams
+			if order == "sorted" {
+				streams = nil
+				for _, s := range wl.streams {
+					streams = append(streams, sortKeys(t, s))
+				}
+			}
+			up := upstreamOf(streams)
+			for _, clients := range []int{1, 100} {
+				n := max(len(streams)*40, 4*clients)
+				if wl.deltas/len(wl.streams) > 1000 {
+					n = max(40, 2*clients)
+				}
+				n -= n % len(streams)
+				base := proxyCPU(t, []string{rproxy, "127.0.0.1:0", up.URL}, acceptSSE, "", n, clients)
+				fmt.Fprintf(&out, "| %s | %s | %d | %.0f |", wl.name, order, clients, base)
+				for _, c := range []struct{ accept, encoding string }{{acceptSSE, ""}, {anthhttp.Accept, ""}, {anthhttp.Accept, anthhttp.AcceptEncoding}} {
+					v := proxyCPU(t, []string{anth, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL}, c.accept, c.encoding, n, clients)
+					fmt.Fprintf(&out, " %.0f (%.2fx) |", v, v/base)
+				}
+				out.WriteString("\n")
+				t.Logf("%s, %s keys, %d clients: done", wl.name, order, clients)
+			}
+			up.Close()
+		}
+	}
+	fmt.Fprint(os.Stdout, out.String())
+}
+
+// sortKeys re-encodes every event's data with encoding/json, whose
+// objects come out with their keys sorted.
+func sortKeys(t *testing.T, stream []byte) []byte {
+	var out []byte
+	for _, ev := range testdata.Events(t, stream) {
+		var v any
+		if err := json.Unmarshal([]byte(ev[1]), &v); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(v)
+		out = sse.AppendEvent(out, []byte(ev[0]), data)
+	}
+	return out
+}
+
+// upstreamOf serves the streams in turn, flushing after each event.
+func upstreamOf(streams [][]byte) *httptest.Server {
+	var next atomic.Int64
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		s := streams[int(next.Add(1)-1)%len(streams)]
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		for len(s) > 0 {
+			n := bytes.Index(s, []byte("\n\n")) + 2
+			if n < 2 {
+				n = len(s)
+			}
+			w.Write(s[:n])
+			rc.Flush()
+			s = s[n:]
+		}
+	}))
+}
+
+// proxyCPU starts the proxy command, whose --listen or first argument is
+// 127.0.0.1:0 replaced by a free port, fetches n streams through it with
+// clients at once, and returns its CPU per stream in µs, warm-up excluded.
+func proxyCPU(t *testing.T, args []string, accept, encoding string, n, clients int) float64 {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	args = append([]string(nil), args...)
+	for i, a := range args {
+		if a == "127.0.0.1:0" {
+			args[i] = addr
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		cmd.Wait()
+	}()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, DisableCompression: true}}
+	get := func() error {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		if encoding != "" {
+			req.Header.Set("Accept-Encoding", encoding)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for get() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not answer", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	run := func(n int) {
+		var wg sync.WaitGroup
+		var left atomic.Int64
+		left.Store(int64(n))
+		for range clients {
+			wg.Go(func() {
+				for left.Add(-1) >= 0 {
+					if err := get(); err != nil {
+						t.Errorf("%s: %v", filepath.Base(args[0]), err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	run(max(n/4, clients)) // warm up: connections, pools
+	before := cpuNanos(t, cmd.Process.Pid)
+	run(n)
+	after := cpuNanos(t, cmd.Process.Pid)
+	return float64(after-before) / 1e3 / float64(n)
+}
+
+// cpuNanos returns a process's CPU time so far, in nanoseconds: the sum of
+// its threads' time on a CPU (/proc/PID/task/*/schedstat), which counts in
+// nanoseconds where /proc/PID/stat counts in 10 ms ticks.
+func cpuNanos(t *testing.T, pid int) int64 {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("no schedstat for process %d: %v", pid, err)
+	}
+	var sum int64
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // a thread that ended
+		}
+		v, _ := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
+		sum += v
+	}
+	return sum
+}

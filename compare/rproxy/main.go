@@ -1,0 +1,35 @@
+// Command rproxy is the baseline anth proxy's CPU is measured against
+// (TestGatewayCPU): a plain httputil.ReverseProxy in front of an upstream,
+// as a user would otherwise deploy one. It flushes an event stream after
+// each write (ReverseProxy does for text/event-stream) and logs nothing.
+//
+//	rproxy LISTEN UPSTREAM
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: rproxy LISTEN UPSTREAM")
+		os.Exit(2)
+	}
+	up, err := url.Parse(os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(up)
+		pr.Out.Host = up.Host
+	}}
+	if err := http.ListenAndServe(os.Args[1], rp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
