@@ -80,7 +80,8 @@ func (d *dictionary) lookup(s []byte) (byte, bool) {
 	return i, ok
 }
 
-// dictionaries are the extended request's versions, by version byte.
+// dictionaryOf returns the dictionary of an extended request's version
+// byte, or nil for a version this package does not know.
 func dictionaryOf(version byte) *dictionary {
 	switch version {
 	case messagesDict.version:

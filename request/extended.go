@@ -79,7 +79,7 @@ func (l Limits) appendExtended(dst, json []byte, dict *dictionary) ([]byte, erro
 	e.space()
 	if e.i >= len(json) || json[e.i] != '{' {
 		e.fail("a request is a JSON object")
-	} else if e.value(0, false) {
+	} else if e.value(0, placeValue) {
 		if e.space(); e.i != len(json) {
 			e.fail("bytes after the request's JSON")
 		}
@@ -115,8 +115,9 @@ func (e *jsonToANTH) fail(detail string) bool {
 
 func (e *jsonToANTH) space() { e.i = jsonlex.SkipSpace(e.src, e.i) }
 
-// value writes the value at e.i; data says it is the value of a "data" key.
-func (e *jsonToANTH) value(depth int, data bool) bool {
+// value writes the value at e.i, which stands at p: placeValue, or
+// placeData for the value of a "data" key.
+func (e *jsonToANTH) value(depth int, p place) bool {
 	if e.i >= len(e.src) {
 		return e.fail("the JSON ends where a value should be")
 	}
@@ -134,11 +135,7 @@ func (e *jsonToANTH) value(depth int, data bool) bool {
 		if !e.string() {
 			return false
 		}
-		place := placeValue
-		if data {
-			place = placeData
-		}
-		e.writeString(place)
+		e.writeString(p)
 		return true
 	case c == '-' || c >= '0' && c <= '9':
 		return e.number()
@@ -165,7 +162,10 @@ func (e *jsonToANTH) object(depth int) bool {
 		if e.i >= len(e.src) || e.src[e.i] != '"' || !e.string() {
 			return e.fail("an object key must be a string")
 		}
-		data := string(e.str) == "data"
+		p := placeValue
+		if string(e.str) == "data" {
+			p = placeData
+		}
 		start := len(e.dst)
 		e.writeString(placeKey)
 		e.keys = append(e.keys, keySpan{at: uint32(at), start: uint32(start - e.base)})
@@ -174,7 +174,7 @@ func (e *jsonToANTH) object(depth int) bool {
 		}
 		e.i++
 		e.space()
-		return e.value(depth+1, data)
+		return e.value(depth+1, p)
 	})
 	// SPEC.md §5.4: "an object has no two equal keys". Equal strings have
 	// one encoding, so the keys are compared as written, all at once when
@@ -193,7 +193,7 @@ func (e *jsonToANTH) object(depth int) bool {
 
 func (e *jsonToANTH) array(depth int) bool {
 	e.dst = append(e.dst, tagArray)
-	return e.list(']', func() bool { return e.value(depth+1, false) })
+	return e.list(']', func() bool { return e.value(depth+1, placeValue) })
 }
 
 // list writes an object's or array's elements, each by elem, up to end.

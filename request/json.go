@@ -82,7 +82,7 @@ func (l Limits) appendExtendedJSON(dst, anth []byte, dict *dictionary) ([]byte, 
 	} else if ok {
 		if t, ok := d.peek(); ok && t != tagObject {
 			d.fail(ErrMalformed, "a request is an object")
-		} else if ok && d.value(0, false, 0) && d.i != len(anth) {
+		} else if ok && d.value(0, placeValue, 0) && d.i != len(anth) {
 			d.fail(ErrMalformed, strconv.Itoa(len(anth)-d.i)+" bytes after the request")
 		}
 	}
@@ -207,9 +207,10 @@ func (d *antxToJSON) bytes() ([]byte, bool) {
 	return d.src[d.i-int(n) : d.i], true
 }
 
-// value writes the value at d.i, after the separator pre (',', ':' or 0
-// for none); data says it is the value of a "data" key.
-func (d *antxToJSON) value(depth int, data bool, pre byte) bool {
+// value writes the value at d.i, which stands at p (placeValue, or
+// placeData for the value of a "data" key), after the separator pre (',',
+// ':' or 0 for none).
+func (d *antxToJSON) value(depth int, p place, pre byte) bool {
 	at := d.i
 	tag, ok := d.byte()
 	if !ok {
@@ -243,10 +244,6 @@ func (d *antxToJSON) value(depth int, data bool, pre byte) bool {
 		return d.number(at, pre)
 	case tagString, tagDict, tagBase64:
 		d.i = at
-		p := placeValue
-		if data {
-			p = placeData
-		}
 		return d.string(p, pre)
 	case tagDataURL:
 		if !d.dict.dataURL {
@@ -259,7 +256,7 @@ func (d *antxToJSON) value(depth int, data bool, pre byte) bool {
 			return d.fail(ErrTooLarge, "nested deeper than "+strconv.Itoa(d.maxDepth))
 		}
 		if tag == tagArray {
-			return d.list(at, pre, ']', func(first bool) bool { return d.value(depth+1, false, sep(first, ',')) })
+			return d.list(at, pre, ']', func(first bool) bool { return d.value(depth+1, placeValue, sep(first, ',')) })
 		}
 		return d.object(at, pre, depth)
 	}
@@ -468,8 +465,11 @@ func (d *antxToJSON) object(at int, pre byte, depth int) bool {
 		}
 		d.keys = append(d.keys, keySpan{at: uint32(at), start: uint32(at)})
 		// "data" is in the dictionary: its one encoding is its index.
-		data := d.src[at] == tagDict && d.dict.words[d.src[at+1]] == "data"
-		return d.value(depth+1, data, ':')
+		p := placeValue
+		if d.src[at] == tagDict && d.dict.words[d.src[at+1]] == "data" {
+			p = placeData
+		}
+		return d.value(depth+1, p, ':')
 	})
 	// SPEC.md §5.4: "an object has no two equal keys"; equal strings have
 	// equal encodings. As in jsonToANTH.object, a repeat is found when the
