@@ -1,9 +1,12 @@
 package anth_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -26,18 +29,28 @@ import (
 // with encoding/json to read and write the same bodies generically:
 // Unmarshal into any and Marshal again. MB/s are of JSON.
 func BenchmarkRequest(b *testing.B) {
-	bodies := testdata.Requests(b)
-	var names []string
+	benchRequests(b, testdata.Requests(b), request.AppendANTH, request.AppendJSON)
+}
+
+// BenchmarkChatRequest is BenchmarkRequest for the Chat Completions
+// request bodies of testdata/requests/chat (SPEC.md §5.5), with gzip of
+// the JSON, level 5 and 9, as the byte baseline (ANTH/JSON beside
+// gzip/JSON) and its CPU each way.
+func BenchmarkChatRequest(b *testing.B) {
+	benchRequests(b, testdata.ChatRequests(b), request.AppendChatANTH, request.AppendChatJSON)
+}
+
+// benchRequests converts bodies, all of them each op, with toANTH and
+// back with toJSON, beside encoding/json's generic read and write and gzip
+// of the JSON.
+func benchRequests(b *testing.B, bodies map[string][]byte, toANTH, toJSON func(dst, src []byte) ([]byte, error)) {
+	names := slices.Sorted(maps.Keys(bodies))
 	var total int
-	for name, body := range bodies {
-		names = append(names, name)
-		total += len(body)
-	}
-	slices.Sort(names)
 	anth := map[string][]byte{}
 	var anthTotal int
 	for _, name := range names {
-		a, err := request.AppendANTH(nil, bodies[name])
+		total += len(bodies[name])
+		a, err := toANTH(nil, bodies[name])
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,7 +63,7 @@ func BenchmarkRequest(b *testing.B) {
 		var out []byte
 		for b.Loop() {
 			for _, name := range names {
-				out, _ = request.AppendANTH(out[:0], bodies[name])
+				out, _ = toANTH(out[:0], bodies[name])
 			}
 		}
 		b.ReportMetric(float64(anthTotal)/float64(total), "ANTH/JSON")
@@ -61,7 +74,7 @@ func BenchmarkRequest(b *testing.B) {
 		var out []byte
 		for b.Loop() {
 			for _, name := range names {
-				out, _ = request.AppendJSON(out[:0], anth[name])
+				out, _ = toJSON(out[:0], anth[name])
 			}
 		}
 	})
@@ -80,6 +93,48 @@ func BenchmarkRequest(b *testing.B) {
 			}
 		}
 	})
+	for _, level := range []int{5, 9} {
+		// Each body its own gzip stream, as each is its own HTTP request.
+		zipped := map[string][]byte{}
+		var zTotal int
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, level)
+		for _, name := range names {
+			buf.Reset()
+			zw.Reset(&buf)
+			zw.Write(bodies[name])
+			zw.Close()
+			zipped[name] = bytes.Clone(buf.Bytes())
+			zTotal += buf.Len()
+		}
+		b.Run("gzip-"+strconv.Itoa(level), func(b *testing.B) {
+			b.SetBytes(int64(total))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, name := range names {
+					buf.Reset()
+					zw.Reset(&buf)
+					zw.Write(bodies[name])
+					zw.Close()
+				}
+			}
+			b.ReportMetric(float64(zTotal)/float64(total), "gzip/JSON")
+		})
+		if level == 9 {
+			continue
+		}
+		b.Run("gunzip", func(b *testing.B) {
+			b.SetBytes(int64(total))
+			b.ReportAllocs()
+			var zr gzip.Reader
+			for b.Loop() {
+				for _, name := range names {
+					zr.Reset(bytes.NewReader(zipped[name]))
+					io.Copy(io.Discard, &zr)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkGatewayLatency streams 100 responses at once on 127.0.0.1, each

@@ -49,3 +49,45 @@ var requestDictIndex = sync.OnceValue(func() map[string]byte {
 	}
 	return m
 })
+
+// dictionary is one version of the extended request (SPEC.md §5.4, §5.5):
+// the version byte after the magic "ANTX" names the API whose request it
+// is, its string dictionary, and whether its data-URL tag is in use. One
+// codec reads and writes both versions through it, so a request is never
+// read with another API's dictionary.
+type dictionary struct {
+	version byte
+	api     string // the API, as errors name it
+	reader  string // the function that reads this version, as errors name it
+	words   []string
+	longest int                    // the longest entry, in bytes: longer strings need no look-up
+	index   func() map[string]byte // each entry's index, built on first use
+	dataURL bool                   // tag 0B, a data URL as its bytes (§5.5)
+}
+
+// messagesDict is version 1: Messages API requests (§5.4).
+var messagesDict = &dictionary{
+	version: 1, api: "Messages", reader: "AppendJSON",
+	words: requestDictionary[:], longest: maxDictString, index: requestDictIndex,
+}
+
+// lookup returns the index of s in d, if it is there.
+func (d *dictionary) lookup(s []byte) (byte, bool) {
+	if len(s) > d.longest {
+		return 0, false
+	}
+	i, ok := d.index()[string(s)]
+	return i, ok
+}
+
+// dictionaryOf returns the dictionary of an extended request's version
+// byte, or nil for a version this package does not know.
+func dictionaryOf(version byte) *dictionary {
+	switch version {
+	case messagesDict.version:
+		return messagesDict
+	case chatDict.version:
+		return chatDict
+	}
+	return nil
+}

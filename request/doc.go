@@ -11,6 +11,12 @@
 // the same JSON value with its keys in their order and its numbers as
 // written.
 //
+// OpenAI Chat Completions request bodies take the extended form too, with
+// version 2 and a dictionary of their own (SPEC.md §5.5): AppendChatANTH
+// and AppendChatJSON, the same codec with the other dictionary, and data
+// URLs ("data:image/png;base64,…") sent as their bytes. The version byte
+// keeps the two APIs apart: each reader refuses the other's requests.
+//
 // Every reader is bounded by Limits (32 MiB, 10,000 parts, 128 levels of
 // nesting and 32 MiB of JSON out by default) and allocates in proportion to
 // the bytes it has, never to a length the input declares (SPEC.md §12).

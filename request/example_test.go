@@ -26,3 +26,36 @@ func ExampleAppend() {
 	fmt.Println(len(b), back.Messages[0].Content, back.MaxTokens)
 	// Output: 34 你好 64000
 }
+
+// A Chat Completions request body travels as ANTX version 2: any JSON, its
+// keys and common values a byte each from the Chat Completions dictionary,
+// an image sent inline as a data URL as its bytes. It comes back as the
+// same JSON, compact.
+func ExampleAppendChatANTH() {
+	body := []byte(`{
+  "model": "gpt-4o",
+  "messages": [{"role": "user", "content": [
+    {"type": "text", "text": "What is this?"},
+    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+  ]}],
+  "stream": true,
+  "stream_options": {"include_usage": true}
+}`)
+	anth, err := request.AppendChatANTH(nil, body)
+	if err != nil {
+		log.Fatal(err)
+	}
+	back, err := request.AppendChatJSON(nil, anth)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d bytes of JSON, %d of ANTH (%q, version %d)\n", len(body), len(anth), anth[:4], anth[4])
+	fmt.Println(string(back))
+	// A Messages reader refuses it at its version byte.
+	_, err = request.AppendJSON(nil, anth)
+	fmt.Println(err != nil)
+	// Output:
+	// 271 bytes of JSON, 82 of ANTH ("ANTX", version 2)
+	// {"model":"gpt-4o","messages":[{"role":"user","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}],"stream":true,"stream_options":{"include_usage":true}}
+	// true
+}

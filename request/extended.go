@@ -12,12 +12,13 @@ import (
 	"github.com/layer0/anth/internal/jsonlex"
 )
 
-// The extended request (SPEC.md §5.4): the whole of a Messages API request
-// body, any JSON, as one binary value, for requests the seed form of §5
-// cannot carry. A value is a tag byte and what the tag says follows.
+// The extended request (SPEC.md §5.4): the whole of a request body, any
+// JSON, as one binary value: a Messages API request the seed form of §5
+// cannot carry (version 1), or a Chat Completions request (version 2,
+// §5.5). The version selects the dictionary; the codec is one. A value is
+// a tag byte and what the tag says follows.
 const (
-	requestMagic   = "ANTX"
-	requestVersion = 1
+	requestMagic = "ANTX"
 
 	tagNull    = 0x00
 	tagFalse   = 0x01
@@ -25,11 +26,12 @@ const (
 	tagInteger = 0x03 // uv, zigzag: a canonical int64 integer
 	tagNumber  = 0x04 // uv length, then the JSON number as written
 	tagString  = 0x05 // uv length, then UTF-8
-	tagDict    = 0x06 // u8: an index in requestDictionary
+	tagDict    = 0x06 // u8: an index in the version's dictionary
 	tagBase64  = 0x07 // uv length, then the bytes a base64 "data" string holds
 	tagArray   = 0x08 // values, then tagEnd
 	tagObject  = 0x09 // key and value pairs, then tagEnd; a key is a string
 	tagEnd     = 0x0A
+	tagDataURL = 0x0B // version 2 (§5.5): a prefix string (05 or 06), then uv length and the bytes
 )
 
 // AppendANTH appends the ANTH form of a Messages API request body,
@@ -49,29 +51,41 @@ func AppendANTH(dst, json []byte) ([]byte, error) {
 // stands for. Bad JSON is an *Error wrapping ErrMalformed with its offset
 // in json; json over the limits, ErrTooLarge. On error dst is unchanged.
 func (l Limits) AppendANTH(dst, json []byte) ([]byte, error) {
+	start := len(dst)
+	out, err := l.appendExtended(dst, json, messagesDict)
+	if err != nil {
+		return dst, err
+	}
+	ext := out[start:]
+	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
+		if seed, err := Append(out[:start], req); err == nil {
+			return seed, nil
+		}
+	}
+	return out, nil
+}
+
+// appendExtended appends the extended form of json, a JSON object, with
+// dict's version byte and dictionary (SPEC.md §5.4, §5.5). On error dst is
+// unchanged.
+func (l Limits) appendExtended(dst, json []byte, dict *dictionary) ([]byte, error) {
 	if len(json) > l.size() {
 		return dst, &Error{Offset: int64(l.size()), Err: ErrTooLarge, Detail: "request of " + strconv.Itoa(len(json)) + " bytes, limit " + strconv.Itoa(l.size())}
 	}
 	start := len(dst)
 	dst = append(dst, requestMagic...)
-	dst = append(dst, requestVersion)
-	e := jsonToANTH{src: json, dst: dst, base: start, maxDepth: l.depth()}
+	dst = append(dst, dict.version)
+	e := jsonToANTH{src: json, dst: dst, base: start, maxDepth: l.depth(), dict: dict}
 	e.space()
 	if e.i >= len(json) || json[e.i] != '{' {
 		e.fail("a request is a JSON object")
-	} else if e.value(0, false) {
+	} else if e.value(0, placeValue) {
 		if e.space(); e.i != len(json) {
 			e.fail("bytes after the request's JSON")
 		}
 	}
 	if e.err != nil {
 		return dst[:start], e.err
-	}
-	ext := e.dst[start:]
-	if req, ok := seedRequest(ext[len(requestMagic)+1:]); ok && seedParts(req) <= seedMaxParts {
-		if seed, err := Append(e.dst[:start], req); err == nil {
-			return seed, nil
-		}
 	}
 	return e.dst, nil
 }
@@ -86,6 +100,7 @@ type jsonToANTH struct {
 	buf      []byte    // a string's bytes, escapes decoded
 	keys     []keySpan // the keys of the objects open, each in dst[base:]
 	base     int       // where the request starts in dst
+	dict     *dictionary
 	// compares counts key comparisons, so a test can hold the duplicate
 	// check to O(n log n) without timing it.
 	compares int
@@ -100,8 +115,9 @@ func (e *jsonToANTH) fail(detail string) bool {
 
 func (e *jsonToANTH) space() { e.i = jsonlex.SkipSpace(e.src, e.i) }
 
-// value writes the value at e.i; data says it is the value of a "data" key.
-func (e *jsonToANTH) value(depth int, data bool) bool {
+// value writes the value at e.i, which stands at p: placeValue, or
+// placeData for the value of a "data" key.
+func (e *jsonToANTH) value(depth int, p place) bool {
 	if e.i >= len(e.src) {
 		return e.fail("the JSON ends where a value should be")
 	}
@@ -119,7 +135,7 @@ func (e *jsonToANTH) value(depth int, data bool) bool {
 		if !e.string() {
 			return false
 		}
-		e.writeString(data)
+		e.writeString(p)
 		return true
 	case c == '-' || c >= '0' && c <= '9':
 		return e.number()
@@ -146,16 +162,19 @@ func (e *jsonToANTH) object(depth int) bool {
 		if e.i >= len(e.src) || e.src[e.i] != '"' || !e.string() {
 			return e.fail("an object key must be a string")
 		}
-		data := string(e.str) == "data"
+		p := placeValue
+		if string(e.str) == "data" {
+			p = placeData
+		}
 		start := len(e.dst)
-		e.writeString(false)
+		e.writeString(placeKey)
 		e.keys = append(e.keys, keySpan{at: uint32(at), start: uint32(start - e.base)})
 		if e.space(); e.i >= len(e.src) || e.src[e.i] != ':' {
 			return e.fail("want ':' after an object key")
 		}
 		e.i++
 		e.space()
-		return e.value(depth+1, data)
+		return e.value(depth+1, p)
 	})
 	// SPEC.md §5.4: "an object has no two equal keys". Equal strings have
 	// one encoding, so the keys are compared as written, all at once when
@@ -166,7 +185,7 @@ func (e *jsonToANTH) object(depth int) bool {
 		before = errOffset(e.err)
 	}
 	if k, dup := firstRepeat(e.keys[keysAt:], e.dst[e.base:], before, &e.compares); dup {
-		e.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + strconv.Quote(keyText(e.dst[e.base+int(k.start):]))}
+		e.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + strconv.Quote(keyText(e.dst[e.base+int(k.start):], e.dict))}
 		return false
 	}
 	return ok
@@ -174,7 +193,7 @@ func (e *jsonToANTH) object(depth int) bool {
 
 func (e *jsonToANTH) array(depth int) bool {
 	e.dst = append(e.dst, tagArray)
-	return e.list(']', func() bool { return e.value(depth+1, false) })
+	return e.list(']', func() bool { return e.value(depth+1, placeValue) })
 }
 
 // list writes an object's or array's elements, each by elem, up to end.
@@ -252,28 +271,66 @@ func (e *jsonToANTH) string() bool {
 	return e.fail("the JSON ends inside a string")
 }
 
-// writeString writes e.str: from the dictionary if it is there, as bytes
-// if it is the canonical base64 of a "data" key, else as it is.
-func (e *jsonToANTH) writeString(data bool) {
-	if len(e.str) <= maxDictString {
-		if i, ok := requestDictIndex()[string(e.str)]; ok {
-			e.dst = append(e.dst, tagDict, i)
-			return
-		}
-	}
-	if data && e.appendBase64() {
+// place is where a string stands, which decides the encodings it may take
+// (SPEC.md §5.4, §5.5): a key is only ever 05 or 06.
+type place uint8
+
+const (
+	placeKey   place = iota // an object's key
+	placeValue              // any other value
+	placeData               // the value of a key "data"
+)
+
+// writeString writes e.str, the string at p: from the dictionary if it is
+// there; as bytes if it is a value and a data URL of canonical base64
+// (version 2), or the canonical base64 of a "data" key; else as it is.
+func (e *jsonToANTH) writeString(p place) {
+	if i, ok := e.dict.lookup(e.str); ok {
+		e.dst = append(e.dst, tagDict, i)
 		return
 	}
-	e.dst = append(e.dst, tagString)
-	e.dst = binary.AppendUvarint(e.dst, uint64(len(e.str)))
-	e.dst = append(e.dst, e.str...)
+	if p != placeKey && e.dict.dataURL && e.appendDataURL() {
+		return
+	}
+	if p == placeData && e.appendBase64(tagBase64, e.str) {
+		return
+	}
+	e.appendLiteral(e.str)
 }
 
-// appendBase64 writes e.str as tag 07 if it is standard padded base64
-// (RFC 4648 §4) whose bytes encode back to exactly it (SPEC.md §5.4), and
-// reports whether it did.
-func (e *jsonToANTH) appendBase64() bool {
-	s := e.str
+// appendLiteral writes s as tag 05.
+func (e *jsonToANTH) appendLiteral(s []byte) {
+	e.dst = append(e.dst, tagString)
+	e.dst = binary.AppendUvarint(e.dst, uint64(len(s)))
+	e.dst = append(e.dst, s...)
+}
+
+// appendDataURL writes e.str as tag 0B if it is a data URL whose data is
+// canonical base64 (SPEC.md §5.5, dataURLSplit), and reports whether it
+// did: the tag, its prefix as a string, then the bytes.
+func (e *jsonToANTH) appendDataURL() bool {
+	prefix, data, ok := dataURLSplit(e.str)
+	if !ok {
+		return false
+	}
+	at := len(e.dst)
+	e.dst = append(e.dst, tagDataURL)
+	if i, ok := e.dict.lookup(prefix); ok {
+		e.dst = append(e.dst, tagDict, i)
+	} else {
+		e.appendLiteral(prefix)
+	}
+	if !e.appendBase64(0, data) {
+		e.dst = e.dst[:at]
+		return false
+	}
+	return true
+}
+
+// appendBase64 writes s as tag (none if 0), its length and its bytes if it
+// is standard padded base64 (RFC 4648 §4) of at least one byte whose bytes
+// encode back to exactly it (SPEC.md §5.4), and reports whether it did.
+func (e *jsonToANTH) appendBase64(tag byte, s []byte) bool {
 	if len(s) == 0 || len(s)%4 != 0 {
 		return false
 	}
@@ -282,7 +339,9 @@ func (e *jsonToANTH) appendBase64() bool {
 		n--
 	}
 	at := len(e.dst)
-	e.dst = append(e.dst, tagBase64)
+	if tag != 0 {
+		e.dst = append(e.dst, tag)
+	}
 	e.dst = binary.AppendUvarint(e.dst, uint64(n))
 	raw := len(e.dst)
 	var err error
@@ -397,10 +456,10 @@ func errOffset(err error) int {
 }
 
 // keyText returns the string the key encoding at the start of enc stands
-// for.
-func keyText(enc []byte) string {
+// for in dict.
+func keyText(enc []byte, dict *dictionary) string {
 	if enc[0] == tagDict {
-		return requestDictionary[enc[1]]
+		return dict.words[enc[1]]
 	}
 	n, k := binary.Uvarint(enc[1:])
 	return string(enc[1+k : 1+k+int(n)])

@@ -464,13 +464,13 @@ func TestExtendedDuplicateKeyCost(t *testing.T) {
 	const n = 64_000
 	limit := 2 * n * 16 // 2 n log2(n)
 	body := manyKeys(n, false)
-	e := jsonToANTH{src: body, maxDepth: defaultMaxDepth}
-	if !e.value(0, false) {
+	e := jsonToANTH{src: body, maxDepth: defaultMaxDepth, dict: messagesDict}
+	if !e.value(0, placeValue) {
 		t.Fatal(e.err)
 	}
 	anth := append([]byte("ANTX\x01"), e.dst...)
-	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth, maxOut: defaultMaxSize}
-	if !d.value(0, false, 0) {
+	d := antxToJSON{src: anth, i: 5, maxDepth: defaultMaxDepth, maxOut: defaultMaxSize, dict: messagesDict}
+	if !d.value(0, placeValue, 0) {
 		t.Fatal(d.err)
 	}
 	t.Logf("%d keys (%d bytes of JSON): %d comparisons to ANTH, %d back", n, len(body), e.compares, d.compares)
@@ -709,8 +709,8 @@ func TestExtendedSeedAgrees(t *testing.T) {
 	if _, err := AppendJSON(nil, seed); !errors.Is(err, frame.ErrMalformed) || !errors.As(err, &fe) || fe.Offset != 11 {
 		t.Errorf("a system message second: %v, want ErrMalformed at 11", err)
 	}
-	e := jsonToANTH{src: []byte(body(3)), maxDepth: defaultMaxDepth}
-	if !e.value(0, false) {
+	e := jsonToANTH{src: []byte(body(3)), maxDepth: defaultMaxDepth, dict: messagesDict}
+	if !e.value(0, placeValue) {
 		t.Fatal(e.err)
 	}
 	var se *Error

@@ -50,19 +50,9 @@ func (l Limits) AppendJSON(dst, anth []byte) ([]byte, error) {
 		}
 		return appendSeedJSON(dst, req), nil
 	}
-	d := antxToJSON{src: anth, dst: dst, i: len(requestMagic), maxDepth: l.depth(), base: len(dst), maxOut: l.output()}
-	if v, ok := d.byte(); ok && v != requestVersion {
-		d.i--
-		d.fail(ErrMalformed, "extended request version "+strconv.Itoa(int(v))+", want 1")
-	} else if ok {
-		if t, ok := d.peek(); ok && t != tagObject {
-			d.fail(ErrMalformed, "a request is an object")
-		} else if ok && d.value(0, false, 0) && d.i != len(anth) {
-			d.fail(ErrMalformed, strconv.Itoa(len(anth)-d.i)+" bytes after the request")
-		}
-	}
-	if d.err != nil {
-		return dst, d.err
+	out, err := l.appendExtendedJSON(dst, anth, messagesDict)
+	if err != nil {
+		return dst, err
 	}
 	// SPEC.md §5.4, "seed form first": what the seed form carries is not
 	// sent extended.
@@ -70,6 +60,34 @@ func (l Limits) AppendJSON(dst, anth []byte) ([]byte, error) {
 		if _, err := Size(req); err == nil {
 			return dst, &Error{Offset: int64(len(requestMagic)), Err: ErrMalformed, Detail: "an extended request the seed form carries"}
 		}
+	}
+	return out, nil
+}
+
+// appendExtendedJSON appends the JSON of anth, an extended request that
+// starts with the magic "ANTX", which must be of dict's version: a
+// request of another version is ErrMalformed at its version byte, offset
+// 4, and is never read with the wrong dictionary (SPEC.md §5.5). On error
+// dst is unchanged.
+func (l Limits) appendExtendedJSON(dst, anth []byte, dict *dictionary) ([]byte, error) {
+	d := antxToJSON{src: anth, dst: dst, i: len(requestMagic), maxDepth: l.depth(), base: len(dst), maxOut: l.output(), dict: dict}
+	if v, ok := d.byte(); ok && v != dict.version {
+		d.i--
+		want := "want " + strconv.Itoa(int(dict.version)) + ", a " + dict.api + " request"
+		if other := dictionaryOf(v); other != nil {
+			d.fail(ErrMalformed, "extended request version "+strconv.Itoa(int(v))+" is a "+other.api+" request, which "+other.reader+" reads; "+want)
+		} else {
+			d.fail(ErrMalformed, "extended request version "+strconv.Itoa(int(v))+", "+want)
+		}
+	} else if ok {
+		if t, ok := d.peek(); ok && t != tagObject {
+			d.fail(ErrMalformed, "a request is an object")
+		} else if ok && d.value(0, placeValue, 0) && d.i != len(anth) {
+			d.fail(ErrMalformed, strconv.Itoa(len(anth)-d.i)+" bytes after the request")
+		}
+	}
+	if d.err != nil {
+		return dst, d.err
 	}
 	return d.dst, nil
 }
@@ -127,6 +145,7 @@ type antxToJSON struct {
 	maxOut   int       // Limits.MaxOutputSize
 	keys     []keySpan // the keys of the objects open, each in src
 	compares int       // key comparisons, as jsonToANTH's
+	dict     *dictionary
 }
 
 func (d *antxToJSON) fail(kind error, detail string) bool {
@@ -188,9 +207,10 @@ func (d *antxToJSON) bytes() ([]byte, bool) {
 	return d.src[d.i-int(n) : d.i], true
 }
 
-// value writes the value at d.i, after the separator pre (',', ':' or 0
-// for none); data says it is the value of a "data" key.
-func (d *antxToJSON) value(depth int, data bool, pre byte) bool {
+// value writes the value at d.i, which stands at p (placeValue, or
+// placeData for the value of a "data" key), after the separator pre (',',
+// ':' or 0 for none).
+func (d *antxToJSON) value(depth int, p place, pre byte) bool {
 	at := d.i
 	tag, ok := d.byte()
 	if !ok {
@@ -224,17 +244,23 @@ func (d *antxToJSON) value(depth int, data bool, pre byte) bool {
 		return d.number(at, pre)
 	case tagString, tagDict, tagBase64:
 		d.i = at
-		return d.string(data, pre)
+		return d.string(p, pre)
+	case tagDataURL:
+		if !d.dict.dataURL {
+			break
+		}
+		return d.dataURL(at, pre)
 	case tagArray, tagObject:
 		if depth >= d.maxDepth {
 			d.i = at
 			return d.fail(ErrTooLarge, "nested deeper than "+strconv.Itoa(d.maxDepth))
 		}
 		if tag == tagArray {
-			return d.list(at, pre, ']', func(first bool) bool { return d.value(depth+1, false, sep(first, ',')) })
+			return d.list(at, pre, ']', func(first bool) bool { return d.value(depth+1, placeValue, sep(first, ',')) })
 		}
 		return d.object(at, pre, depth)
-	default:
+	}
+	if lit == "" {
 		d.i = at
 		return d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag)))
 	}
@@ -253,34 +279,30 @@ func sep(first bool, c byte) byte {
 	return c
 }
 
-// string writes the string value at d.i (literal, from the dictionary or
-// base64) as JSON, checking that it takes its canonical form, and returns
-// where its encoding ends: equal strings have equal encodings. pre is the
-// separator before it, as value's.
-func (d *antxToJSON) string(data bool, pre byte) bool {
+// string writes the string at d.i, standing at p (literal, from the
+// dictionary or base64), as JSON, checking that it takes its canonical
+// form: equal strings have equal encodings. pre is the separator before
+// it, as value's.
+func (d *antxToJSON) string(p place, pre byte) bool {
 	at := d.i
 	tag, _ := d.byte()
 	switch tag {
 	case tagDict:
-		i, ok := d.byte()
+		w, ok := d.word()
 		if !ok {
 			return false
 		}
-		if int(i) >= len(requestDictionary) {
-			d.i--
-			return d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
-		}
-		if !d.room(at, pre, escapedLen(requestDictionary[i])+2) {
+		if !d.room(at, pre, escapedLen(w)+2) {
 			return false
 		}
-		d.dst = jsonlex.AppendString(d.dst, requestDictionary[i])
+		d.dst = jsonlex.AppendString(d.dst, w)
 		return true
 	case tagBase64:
 		raw, ok := d.bytes()
 		if !ok {
 			return false
 		}
-		if !data || len(raw) == 0 {
+		if p != placeData || len(raw) == 0 {
 			d.i = at
 			return d.fail(ErrMalformed, "base64 bytes outside a \"data\" value")
 		}
@@ -300,7 +322,7 @@ func (d *antxToJSON) string(data bool, pre byte) bool {
 		case !utf8.Valid(s):
 			d.i = at
 			return d.fail(ErrMalformed, "a string that is not UTF-8")
-		case canonicalElsewhere(s, data):
+		case canonicalElsewhere(s, p, d.dict):
 			// SPEC.md §5.4: each string has one encoding.
 			d.i = at
 			return d.fail(ErrMalformed, "a string sent literally that has a shorter canonical form")
@@ -315,16 +337,95 @@ func (d *antxToJSON) string(data bool, pre byte) bool {
 	return d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag))+", want a string")
 }
 
-// canonicalElsewhere reports whether a string's canonical encoding is not
-// the literal one: it is in the dictionary, or it is a "data" value that
-// is canonical base64.
-func canonicalElsewhere(s []byte, data bool) bool {
-	if len(s) <= maxDictString {
-		if _, ok := requestDictIndex()[string(s)]; ok {
+// word reads a dictionary index, after its tag 06, and returns its string.
+func (d *antxToJSON) word() (string, bool) {
+	i, ok := d.byte()
+	if !ok {
+		return "", false
+	}
+	if int(i) >= len(d.dict.words) {
+		d.i--
+		return "", d.fail(ErrMalformed, "dictionary index "+strconv.Itoa(int(i)))
+	}
+	return d.dict.words[i], true
+}
+
+// dataURL writes the data URL whose tag 0B is at at (SPEC.md §5.5): its
+// prefix, a string of the dictionary or a literal one that is not, then
+// at least one byte, whose base64 follows the prefix. pre is the separator
+// before it, as value's.
+func (d *antxToJSON) dataURL(at int, pre byte) bool {
+	pat := d.i
+	tag, ok := d.byte()
+	if !ok {
+		return false
+	}
+	var prefix []byte
+	switch tag {
+	case tagDict:
+		w, ok := d.word()
+		if !ok {
+			return false
+		}
+		prefix = []byte(w) // at most maxChatDictString bytes
+	case tagString:
+		if prefix, ok = d.bytes(); !ok {
+			return false
+		}
+		if !utf8.Valid(prefix) {
+			d.i = pat
+			return d.fail(ErrMalformed, "a data URL's prefix that is not UTF-8")
+		}
+		if _, in := d.dict.lookup(prefix); in {
+			d.i = pat
+			return d.fail(ErrMalformed, "a data URL's prefix sent literally that is in the dictionary")
+		}
+	default:
+		d.i = pat
+		return d.fail(ErrMalformed, "value tag "+strconv.Itoa(int(tag))+", want a data URL's prefix (05 or 06)")
+	}
+	if !dataURLPrefix(prefix) {
+		d.i = pat
+		return d.fail(ErrMalformed, "a data URL's prefix must start with \"data:\", end with \";base64,\" and have no other comma")
+	}
+	raw, ok := d.bytes()
+	if !ok {
+		return false
+	}
+	if len(raw) == 0 {
+		d.i = at
+		return d.fail(ErrMalformed, "a data URL of no bytes")
+	}
+	if !d.room(at, pre, escapedLen(prefix)+base64.StdEncoding.EncodedLen(len(raw))+2) {
+		return false
+	}
+	d.dst = append(d.dst, '"')
+	d.dst = jsonlex.AppendEscaped(d.dst, prefix)
+	d.dst = base64.StdEncoding.AppendEncode(d.dst, raw)
+	d.dst = append(d.dst, '"')
+	return true
+}
+
+// canonicalElsewhere reports whether a string's canonical encoding in dict
+// is not the literal one: it is in the dictionary; it is a "data" value
+// that is canonical base64; or, in a version with data URLs, it is a value
+// that is a data URL of canonical base64.
+func canonicalElsewhere(s []byte, p place, dict *dictionary) bool {
+	if _, ok := dict.lookup(s); ok {
+		return true
+	}
+	if p != placeKey && dict.dataURL {
+		if _, data, ok := dataURLSplit(s); ok && canonicalBase64(data) {
 			return true
 		}
 	}
-	if !data || len(s) == 0 || len(s)%4 != 0 {
+	return p == placeData && canonicalBase64(s)
+}
+
+// canonicalBase64 reports whether s is standard padded base64 of at least
+// one byte that encodes back to exactly s.
+func canonicalBase64(s []byte) bool {
+	if len(s) == 0 || len(s)%4 != 0 {
 		return false
 	}
 	raw, err := base64.StdEncoding.AppendDecode(nil, s)
@@ -359,13 +460,16 @@ func (d *antxToJSON) object(at int, pre byte, depth int) bool {
 	defer func() { d.keys = d.keys[:keysAt] }()
 	ok := d.list(at, pre, '}', func(first bool) bool {
 		at := d.i
-		if !d.string(false, sep(first, ',')) {
+		if !d.string(placeKey, sep(first, ',')) {
 			return false
 		}
 		d.keys = append(d.keys, keySpan{at: uint32(at), start: uint32(at)})
 		// "data" is in the dictionary: its one encoding is its index.
-		data := d.src[at] == tagDict && requestDictionary[d.src[at+1]] == "data"
-		return d.value(depth+1, data, ':')
+		p := placeValue
+		if d.src[at] == tagDict && d.dict.words[d.src[at+1]] == "data" {
+			p = placeData
+		}
+		return d.value(depth+1, p, ':')
 	})
 	// SPEC.md §5.4: "an object has no two equal keys"; equal strings have
 	// equal encodings. As in jsonToANTH.object, a repeat is found when the
@@ -375,7 +479,7 @@ func (d *antxToJSON) object(at int, pre byte, depth int) bool {
 		before = errOffset(d.err)
 	}
 	if k, dup := firstRepeat(d.keys[keysAt:], d.src, before, &d.compares); dup {
-		d.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + string(jsonlex.AppendString(nil, keyText(d.src[k.start:])))}
+		d.err = &Error{Offset: int64(k.at), Err: ErrMalformed, Detail: "duplicate key " + string(jsonlex.AppendString(nil, keyText(d.src[k.start:], d.dict)))}
 		return false
 	}
 	return ok

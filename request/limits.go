@@ -4,8 +4,9 @@ package request
 // peer cannot make them allocate more than the caller allows (SPEC.md §5.3,
 // §5.4 and §12). A zero or negative field takes the default; any positive
 // value, math.MaxInt included, is a limit. One Limits serves every entry
-// point: Parse and Read use MaxSize and MaxMessages, AppendANTH and
-// AppendJSON MaxSize, MaxDepth and MaxOutputSize.
+// point: Parse and Read use MaxSize and MaxMessages; AppendANTH,
+// AppendJSON, AppendChatANTH and AppendChatJSON MaxSize, MaxDepth and
+// MaxOutputSize.
 type Limits struct {
 	// MaxSize is the largest request in bytes, JSON or ANTH. Default 32
 	// MiB, the Messages API's own limit. The converters hold offsets as
@@ -29,7 +30,8 @@ type Limits struct {
 	// refuse (or MaxSize, if that is set larger). ANTX expands to at most
 	// 14 bytes of JSON a byte (a dictionary string of 25 bytes, tag and
 	// index: "disable_parallel_tool_use", 28 bytes with its quotes and
-	// comma), the seed form to at most 34/3 (an empty part:
+	// comma; 13 in version 2, the Chat Completions form, whose longest
+	// string is 23 bytes), the seed form to at most 34/3 (an empty part:
 	// {"role":"assistant","content":""},), so without this bound a 32 MiB
 	// request became 470 MB of JSON.
 	MaxOutputSize int

@@ -182,4 +182,21 @@ func TestRequestCommand(t *testing.T) {
 	if _, errOut, code := runAnth(t, []byte("{nope"), "request", "encode"); code != 1 || !bytes.Contains(errOut, []byte("anth: stdin: offset 1: malformed")) {
 		t.Fatalf("bad JSON: exit %d, %q", code, errOut)
 	}
+	// A Chat Completions request, with --api chat; the Messages reader
+	// refuses it at its version byte, and an unknown API is a usage error.
+	body = []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]}`)
+	anth, errOut, code = runAnth(t, body, "request", "encode", "--api", "chat")
+	if code != 0 || !bytes.HasPrefix(anth, []byte("ANTX\x02")) {
+		t.Fatalf("encode --api chat: exit %d, %q", code, errOut)
+	}
+	back, errOut, code = runAnth(t, anth, "request", "decode", "--api", "chat")
+	if code != 0 || string(back) != string(body) {
+		t.Fatalf("decode --api chat: exit %d, %s, %q", code, back, errOut)
+	}
+	if _, errOut, code := runAnth(t, anth, "request", "decode"); code != 1 || !bytes.Contains(errOut, []byte("offset 4: malformed")) {
+		t.Fatalf("a Chat Completions request read as Messages: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := runAnth(t, body, "request", "encode", "--api", "responses"); code != 2 {
+		t.Fatalf("--api responses: exit %d, %q", code, errOut)
+	}
 }

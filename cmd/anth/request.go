@@ -7,10 +7,13 @@ import (
 	"github.com/layer0/anth/request"
 )
 
-const requestUsage = `usage: anth request encode|decode [FILE|-]
-encode: a Messages API request body, JSON, to ANTH on standard output (the seed
-form when it can carry the request, else the extended form of SPEC.md §5.4).
-decode: an ANTH request, either form, to its JSON on standard output.
+const requestUsage = `usage: anth request encode|decode [--api messages|chat] [FILE|-]
+encode: a request body, JSON, to ANTH on standard output: a Messages API
+request in the seed form when it can carry the request, else the extended form
+of SPEC.md §5.4; a Chat Completions request (--api chat) as §5.5's.
+decode: an ANTH request of the API named to its JSON on standard output; a
+request of the other API is refused.
+  --api messages|chat   the request's API (default messages)
 `
 
 func requestCmd(args []string, stdin io.Reader, stdout io.Writer) error {
@@ -21,8 +24,17 @@ func requestCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 		return usageErr("request", "want encode or decode")
 	}
 	fs := flag.NewFlagSet("anth request "+args[0], flag.ContinueOnError)
+	api := fs.String("api", "messages", "")
 	if err := parseFlags("request", fs, args[1:]); err != nil {
 		return err
+	}
+	toANTH, toJSON := request.AppendANTH, request.AppendJSON
+	switch *api {
+	case "messages":
+	case "chat":
+		toANTH, toJSON = request.AppendChatANTH, request.AppendChatJSON
+	default:
+		return usageErr("request", "--api %q: want messages or chat", *api)
 	}
 	if fs.NArg() > 1 {
 		return usageErr("request", "unexpected argument %q", fs.Arg(1))
@@ -38,9 +50,9 @@ func requestCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	var out []byte
 	if args[0] == "encode" {
-		out, err = request.AppendANTH(nil, body)
+		out, err = toANTH(nil, body)
 	} else {
-		out, err = request.AppendJSON(nil, body)
+		out, err = toJSON(nil, body)
 	}
 	if err != nil {
 		return inFile(name, err)

@@ -138,3 +138,11 @@ func Golden(t testing.TB, path string, got []byte, update bool, regenerate strin
 		t.Errorf("%s differs from this package's output (%s rewrites it)", path, regenerate)
 	}
 }
+
+// ChatRequests returns every Chat Completions request body in
+// testdata/requests/chat by file name, each checked against that folder's
+// SHA256SUMS.
+func ChatRequests(t testing.TB) map[string][]byte {
+	t.Helper()
+	return checked(t, filepath.Join("requests", "chat"), func(name string) bool { return strings.HasSuffix(name, ".json") })
+}

@@ -12,6 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import {
+  chatDictionaryFromGo,
+  chatDictionaryModule,
+  chatGoSource,
+  chatJsFile,
   dictionaryFromGo,
   dictionaryModule,
   goSource,
@@ -35,6 +39,9 @@ if (readFileSync(jsFile, 'utf8') !== dictionaryModule(dictionaryFromGo(readFileS
 }
 if (readFileSync(requestJsFile, 'utf8') !== requestDictionaryModule(requestDictionaryFromGo(readFileSync(requestGoSource, 'utf8')))) {
   problems.push('src/requestdict.js differs from request/dictionary.go: run npm run generate');
+}
+if (readFileSync(chatJsFile, 'utf8') !== chatDictionaryModule(chatDictionaryFromGo(readFileSync(chatGoSource, 'utf8')))) {
+  problems.push('src/chatdict.js differs from request/chatdictionary.go: run npm run generate');
 }
 
 const out = mkdtempSync(join(tmpdir(), 'anth-types-'));

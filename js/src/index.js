@@ -21,7 +21,17 @@ export {
 } from './encode.js';
 export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from './reader.js';
 export { Role, encodeRequest, parseRequest } from './request.js';
-export { requestToANTH, requestToJSON, requestToJSONBytes, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_DEPTH } from './requestjson.js';
+export {
+  requestToANTH,
+  requestToJSON,
+  requestToJSONBytes,
+  chatRequestToANTH,
+  chatRequestToJSON,
+  chatRequestToJSONBytes,
+  DEFAULT_MAX_REQUEST_SIZE,
+  DEFAULT_MAX_DEPTH,
+} from './requestjson.js';
+export { CHAT_DICTIONARY } from './chatdict.js';
 export { REQUEST_DICTIONARY } from './requestdict.js';
 export { TextReassembler } from './text.js';
 export { EventReader, inflateEvent, DEFAULT_MAX_EVENT } from './events.js';

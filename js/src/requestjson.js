@@ -4,6 +4,10 @@
 // carry it, else the extended form (magic ANTX), byte for byte as Go writes
 // it; requestToJSON turns either form back into the JSON Go writes, byte for
 // byte, and refuses what Go refuses with the same kind at the same offset.
+// chatRequestToANTH and chatRequestToJSON do the same for OpenAI Chat
+// Completions request bodies (§5.5: version 2, its own dictionary, data
+// URLs as bytes), as Go's request.AppendChatANTH and AppendChatJSON: one
+// codec, the dictionary its parameter.
 //
 // Both take and give JSON *text*, never a parsed value: JSON.parse would
 // lose what the format keeps (numbers such as 0.70, 1e400 and
@@ -12,6 +16,7 @@
 
 import { AnthError } from './errors.js';
 import { readSeed, seedParts, validUTF8, writeSeed } from './request.js';
+import { CHAT_DICTIONARY } from './chatdict.js';
 import { REQUEST_DICTIONARY } from './requestdict.js';
 
 /**
@@ -52,9 +57,15 @@ const TAG_BASE64 = 0x07;
 const TAG_ARRAY = 0x08;
 const TAG_OBJECT = 0x09;
 const TAG_END = 0x0a;
+const TAG_DATA_URL = 0x0b; // version 2 (§5.5): a prefix string (05 or 06), then uv length and the bytes
 
 const EXT_MAGIC = [0x41, 0x4e, 0x54, 0x58]; // "ANTX"
-const VERSION = 1;
+
+// Where a string stands, which decides the encodings it may take (§5.4,
+// §5.5): a key is only ever 05 or 06. Go's place.
+const KEY = 0;
+const VALUE = 1;
+const DATA = 2; // the value of a key "data"
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -62,10 +73,49 @@ const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 /** @param {string} s */
 const ascii = (s) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
-// The dictionary: each string's UTF-8 and its JSON (quoted).
-const DICT_BYTES = REQUEST_DICTIONARY.map((s) => utf8.encode(s));
-const DICT_JSON = REQUEST_DICTIONARY.map((s) => utf8.encode(JSON.stringify(s)));
-const MAX_DICT = Math.max(...DICT_BYTES.map((b) => b.length)); // 25: "disable_parallel_tool_use"
+/**
+ * @typedef {object} Dictionary one version of the extended request (Go's
+ *   request.dictionary): its version byte, the API it is of, its strings'
+ *   UTF-8 and JSON, their indices by dictHash, and whether tag 0B is in use.
+ * @property {number} version
+ * @property {string} api
+ * @property {string} reader the function that reads it
+ * @property {Uint8Array[]} bytes
+ * @property {Uint8Array[]} json
+ * @property {number} max the longest string's length in bytes
+ * @property {Map<number, number[]>} buckets
+ * @property {number} data the index of "data"
+ * @property {boolean} dataURL
+ */
+
+/**
+ * makeDictionary builds a Dictionary from its strings.
+ * @param {number} version
+ * @param {string} api
+ * @param {string} reader
+ * @param {readonly string[]} words
+ * @param {boolean} dataURL
+ * @returns {Dictionary}
+ */
+function makeDictionary(version, api, reader, words, dataURL) {
+  const bytes = words.map((s) => utf8.encode(s));
+  /** @type {Map<number, number[]>} */
+  const buckets = new Map();
+  bytes.forEach((w, k) => {
+    const h = dictHash(w.length, w[0], w[w.length - 1]);
+    buckets.set(h, [...(buckets.get(h) ?? []), k]);
+  });
+  const json = words.map((s) => utf8.encode(JSON.stringify(s)));
+  return { version, api, reader, bytes, json, max: Math.max(...bytes.map((b) => b.length)), buckets, data: words.indexOf('data'), dataURL };
+}
+
+/** Version 1: Messages requests (§5.4). */
+const MESSAGES = makeDictionary(1, 'Messages', 'requestToJSON', REQUEST_DICTIONARY, false);
+/** Version 2: Chat Completions requests (§5.5). */
+const CHAT = makeDictionary(2, 'Chat Completions', 'chatRequestToJSON', CHAT_DICTIONARY, true);
+
+// Version 1's strings, which the seed rules read.
+const DICT_BYTES = MESSAGES.bytes;
 const DICT = {
   model: REQUEST_DICTIONARY.indexOf('model'),
   messages: REQUEST_DICTIONARY.indexOf('messages'),
@@ -98,18 +148,19 @@ function byteString(b, start, end) {
 }
 
 /**
- * dictIndex returns the dictionary index of the string b[start:end], or -1.
+ * dictIndex returns the index in dict of the string b[start:end], or -1.
+ * @param {Dictionary} dict
  * @param {Uint8Array} b
  * @param {number} start
  * @param {number} end
  */
-function dictIndex(b, start, end) {
+function dictIndex(dict, b, start, end) {
   const n = end - start;
-  if (n === 0 || n > MAX_DICT) return -1;
-  const bucket = DICT_BUCKETS.get(dictHash(n, b[start], b[end - 1]));
+  if (n === 0 || n > dict.max) return -1;
+  const bucket = dict.buckets.get(dictHash(n, b[start], b[end - 1]));
   if (!bucket) return -1;
   next: for (const k of bucket) {
-    const w = DICT_BYTES[k];
+    const w = dict.bytes[k];
     for (let j = 0; j < n; j++) if (w[j] !== b[start + j]) continue next;
     return k;
   }
@@ -127,12 +178,39 @@ function dictHash(n, first, last) {
   return (n << 16) | (first << 8) | last;
 }
 
-/** The dictionary's indices by dictHash. @type {Map<number, number[]>} */
-const DICT_BUCKETS = new Map();
-DICT_BYTES.forEach((w, k) => {
-  const h = dictHash(w.length, w[0], w[w.length - 1]);
-  DICT_BUCKETS.set(h, [...(DICT_BUCKETS.get(h) ?? []), k]);
-});
+/**
+ * dataURLSplit returns where the data of a data URL starts in s (after its
+ * first comma) if s has the shape tag 0B carries: it starts with "data:"
+ * and its first comma ends a prefix that ends with ";base64,"; else -1.
+ * Whether the data is canonical base64 is the caller's to check (Go's
+ * dataURLSplit).
+ * @param {Uint8Array} s
+ */
+function dataURLSplit(s) {
+  if (s.length < 5 || s[0] !== 0x64 || s[1] !== 0x61 || s[2] !== 0x74 || s[3] !== 0x61 || s[4] !== 0x3a) return -1;
+  const i = s.indexOf(0x2c);
+  if (i < 12 || !endsWithBase64(s, i)) return -1;
+  return i + 1;
+}
+
+/**
+ * endsWithBase64 reports whether s[:i] ends with ";base64".
+ * @param {Uint8Array} s
+ * @param {number} i
+ */
+function endsWithBase64(s, i) {
+  return i >= 7 && s[i - 7] === 0x3b && s[i - 6] === 0x62 && s[i - 5] === 0x61 && s[i - 4] === 0x73 && s[i - 3] === 0x65 && s[i - 2] === 0x36 && s[i - 1] === 0x34;
+}
+
+/**
+ * dataURLPrefix reports whether p is a prefix dataURLSplit takes: it starts
+ * with "data:", ends with ";base64," and has no other comma.
+ * @param {Uint8Array} p
+ */
+function dataURLPrefix(p) {
+  // The first comma ends the prefix dataURLSplit finds: it is p's last byte.
+  return dataURLSplit(p) === p.length;
+}
 
 /**
  * @param {RequestLimits} l
@@ -267,6 +345,42 @@ function wellFormed(s) {
  * @returns {Uint8Array}
  */
 export function requestToANTH(body, limits = {}) {
+  const out = extendedOf(body, limits, MESSAGES, 'requestToANTH');
+  const seed = seedOf(out.b.subarray(0, out.n));
+  if (seed && seedParts(seed.messages) <= SEED_MAX_PARTS && seed.model.length <= 0xff) {
+    return writeSeed(seed.model, seed.messages, seed.maxTokens);
+  }
+  return out.result();
+}
+
+/**
+ * chatRequestToANTH returns the ANTH form of an OpenAI Chat Completions
+ * request body, as Go's request.AppendChatANTH writes it: the extended
+ * request of SPEC.md §5.4 with version 2, the Chat Completions dictionary,
+ * of §5.5 (there is no seed form for this API). It carries any JSON object;
+ * images and files inline as data URLs ("data:image/png;base64,…") and
+ * input_audio data travel as the bytes their base64 stands for.
+ * chatRequestToJSON gives back the same JSON value, keys in the same order,
+ * numbers spelt as they were. The body and the errors are as
+ * requestToANTH's.
+ * @param {string | Uint8Array | object} body
+ * @param {RequestLimits} [limits]
+ * @returns {Uint8Array}
+ */
+export function chatRequestToANTH(body, limits = {}) {
+  return extendedOf(body, limits, CHAT, 'chatRequestToANTH').result();
+}
+
+/**
+ * extendedOf writes the extended form of body, with dict's version byte and
+ * dictionary (Go's Limits.appendExtended). name is the caller's, for errors.
+ * @param {string | Uint8Array | object} body
+ * @param {RequestLimits} limits
+ * @param {Dictionary} dict
+ * @param {string} name
+ * @returns {Out}
+ */
+function extendedOf(body, limits, dict, name) {
   const { size, depth } = limitsOf(limits);
   /** @type {Uint8Array} */
   let src;
@@ -276,26 +390,21 @@ export function requestToANTH(body, limits = {}) {
   } else if (body instanceof Uint8Array) {
     src = body;
   } else if (typeof body === 'object' && body !== null) {
-    return requestToANTH(JSON.stringify(body), limits);
+    return extendedOf(JSON.stringify(body), limits, dict, name);
   } else {
-    throw new TypeError('anth: requestToANTH takes JSON text (a string or UTF-8 bytes) or an object');
+    throw new TypeError(`anth: ${name} takes JSON text (a string or UTF-8 bytes) or an object`);
   }
   if (src.length > size) throw tooLarge(size, src.length);
 
-  const e = new JSONToANTH(src, depth);
+  const e = new JSONToANTH(src, depth, dict);
   e.out.bytes(EXT_MAGIC);
-  e.out.byte(VERSION);
+  e.out.byte(dict.version);
   e.space();
   if (e.i >= src.length || src[e.i] !== 0x7b) e.fail('a request is a JSON object');
   e.value(0, false);
   e.space();
   if (e.i !== src.length) e.fail("bytes after the request's JSON");
-  const ext = e.out.b.subarray(0, e.out.n);
-  const seed = seedOf(ext);
-  if (seed && seedParts(seed.messages) <= SEED_MAX_PARTS && seed.model.length <= 0xff) {
-    return writeSeed(seed.model, seed.messages, seed.maxTokens);
-  }
-  return e.out.result();
+  return e.out;
 }
 
 /**
@@ -311,11 +420,13 @@ class JSONToANTH {
   /**
    * @param {Uint8Array} src
    * @param {number} maxDepth
+   * @param {Dictionary} dict
    */
-  constructor(src, maxDepth) {
+  constructor(src, maxDepth, dict) {
     this.src = src;
     this.i = 0;
     this.maxDepth = maxDepth;
+    this.dict = dict;
     this.out = new Out(src.length + 16);
     /** The decoded string: a view of src when it has no escape, else of buf. */
     this.str = src.subarray(0, 0);
@@ -355,7 +466,7 @@ class JSONToANTH {
     }
     if (c === 0x22) {
       this.string();
-      this.writeString(data);
+      this.writeString(data ? DATA : VALUE);
       return;
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
@@ -404,7 +515,7 @@ class JSONToANTH {
       if (many) many.add(id);
       else if (few.push(id) > 8) many = new Set(few);
       const data = s.length === 4 && s[0] === 0x64 && s[1] === 0x61 && s[2] === 0x74 && s[3] === 0x61;
-      this.writeString(false);
+      this.writeString(KEY);
       this.space();
       if (this.i >= src.length || src[this.i] !== 0x3a) this.fail("want ':' after an object key");
       this.i++;
@@ -554,33 +665,73 @@ class JSONToANTH {
   }
 
   /**
-   * writeString writes this.str: from the dictionary if it is there, as
-   * bytes if it is the canonical base64 of a "data" value, else as it is.
-   * @param {boolean} data
+   * writeString writes this.str, the string at place p (KEY, VALUE or
+   * DATA): from the dictionary if it is there; as bytes if it is a value and
+   * a data URL of canonical base64 (version 2), or the canonical base64 of
+   * a "data" value; else as it is.
+   * @param {number} p
    */
-  writeString(data) {
+  writeString(p) {
     const s = this.str;
     const out = this.out;
-    const k = dictIndex(s, 0, s.length);
+    const k = dictIndex(this.dict, s, 0, s.length);
     if (k >= 0) {
       out.ensure(2);
       out.b[out.n++] = TAG_DICT;
       out.b[out.n++] = k;
       return;
     }
-    if (data && this.base64()) return;
+    if (p !== KEY && this.dict.dataURL && this.dataURL(s)) return;
+    if (p === DATA && this.base64(TAG_BASE64, s)) return;
+    this.literal(s);
+  }
+
+  /**
+   * literal writes s as tag 05.
+   * @param {Uint8Array} s
+   */
+  literal(s) {
+    const out = this.out;
     out.byte(TAG_STRING);
     out.uvarint(s.length);
     out.bytes(s);
   }
 
   /**
-   * base64 writes this.str as tag 07 if it is standard padded base64 (RFC
-   * 4648 §4) whose bytes encode back to exactly it (SPEC.md §5.4), and
-   * reports whether it did.
+   * dataURL writes s as tag 0B if it is a data URL whose data is canonical
+   * base64 (SPEC.md §5.5), and reports whether it did: the tag, its prefix
+   * as a string, then the bytes.
+   * @param {Uint8Array} s
    */
-  base64() {
-    const s = this.str;
+  dataURL(s) {
+    const d = dataURLSplit(s);
+    if (d < 0) return false;
+    const out = this.out;
+    const at = out.n;
+    out.byte(TAG_DATA_URL);
+    const k = dictIndex(this.dict, s, 0, d);
+    if (k >= 0) {
+      out.ensure(2);
+      out.b[out.n++] = TAG_DICT;
+      out.b[out.n++] = k;
+    } else {
+      this.literal(s.subarray(0, d));
+    }
+    if (!this.base64(0, s.subarray(d))) {
+      out.n = at;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * base64 writes s as tag (none if 0), its length and its bytes if it is
+   * standard padded base64 (RFC 4648 §4) of at least one byte whose bytes
+   * encode back to exactly it (SPEC.md §5.4), and reports whether it did.
+   * @param {number} tag
+   * @param {Uint8Array} s
+   */
+  base64(tag, s) {
     const L = s.length;
     if (L === 0 || L % 4 !== 0) return false;
     let pad = 0;
@@ -588,7 +739,7 @@ class JSONToANTH {
     const n = (L / 4) * 3 - pad;
     const out = this.out;
     const at = out.n;
-    out.byte(TAG_BASE64);
+    if (tag !== 0) out.byte(tag);
     out.uvarint(n);
     out.ensure(n + 2);
     const b = out.b;
@@ -856,21 +1007,77 @@ export function requestToJSONBytes(anth, limits = {}) {
   if (anth.length > size) throw tooLarge(size, anth.length);
   if (anth.length < 4 || anth[0] !== 0x41 || anth[1] !== 0x4e || anth[2] !== 0x54 || anth[3] !== 0x58) return seedJSON(anth, size, output);
 
-  const d = new ANTXToJSON(anth, depth, output);
-  d.i = EXT_MAGIC.length;
-  const v = d.byte();
-  if (v !== VERSION) {
-    d.i--;
-    d.fail('Malformed', `extended request version ${v}, want 1`);
-  }
-  if (d.peek() !== TAG_OBJECT) d.fail('Malformed', 'a request is an object');
-  d.value(0, false, 0);
-  if (d.i !== anth.length) d.fail('Malformed', `${anth.length - d.i} bytes after the request`);
+  const out = extendedJSON(anth, depth, output, MESSAGES);
   // SPEC.md §5.4, "seed form first": what the seed form carries is not sent extended.
   const seed = seedOf(anth);
   if (seed && seedParts(seed.messages) <= SEED_MAX_PARTS && seed.model.length <= 0xff) {
     throw new AnthError('Malformed', EXT_MAGIC.length, 'an extended request the seed form carries');
   }
+  return out;
+}
+
+/**
+ * chatRequestToJSON returns the JSON of a Chat Completions request in ANTH
+ * form, the extended form of SPEC.md §5.5 (magic ANTX, version 2), byte
+ * for byte as Go's request.AppendChatJSON writes it, checking the whole of
+ * its canonical form: bad or non-canonical input throws an AnthError with
+ * Go's kind and offset. Bytes that do not start with "ANTX" are 'BadMagic'
+ * (a Messages seed request, "ANTH", at offset 3); a Messages extended
+ * request (version 1) is 'Malformed' at offset 4, its version byte, never
+ * read with the wrong dictionary.
+ * @param {Uint8Array} anth
+ * @param {RequestLimits} [limits]
+ * @returns {string}
+ */
+export function chatRequestToJSON(anth, limits = {}) {
+  return utf8Decoder.decode(chatRequestToJSONBytes(anth, limits));
+}
+
+/**
+ * chatRequestToJSONBytes is chatRequestToJSON with the JSON as UTF-8
+ * bytes, as an HTTP body wants it.
+ * @param {Uint8Array} anth
+ * @param {RequestLimits} [limits]
+ * @returns {Uint8Array}
+ */
+export function chatRequestToJSONBytes(anth, limits = {}) {
+  const { size, depth, output } = limitsOf(limits);
+  if (anth.length > size) throw tooLarge(size, anth.length);
+  for (let i = 0; i < EXT_MAGIC.length; i++) {
+    if (i === anth.length) throw new AnthError('Truncated', i, 'the request ends inside its magic');
+    if (anth[i] !== EXT_MAGIC[i]) {
+      let detail = 'a Chat Completions request must start with "ANTX" (41 4E 54 58), then version 2';
+      if (i === 3 && anth[3] === 0x48) detail += '; "ANTH" is a Messages request in the seed form, which requestToJSON reads';
+      throw new AnthError('BadMagic', i, detail);
+    }
+  }
+  return extendedJSON(anth, depth, output, CHAT);
+}
+
+/**
+ * extendedJSON writes the JSON of anth, an extended request that starts
+ * with the magic "ANTX", which must be of dict's version: another version
+ * is 'Malformed' at its version byte, offset 4 (SPEC.md §5.5). Go's
+ * Limits.appendExtendedJSON.
+ * @param {Uint8Array} anth
+ * @param {number} depth
+ * @param {number} output
+ * @param {Dictionary} dict
+ */
+function extendedJSON(anth, depth, output, dict) {
+  const d = new ANTXToJSON(anth, depth, output, dict);
+  d.i = EXT_MAGIC.length;
+  const v = d.byte();
+  if (v !== dict.version) {
+    d.i--;
+    const want = `want ${dict.version}, a ${dict.api} request`;
+    const other = [MESSAGES, CHAT].find((x) => x.version === v);
+    if (other) d.fail('Malformed', `extended request version ${v} is a ${other.api} request, which ${other.reader} reads; ${want}`);
+    d.fail('Malformed', `extended request version ${v}, ${want}`);
+  }
+  if (d.peek() !== TAG_OBJECT) d.fail('Malformed', 'a request is an object');
+  d.value(0, false, 0);
+  if (d.i !== anth.length) d.fail('Malformed', `${anth.length - d.i} bytes after the request`);
   return d.out.result();
 }
 
@@ -880,12 +1087,14 @@ class ANTXToJSON {
    * @param {Uint8Array} src
    * @param {number} maxDepth
    * @param {number} maxOut
+   * @param {Dictionary} dict
    */
-  constructor(src, maxDepth, maxOut) {
+  constructor(src, maxDepth, maxOut, dict) {
     this.src = src;
     this.i = 0;
     this.maxDepth = maxDepth;
     this.maxOut = maxOut;
+    this.dict = dict;
     this.out = new Out(Math.min(maxOut, src.length * 2 + 64));
   }
 
@@ -986,7 +1195,11 @@ class ANTXToJSON {
       case TAG_DICT:
       case TAG_BASE64:
         this.i = at;
-        this.string(data, pre);
+        this.string(data ? DATA : VALUE, pre);
+        return;
+      case TAG_DATA_URL:
+        if (!this.dict.dataURL) break;
+        this.dataURL(at, pre);
         return;
       case TAG_ARRAY:
       case TAG_OBJECT:
@@ -1024,10 +1237,10 @@ class ANTXToJSON {
     let many = null;
     for (let first = true; this.peek() !== TAG_END; first = false) {
       const at = this.i;
-      const data = this.string(false, first ? 0 : 0x2c) === DICT.data;
+      const data = this.string(KEY, first ? 0 : 0x2c) === this.dict.data;
       const id = byteString(src, at, this.i);
       if (many ? many.has(id) : few.includes(id)) {
-        throw new AnthError('Malformed', at, `duplicate key ${utf8Decoder.decode(keyJSON(src, at))}`);
+        throw new AnthError('Malformed', at, `duplicate key ${utf8Decoder.decode(keyJSON(src, at, this.dict))}`);
       }
       if (many) many.add(id);
       else if (few.push(id) > 8) many = new Set(few);
@@ -1039,30 +1252,27 @@ class ANTXToJSON {
   }
 
   /**
-   * string writes the string value at this.i (literal, from the dictionary
-   * or base64) as JSON, checking that it takes its canonical form, and
-   * returns its dictionary index, or -1. pre is the separator before it, as
-   * value's.
-   * @param {boolean} data
+   * string writes the string at this.i, standing at place p (KEY, VALUE or
+   * DATA; literal, from the dictionary or base64), as JSON, checking that
+   * it takes its canonical form, and returns its dictionary index, or -1.
+   * pre is the separator before it, as value's.
+   * @param {number} p
    * @param {number} pre
    */
-  string(data, pre) {
+  string(p, pre) {
     const at = this.i;
     const tag = this.byte();
     const out = this.out;
+    const dict = this.dict;
     if (tag === TAG_DICT) {
-      const k = this.byte();
-      if (k >= DICT_JSON.length) {
-        this.i--;
-        this.fail('Malformed', `dictionary index ${k}`);
-      }
-      this.room(at, pre, DICT_JSON[k].length);
-      out.bytes(DICT_JSON[k]);
+      const k = this.word();
+      this.room(at, pre, dict.json[k].length);
+      out.bytes(dict.json[k]);
       return k;
     }
     if (tag === TAG_BASE64) {
       const raw = this.bytes();
-      if (!data || raw.length === 0) {
+      if (p !== DATA || raw.length === 0) {
         this.i = at;
         this.fail('Malformed', 'base64 bytes outside a "data" value');
       }
@@ -1080,7 +1290,7 @@ class ANTXToJSON {
         this.i = at;
         this.fail('Malformed', 'a string that is not UTF-8');
       }
-      if (dictIndex(s, 0, s.length) >= 0 || (data && isCanonicalBase64(s))) {
+      if (dictIndex(dict, s, 0, s.length) >= 0 || (p !== KEY && dict.dataURL && isCanonicalDataURL(s)) || (p === DATA && isCanonicalBase64(s))) {
         // SPEC.md §5.4: each string has one encoding.
         this.i = at;
         this.fail('Malformed', 'a string sent literally that has a shorter canonical form');
@@ -1092,6 +1302,65 @@ class ANTXToJSON {
     }
     this.i = at;
     this.fail('Malformed', `value tag ${tag}, want a string`);
+  }
+
+  /** word reads a dictionary index, after its tag 06, and returns it. */
+  word() {
+    const k = this.byte();
+    if (k >= this.dict.json.length) {
+      this.i--;
+      this.fail('Malformed', `dictionary index ${k}`);
+    }
+    return k;
+  }
+
+  /**
+   * dataURL writes the data URL whose tag 0B is at at (SPEC.md §5.5): its
+   * prefix, a string of the dictionary or a literal one that is not, then
+   * at least one byte, whose base64 follows the prefix. pre is the
+   * separator before it, as value's. Go's antxToJSON.dataURL.
+   * @param {number} at
+   * @param {number} pre
+   */
+  dataURL(at, pre) {
+    const pat = this.i;
+    const tag = this.byte();
+    /** @type {Uint8Array} */
+    let prefix;
+    if (tag === TAG_DICT) {
+      prefix = this.dict.bytes[this.word()];
+    } else if (tag === TAG_STRING) {
+      prefix = this.bytes();
+      if (!validUTF8(prefix, 0, prefix.length)) {
+        this.i = pat;
+        this.fail('Malformed', "a data URL's prefix that is not UTF-8");
+      }
+      if (dictIndex(this.dict, prefix, 0, prefix.length) >= 0) {
+        this.i = pat;
+        this.fail('Malformed', "a data URL's prefix sent literally that is in the dictionary");
+      }
+    } else {
+      this.i = pat;
+      this.fail('Malformed', `value tag ${tag}, want a data URL's prefix (05 or 06)`);
+    }
+    if (!dataURLPrefix(prefix)) {
+      this.i = pat;
+      this.fail('Malformed', 'a data URL\'s prefix must start with "data:", end with ";base64," and have no other comma');
+    }
+    const raw = this.bytes();
+    if (raw.length === 0) {
+      this.i = at;
+      this.fail('Malformed', 'a data URL of no bytes');
+    }
+    const esc = escapedLength(prefix);
+    const n = Math.ceil(raw.length / 3) * 4;
+    this.room(at, pre, esc + n + 2);
+    const out = this.out;
+    writeQuoted(out, prefix, esc);
+    out.n--; // the string goes on: its base64, then the closing quote
+    out.ensure(n + 1);
+    out.n = encodeBase64(raw, out.b, out.n);
+    out.b[out.n++] = 0x22;
   }
 
   /**
@@ -1127,9 +1396,10 @@ const TRUE = ascii('true');
  * keyJSON returns the key encoded at src[at] as a JSON string.
  * @param {Uint8Array} src
  * @param {number} at
+ * @param {Dictionary} dict
  */
-function keyJSON(src, at) {
-  if (src[at] === TAG_DICT) return DICT_JSON[src[at + 1]];
+function keyJSON(src, at, dict) {
+  if (src[at] === TAG_DICT) return dict.json[src[at + 1]];
   const { v, k } = uvarint(src, at + 1);
   const s = src.subarray(at + 1 + k, at + 1 + k + v);
   const out = new Out(s.length + 2);
@@ -1177,6 +1447,16 @@ function isCanonicalBase64(s) {
   if (pad === 2) return (B64_DEC[s[L - 3]] & 0xf) === 0;
   if (pad === 1) return (B64_DEC[s[L - 2]] & 0x3) === 0;
   return true;
+}
+
+/**
+ * isCanonicalDataURL reports whether s is a data URL whose data is
+ * canonical base64 of at least one byte: what tag 0B carries.
+ * @param {Uint8Array} s
+ */
+function isCanonicalDataURL(s) {
+  const d = dataURLSplit(s);
+  return d >= 0 && isCanonicalBase64(s.subarray(d));
 }
 
 /**

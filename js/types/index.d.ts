@@ -1,3 +1,4 @@
+export { CHAT_DICTIONARY } from "./chatdict.js";
 export { REQUEST_DICTIONARY } from "./requestdict.js";
 export { TextReassembler } from "./text.js";
 export { EVENT_DICTIONARY } from "./dictionary.js";
@@ -34,7 +35,7 @@ export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parse
 export { encodeMagic, encodeToken, encodeUsage, encodeCacheUsage, encodeError, encodeDone, encodeText, encodeDelta, encodeBlock, encodePad, encodeEvent, encodeFrame } from "./encode.js";
 export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from "./reader.js";
 export { Role, encodeRequest, parseRequest } from "./request.js";
-export { requestToANTH, requestToJSON, requestToJSONBytes, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_DEPTH } from "./requestjson.js";
+export { requestToANTH, requestToJSON, requestToJSONBytes, chatRequestToANTH, chatRequestToJSON, chatRequestToJSONBytes, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_DEPTH } from "./requestjson.js";
 export { EventReader, inflateEvent, DEFAULT_MAX_EVENT } from "./events.js";
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from "./sse.js";
 export { stopReasonName, errorTypeName } from "./names.js";

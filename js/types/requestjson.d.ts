@@ -19,6 +19,21 @@
  */
 export function requestToANTH(body: string | Uint8Array | object, limits?: RequestLimits): Uint8Array;
 /**
+ * chatRequestToANTH returns the ANTH form of an OpenAI Chat Completions
+ * request body, as Go's request.AppendChatANTH writes it: the extended
+ * request of SPEC.md §5.4 with version 2, the Chat Completions dictionary,
+ * of §5.5 (there is no seed form for this API). It carries any JSON object;
+ * images and files inline as data URLs ("data:image/png;base64,…") and
+ * input_audio data travel as the bytes their base64 stands for.
+ * chatRequestToJSON gives back the same JSON value, keys in the same order,
+ * numbers spelt as they were. The body and the errors are as
+ * requestToANTH's.
+ * @param {string | Uint8Array | object} body
+ * @param {RequestLimits} [limits]
+ * @returns {Uint8Array}
+ */
+export function chatRequestToANTH(body: string | Uint8Array | object, limits?: RequestLimits): Uint8Array;
+/**
  * requestToJSON returns the JSON of an ANTH request of either form, the
  * seed form of SPEC.md §5 or the extended form of §5.4, byte for byte as
  * Go's request.AppendJSON writes it: compact, the extended form's keys in
@@ -41,6 +56,28 @@ export function requestToJSON(anth: Uint8Array, limits?: RequestLimits): string;
  */
 export function requestToJSONBytes(anth: Uint8Array, limits?: RequestLimits): Uint8Array;
 /**
+ * chatRequestToJSON returns the JSON of a Chat Completions request in ANTH
+ * form, the extended form of SPEC.md §5.5 (magic ANTX, version 2), byte
+ * for byte as Go's request.AppendChatJSON writes it, checking the whole of
+ * its canonical form: bad or non-canonical input throws an AnthError with
+ * Go's kind and offset. Bytes that do not start with "ANTX" are 'BadMagic'
+ * (a Messages seed request, "ANTH", at offset 3); a Messages extended
+ * request (version 1) is 'Malformed' at offset 4, its version byte, never
+ * read with the wrong dictionary.
+ * @param {Uint8Array} anth
+ * @param {RequestLimits} [limits]
+ * @returns {string}
+ */
+export function chatRequestToJSON(anth: Uint8Array, limits?: RequestLimits): string;
+/**
+ * chatRequestToJSONBytes is chatRequestToJSON with the JSON as UTF-8
+ * bytes, as an HTTP body wants it.
+ * @param {Uint8Array} anth
+ * @param {RequestLimits} [limits]
+ * @returns {Uint8Array}
+ */
+export function chatRequestToJSONBytes(anth: Uint8Array, limits?: RequestLimits): Uint8Array;
+/**
  * @typedef {object} RequestLimits what requestToANTH and requestToJSON
  *   accept: Go's request.Limits (maxRequestSize is its MaxSize). A field that is absent, zero or negative
  *   takes the default.
@@ -62,6 +99,31 @@ export function requestToJSONBytes(anth: Uint8Array, limits?: RequestLimits): Ui
 export const DEFAULT_MAX_REQUEST_SIZE: 33554432;
 /** The default nesting limit of a request's arrays and objects. */
 export const DEFAULT_MAX_DEPTH: 128;
+/**
+ * one version of the extended request (Go's
+ *   request.dictionary): its version byte, the API it is of, its strings'
+ *   UTF-8 and JSON, their indices by dictHash, and whether tag 0B is in use.
+ */
+export type Dictionary = {
+    version: number;
+    api: string;
+    /**
+     * the function that reads it
+     */
+    reader: string;
+    bytes: Uint8Array[];
+    json: Uint8Array[];
+    /**
+     * the longest string's length in bytes
+     */
+    max: number;
+    buckets: Map<number, number[]>;
+    /**
+     * the index of "data"
+     */
+    data: number;
+    dataURL: boolean;
+};
 /**
  * what requestToANTH and requestToJSON
  *   accept: Go's request.Limits (maxRequestSize is its MaxSize). A field that is absent, zero or negative
