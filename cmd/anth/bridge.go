@@ -47,7 +47,7 @@ carried is written.
 const statsUsage = `usage: anth stats FILE|-
 Prints the size of an SSE recording (- reads standard input), of the ANTH that carries it, and of that
 ANTH in the anth-deflate coding with a record per event, as anthhttp.Proxy sends
-it to a client that asks for it.
+it to a client that asks for it when the upstream sends its events one at a time.
 `
 
 // convertArgs parses the one format flag and the optional input file of

@@ -74,7 +74,9 @@ func TestStats(t *testing.T) {
 		t.Fatalf("stats: %v\n%s", err, out.String())
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(in)), messages.API{}, anthhttp.ProxyOptions{})
+		// An event a Read, as from a live upstream: Proxy writes a record
+		// per event then, and gathers events it has already read.
+		anthhttp.Proxy(w, r, &testdata.EventReader{Rest: in}, messages.API{}, anthhttp.ProxyOptions{})
 	}))
 	defer srv.Close()
 	req, _ := http.NewRequest("POST", srv.URL, nil)
