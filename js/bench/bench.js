@@ -5,41 +5,10 @@
 // Response body; the SSE is what Go's bridge serves for that ANTH.
 // Run: npm run bench.
 
-import zlib from 'node:zlib';
-
 import { Stream } from '@anthropic-ai/sdk/streaming';
 
-import {
-  BlockOp,
-  EVENT_DICTIONARY,
-  EventEncoding,
-  FrameReader,
-  StopReason,
-  TextReassembler,
-  encodeBlock,
-  encodeDone,
-  encodeEvent,
-  encodeMagic,
-  encodeText,
-  encodeUsage,
-  readFrames,
-  toSSE,
-} from '../src/index.js';
-
-const TOKENS = 1000;
-
-/** A response of TOKENS text tokens, words of 1–9 bytes with some non-ASCII, as ANTH. */
-function response() {
-  const words = [' the', ' model', ' streams', ' a', ' token', ',', ' and', ' é', ' 你好', ' wire', '.', ' cost', ' of', ' JSON', '\n\n'];
-  const messageStart = JSON.stringify({
-    type: 'message_start',
-    message: { id: 'msg_01Bench', type: 'message', role: 'assistant', content: [], model: 'claude-sonnet-4-5-20250929', stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } },
-  });
-  const parts = [encodeMagic(), encodeEvent(EventEncoding.DEFLATE, 'message_start', zlib.deflateRawSync(Buffer.from(messageStart), { dictionary: Buffer.from(EVENT_DICTIONARY) })), encodeBlock(0, BlockOp.START_TEXT)];
-  for (let i = 0; i < TOKENS; i++) parts.push(encodeText(0, words[(i * 7) % words.length]));
-  parts.push(encodeBlock(0, BlockOp.STOP), encodeUsage({ inputTokens: 25, outputTokens: TOKENS, cacheHitRatio: 0 }), encodeDone(StopReason.END_TURN));
-  return parts;
-}
+import { FrameReader, TextReassembler, readFrames, toSSE } from '../src/index.js';
+import { TOKENS, response } from './response.js';
 
 const frames = response();
 const anth = Buffer.concat(frames);
