@@ -18,6 +18,12 @@ export const MAX_RECORD = 2 ** 31 - 1;
 const WINDOW = 1 << 15;
 /** The window buffer: the 32 KiB of history and room for 64 KiB of output before it slides. */
 const BUFFER = 3 * WINDOW;
+/**
+ * The buffer a reader starts with past its dictionary: it grows, doubling,
+ * to BUFFER as the output does, so that a short response (most are a few
+ * hundred bytes) does not pay for 96 KiB it never uses.
+ */
+const START = 4096;
 
 /**
  * adler32 is RFC 1950's checksum, which names a preset dictionary (the DICTID).
@@ -120,6 +126,8 @@ class Huffman {
 /** @type {{lit: Huffman, dist: Huffman} | undefined} */
 let fixedCodes;
 
+/** @typedef {{lit: Huffman, dist: Huffman, cl: Huffman, lengths: Uint8Array}} DynTables the codes of a dynamic block and its code lengths */
+
 function fixed() {
   if (!fixedCodes) {
     const l = new Uint8Array(288);
@@ -187,8 +195,9 @@ const FINAL = 3; // a final block ended
  * returns the output and the next call (feed or end) throws, as
  * FrameReader does: so always call end.
  *
- * Bounds: it holds 96 KiB (the 32 KiB window and room to write ahead of it)
- * and a few tables, whatever the input; a record is never buffered. Each
+ * Bounds: it holds at most 96 KiB (the 32 KiB window and room to write
+ * ahead of it; it starts at its dictionary and 4 KiB and doubles as the
+ * output grows) and a few tables, whatever the input; a record is never buffered. Each
  * input byte gives at most 1,032 output bytes (DEFLATE's limit: a 258-byte
  * match in 2 bits), since the marker put back after a record gives none.
  */
@@ -203,6 +212,7 @@ export class DeflateReader {
       d = { bytes, id: adler32(bytes) };
     }
     this.#id = d.id;
+    this.#buf = new Uint8Array(Math.min(BUFFER, d.bytes.length + START));
     this.#buf.set(d.bytes);
     this.#w = this.#emit = d.bytes.length;
   }
@@ -231,22 +241,25 @@ export class DeflateReader {
   #head = 0; // bytes of a stored block's LEN and NLEN read
   #storedLen = 0; // LEN, then the stored bytes still to copy
   /** @type {Huffman} */
-  #lit = new Huffman();
+  #lit = fixed().lit;
   /** @type {Huffman} */
-  #dist = new Huffman();
-  #dynLit = new Huffman();
-  #dynDist = new Huffman();
-  #clCode = new Huffman();
+  #dist = fixed().dist;
+  /**
+   * The tables of dynamic blocks, made at the first one: Go's writer sends
+   * fixed codes only, and a short response should not pay for them.
+   * @type {DynTables | undefined}
+   */
+  #dyn;
   #nlit = 0;
   #ndist = 0;
   #nclen = 0;
   #i = 0; // code lengths read
-  #lengths = new Uint8Array(320);
   #len = 0; // the length of the match being read
   #sym = 0; // the length or distance symbol whose extra bits are due
 
   // The window and the output not yet returned: buf[emit:w].
-  #buf = new Uint8Array(BUFFER);
+  /** @type {Uint8Array} */
+  #buf;
   #w = 0;
   #emit = 0;
   /** @type {Uint8Array[]} */
@@ -411,7 +424,7 @@ export class DeflateReader {
     let bits = this.#bits;
     let nbits = this.#nbits;
     let state = this.#state;
-    const buf = this.#buf;
+    let buf = this.#buf;
     let w = this.#w;
     let lit = this.#lit;
     let dist = this.#dist;
@@ -501,8 +514,11 @@ export class DeflateReader {
         case S_STORED_DATA: {
           while (this.#storedLen > 0) {
             if (pos === lim) return starve();
-            if (w > BUFFER - WINDOW) w = this.#slide(w);
-            const n = Math.min(this.#storedLen, lim - pos, BUFFER - w);
+            if (w === buf.length) {
+              w = this.#slide(w);
+              buf = this.#buf;
+            }
+            const n = Math.min(this.#storedLen, lim - pos, buf.length - w);
             buf.set(b.subarray(pos, pos + n), w);
             w += n;
             pos += n;
@@ -524,37 +540,40 @@ export class DeflateReader {
           nbits -= 14;
           if (this.#nlit > 286) throw corrupt(`${this.#nlit} literal/length codes`);
           if (this.#ndist > 30) throw corrupt(`${this.#ndist} distance codes`);
-          this.#lengths.fill(0, 0, 19);
+          this.#dyn ??= { lit: new Huffman(), dist: new Huffman(), cl: new Huffman(), lengths: new Uint8Array(320) };
+          this.#dyn.lengths.fill(0, 0, 19);
           this.#i = 0;
           state = S_DYN_CL;
           break;
         }
         case S_DYN_CL: {
+          const dyn = /** @type {DynTables} */ (this.#dyn);
           while (this.#i < this.#nclen) {
             while (nbits < 3) {
               if (pos === lim) return starve();
               bits |= b[pos++] << nbits;
               nbits += 8;
             }
-            this.#lengths[CL_ORDER[this.#i++]] = bits & 7;
+            dyn.lengths[CL_ORDER[this.#i++]] = bits & 7;
             bits >>>= 3;
             nbits -= 3;
           }
-          if (!this.#clCode.init(this.#lengths, 19)) throw corrupt('bad code length code');
-          this.#lengths.fill(0);
+          if (!dyn.cl.init(dyn.lengths, 19)) throw corrupt('bad code length code');
+          dyn.lengths.fill(0);
           this.#i = 0;
           this.#sym = -1;
           state = S_DYN_LENS;
           break;
         }
         case S_DYN_LENS: {
+          const dyn = /** @type {DynTables} */ (this.#dyn);
           const n = this.#nlit + this.#ndist;
-          const lengths = this.#lengths;
+          const lengths = dyn.lengths;
           while (this.#i < n) {
             let sym = this.#sym;
             if (sym < 0) {
               // decode a code length symbol
-              const h = this.#clCode;
+              const h = dyn.cl;
               for (;;) {
                 const e = h.fast[bits & 511];
                 const l = e & 15;
@@ -598,10 +617,10 @@ export class DeflateReader {
             if (this.#i + rep > n) throw corrupt('code lengths repeat past their end');
             while (rep-- > 0) lengths[this.#i++] = v;
           }
-          if (!this.#dynLit.init(lengths, this.#nlit)) throw corrupt('bad literal/length code');
-          if (!this.#dynDist.init(lengths.subarray(this.#nlit), this.#ndist)) throw corrupt('bad distance code');
-          lit = this.#dynLit;
-          dist = this.#dynDist;
+          if (!dyn.lit.init(lengths, this.#nlit)) throw corrupt('bad literal/length code');
+          if (!dyn.dist.init(lengths.subarray(this.#nlit), this.#ndist)) throw corrupt('bad distance code');
+          lit = dyn.lit;
+          dist = dyn.dist;
           state = S_LIT;
           break;
         }
@@ -630,7 +649,10 @@ export class DeflateReader {
               nbits -= s & 15;
             }
             if (sym < 256) {
-              if (w === BUFFER) w = this.#slide(w);
+              if (w === buf.length) {
+                w = this.#slide(w);
+                buf = this.#buf;
+              }
               buf[w++] = sym;
               continue;
             }
@@ -696,7 +718,10 @@ export class DeflateReader {
           const d = DIST_BASE[this.#sym] + (bits & ((1 << extra) - 1));
           bits >>>= extra;
           nbits -= extra;
-          if (w + 258 > BUFFER) w = this.#slide(w);
+          if (w + 258 > buf.length) {
+            w = this.#slide(w);
+            buf = this.#buf;
+          }
           if (d > w) throw corrupt(`distance ${d} before the window's start`);
           let n = this.#len;
           let from = w - d;
@@ -719,12 +744,19 @@ export class DeflateReader {
   }
 
   /**
-   * slide hands out the output not yet returned and moves the last 32 KiB
-   * written, the window, to the buffer's start.
+   * slide makes room to write at w: it doubles the buffer while it is under
+   * BUFFER; then it hands out the output not yet returned and moves the
+   * last 32 KiB written, the window, to the buffer's start.
    * @param {number} w
    * @returns {number} the new write position
    */
   #slide(w) {
+    if (this.#buf.length < BUFFER) {
+      const grown = new Uint8Array(Math.min(BUFFER, 2 * this.#buf.length));
+      grown.set(this.#buf.subarray(0, w));
+      this.#buf = grown;
+      return w;
+    }
     if (w > this.#emit) this.#out.push(this.#buf.slice(this.#emit, w));
     const keep = Math.min(w, WINDOW);
     this.#buf.copyWithin(0, w - keep, w);

@@ -44,8 +44,9 @@ export const MAX_RECORD: number;
  * returns the output and the next call (feed or end) throws, as
  * FrameReader does: so always call end.
  *
- * Bounds: it holds 96 KiB (the 32 KiB window and room to write ahead of it)
- * and a few tables, whatever the input; a record is never buffered. Each
+ * Bounds: it holds at most 96 KiB (the 32 KiB window and room to write
+ * ahead of it; it starts at its dictionary and 4 KiB and doubles as the
+ * output grows) and a few tables, whatever the input; a record is never buffered. Each
  * input byte gives at most 1,032 output bytes (DEFLATE's limit: a 258-byte
  * match in 2 bits), since the marker put back after a record gives none.
  */
@@ -80,6 +81,15 @@ export class DeflateReader {
 export class DeflateDecoderStream extends TransformStream<Uint8Array<ArrayBufferLike>, Uint8Array<ArrayBufferLike>> {
     constructor();
 }
+/**
+ * the codes of a dynamic block and its code lengths
+ */
+export type DynTables = {
+    lit: Huffman;
+    dist: Huffman;
+    cl: Huffman;
+    lengths: Uint8Array;
+};
 export type DeflateReaderOptions = {
     /**
      * the preset dictionary the body was
@@ -89,3 +99,22 @@ export type DeflateReaderOptions = {
      */
     dictionary?: Uint8Array<ArrayBufferLike> | undefined;
 };
+/**
+ * Huffman is a canonical Huffman code: a table of the codes of up to 9 bits
+ * (each entry symbol << 4 | length, 0 for a longer or unused code) and the
+ * counts and symbols a longer code is decoded from bit by bit.
+ */
+declare class Huffman {
+    fast: Uint16Array<ArrayBuffer>;
+    count: Uint16Array<ArrayBuffer>;
+    sym: Uint16Array<ArrayBuffer>;
+    max: number;
+    /**
+     * init builds the code of lengths, and says whether it is one: complete,
+     * or a single code of length 1, or empty, as Go's compress/flate accepts.
+     * @param {Uint8Array} lengths
+     * @param {number} n
+     */
+    init(lengths: Uint8Array, n: number): boolean;
+}
+export {};

@@ -45,3 +45,11 @@ export function field(js: Uint8Array, ...path: string[]): Uint8Array | null;
  * @returns {[number, boolean]}
  */
 export function uintField(js: Uint8Array, ...path: string[]): [number, boolean];
+/**
+ * members returns the raw keys (quotes included) and raw values of the
+ * members of the JSON object obj, in order, as Go's jsonlex.Members reads
+ * them, or null when obj is not an object whose outline is well formed.
+ * @param {Uint8Array} obj
+ * @returns {Array<[Uint8Array, Uint8Array]> | null}
+ */
+export function members(obj: Uint8Array): Array<[Uint8Array, Uint8Array]> | null;
