@@ -2,57 +2,70 @@ package chat
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
+	"io"
 	"testing"
 
 	"github.com/layer0/anth/deflate"
-	"github.com/layer0/anth/internal/jsonlex"
+	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/messages"
 )
 
+// eventData returns the data of the EVENT frames a Decoder makes of an
+// SSE stream, raw.
+func eventData(t testing.TB, src []byte) [][]byte {
+	t.Helper()
+	r := frame.NewReader(bytes.NewReader(toANTH(t, src, DecoderOptions{RawEvents: true})), frame.ReaderOptions{})
+	var out [][]byte
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == frame.TypeEvent {
+			ev, _ := f.Event()
+			out = append(out, append([]byte(nil), ev.Data...))
+		}
+	}
+}
+
 // TestDictionaryPays measures EventDictionary against the Messages
-// dictionary and none on the EVENT data of the recordings (SPEC.md §7b.6),
-// and fails if it does not code them smaller than both.
-//
-// Until the Decoder exists it approximates the EVENT data by emptying the
-// holes of §7b.2 with regular expressions.
+// dictionary and none on the EVENT data the Decoder makes of every
+// recording, each EVENT coded alone as plain ANTH codes it (SPEC.md
+// §7b.6), and fails if it does not code them smaller than both, in all and
+// for the recordings the official SDKs ship.
 func TestDictionaryPays(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/chat/*.sse")
-	sort.Strings(files)
-	holes := regexp.MustCompile(`"(content|refusal|arguments|reasoning_content|reasoning|obfuscation)":"(\\.|[^"\\])*"`)
-	toks := regexp.MustCompile(`"token_ids":\[[0-9,]*\]`)
-	lps := regexp.MustCompile(`"(content|refusal)":\[\{"token":"(\\.|[^"\\])*","logprob":[-0-9.e+E]*,"bytes":\[[0-9,]*\],"top_logprobs":\[\]\}\]`)
-	dicts := map[string]*deflate.Dictionary{"chat": eventDict(), "messages": deflate.NewDictionary([]byte(messages.EventDictionary)), "none": deflate.NewDictionary(nil)}
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		var evs [][]byte
-		var last []byte
-		for _, line := range bytes.Split(b, []byte("\n")) {
-			d, ok := bytes.CutPrefix(line, []byte("data: "))
-			if !ok || string(d) == "[DONE]" {
-				continue
-			}
-			js, _ := jsonlex.AppendCompact(nil, d)
-			tpl := toks.ReplaceAll(holes.ReplaceAll(lps.ReplaceAll(js, []byte(`"$1":[]`)), []byte(`"$1":""`)), []byte(`"token_ids":[]`))
-			if !bytes.Equal(tpl, last) {
-				evs = append(evs, tpl)
-			}
-			last = tpl
-		}
-		raw := 0
-		sizes := map[string]int{}
-		for _, e := range evs {
-			raw += len(e)
-			for n, d := range dicts {
-				sizes[n] += len(deflate.AppendBlock(nil, e, d))
+	dicts := []struct {
+		name string
+		d    *deflate.Dictionary
+	}{{"chat", eventDict()}, {"messages", deflate.NewDictionary([]byte(messages.EventDictionary))}, {"none", nil}}
+	recs := recordings(t)
+	var total, sdk [4]int // raw, then by dictionary
+	for _, name := range sortedNames(recs) {
+		var sizes [4]int
+		for _, ev := range eventData(t, recs[name]) {
+			sizes[0] += len(ev)
+			for i, d := range dicts {
+				sizes[i+1] += len(deflate.AppendBlock(nil, ev, d.d))
 			}
 		}
-		if sizes["chat"] >= sizes["messages"] || sizes["chat"] >= sizes["none"] {
-			t.Errorf("%s: the chat dictionary does not pay: %v", filepath.Base(f), sizes)
+		for i := range sizes {
+			total[i] += sizes[i]
+			if !bytes.HasPrefix([]byte(name), []byte("layer0-")) {
+				sdk[i] += sizes[i]
+			}
 		}
-		t.Logf("%-70s events %3d raw %6d chat %5d messages %5d none %5d", filepath.Base(f), len(evs), raw, sizes["chat"], sizes["messages"], sizes["none"])
+		t.Logf("%-60s EVENT data %6d B: chat %5d, messages %5d, none %5d", name, sizes[0], sizes[1], sizes[2], sizes[3])
+	}
+	for _, s := range []struct {
+		what  string
+		sizes [4]int
+	}{{"all", total}, {"SDK recordings", sdk}} {
+		t.Logf("%s: EVENT data %d B: chat %d, messages %d, none %d", s.what, s.sizes[0], s.sizes[1], s.sizes[2], s.sizes[3])
+		if s.sizes[1] >= s.sizes[2] || s.sizes[1] >= s.sizes[3] {
+			t.Errorf("%s: the chat dictionary does not pay: %v", s.what, s.sizes)
+		}
 	}
 }

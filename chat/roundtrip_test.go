@@ -4,33 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
 )
 
-// recordings returns testdata/chat's streams by file name.
-func recordings(t testing.TB) map[string][]byte {
-	t.Helper()
-	files, err := filepath.Glob("../testdata/chat/*.sse")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recordings: %v", err)
-	}
-	out := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[filepath.Base(f)] = b
-	}
-	return out
-}
+// recordings returns testdata/chat's streams by file name, checked
+// against its SHA256SUMS.
+func recordings(t testing.TB) map[string][]byte { return testdata.Chat(t) }
 
 func sortedNames(m map[string][]byte) []string {
 	var names []string
@@ -121,5 +105,3 @@ func TestRecordingsRoundTrip(t *testing.T) {
 		}
 	}
 }
-
-var _ = strings.Contains
