@@ -96,7 +96,7 @@ func TestRecordingsRoundTrip(t *testing.T) {
 			src := recs[name]
 			anth := toANTH(t, src, DecoderOptions{RawEvents: raw})
 			back := toSSEBytes(t, anth, EncoderOptions{})
-			if d := cmp.Diff(events(t, src), events(t, back)); d != "" {
+			if d := diffEvents(t, src, back); d != "" {
 				t.Errorf("%s (raw %v): SSE → ANTH → SSE differs (-want +got):\n%s", name, raw, d)
 			}
 			if !raw {
@@ -104,4 +104,10 @@ func TestRecordingsRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// diffEvents compares two SSE streams event by event as the SDKs read them.
+func diffEvents(t testing.TB, want, got []byte) string {
+	t.Helper()
+	return cmp.Diff(events(t, want), events(t, got))
 }
