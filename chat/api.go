@@ -47,13 +47,18 @@ func (a API) NewEncoder(w io.Writer, coded bool, body []byte) bridge.Encoder {
 	opts.Coded = opts.Coded || coded
 	if opts.Model == "" && body != nil {
 		if v, ok := jsonlex.Field(body, "model"); ok {
-			if m, ok := jsonlex.AppendUnquoted(nil, v); ok {
+			// A client names the model: bounded, since a stream with no
+			// chunks of its own repeats it in every chunk (SPEC.md §12).
+			if m, ok := jsonlex.AppendUnquoted(nil, v); ok && len(m) <= maxModel {
 				opts.Model = string(m)
 			}
 		}
 	}
 	return NewEncoder(w, opts)
 }
+
+// maxModel bounds the model name API.NewEncoder takes from a request body.
+const maxModel = 256
 
 // RawEvents returns a writer that writes each deflated EVENT frame raw.
 func (API) RawEvents(w io.Writer) io.Writer { return &rawEvents{w: w} }

@@ -73,7 +73,7 @@ type Encoder struct {
 // NewEncoder returns an Encoder that writes SSE to w.
 func NewEncoder(w io.Writer, opts EncoderOptions) *Encoder {
 	e := &Encoder{w: w, opts: opts, fr: frame.NewPushReader(frame.ReaderOptions{})}
-	e.core = toSSE{opts: opts, events: EventReader{MaxEvent: opts.MaxEvent, RawOnly: opts.Coded}}
+	e.core = toSSE{opts: opts, events: EventReader{MaxEvent: opts.MaxEvent, RawOnly: opts.Coded}, once: -1}
 	return e
 }
 
@@ -83,7 +83,7 @@ func (e *Encoder) Reset(w io.Writer) {
 	ev := e.core.events
 	ev.Reset()
 	c := &e.core
-	e.core = toSSE{opts: e.opts, events: ev, rd: c.rd, ids: c.ids[:0], lp: c.lp[:0], usageEv: c.usageEv[:0], buf: c.buf[:0], js: c.js[:0], blocks: c.blocks[:0], tools: c.tools[:0]}
+	e.core = toSSE{opts: e.opts, events: ev, rd: c.rd, ids: c.ids[:0], lp: c.lp[:0], usageEv: c.usageEv[:0], buf: c.buf[:0], js: c.js[:0], blocks: c.blocks[:0], tools: c.tools[:0], once: -1}
 	e.w, e.out, e.err, e.begun, e.closed = w, e.out[:0], nil, false, false
 }
 
@@ -125,7 +125,7 @@ func (e *Encoder) drain() error {
 		}
 		if e.out, err = e.core.frame(e.out, f); err != nil {
 			if se, ok := err.(*Error); ok {
-				se.Offset = e.fr.Offset()
+				se.Offset = e.fr.Offset() - int64(f.Size()) // where the frame starts
 			}
 			break
 		}

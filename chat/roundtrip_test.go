@@ -26,7 +26,7 @@ func sortedNames(m map[string][]byte) []string {
 }
 
 // toANTH decodes an SSE stream whole.
-func toANTH(t testing.TB, sseBytes []byte, opts DecoderOptions) []byte {
+func toANTH(t tb, sseBytes []byte, opts DecoderOptions) []byte {
 	t.Helper()
 	out, err := io.ReadAll(NewDecoder(bytes.NewReader(sseBytes), opts))
 	if err != nil {
@@ -36,7 +36,7 @@ func toANTH(t testing.TB, sseBytes []byte, opts DecoderOptions) []byte {
 }
 
 // toSSEBytes encodes an ANTH stream whole.
-func toSSEBytes(t testing.TB, anth []byte, opts EncoderOptions) []byte {
+func toSSEBytes(t tb, anth []byte, opts EncoderOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	e := NewEncoder(&buf, opts)
@@ -58,7 +58,7 @@ type sseEvent struct {
 }
 
 // events reads an SSE stream as the SDKs do.
-func events(t testing.TB, b []byte) []sseEvent {
+func events(t tb, b []byte) []sseEvent {
 	t.Helper()
 	sc := sse.NewScanner(bytes.NewReader(b), 0)
 	var out []sseEvent
@@ -107,7 +107,15 @@ func TestRecordingsRoundTrip(t *testing.T) {
 }
 
 // diffEvents compares two SSE streams event by event as the SDKs read them.
-func diffEvents(t testing.TB, want, got []byte) string {
+func diffEvents(t tb, want, got []byte) string {
 	t.Helper()
 	return cmp.Diff(events(t, want), events(t, got))
+}
+
+// tb is what the helpers need of a test: *testing.T, *testing.B and
+// *rapid.T all have it.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }

@@ -31,6 +31,7 @@ type toSSE struct {
 	errWritten bool // an error chunk came whole, before its ERROR
 
 	blocks []encBlock
+	once   int // the block whose template serves one chunk, or -1
 	text   frame.Text
 
 	// The hole frames of the chunk being assembled (§7b.2).
@@ -198,10 +199,22 @@ func (s *toSSE) template(field int, tpl []byte) error {
 		i = len(s.blocks)
 		s.blocks = append(s.blocks, encBlock{key: key})
 	}
+	// A template over MaxTemplate serves the one chunk that follows it
+	// (§7b.2): one such is held at a time, so that what an Encoder holds is
+	// MaxBlocks templates of MaxTemplate bytes and one event.
+	if s.once >= 0 && s.once < len(s.blocks) {
+		s.blocks[s.once].tpl = nil
+	}
+	s.once = -1
 	blk := &s.blocks[i]
-	blk.tpl = append(blk.tpl[:0], tpl...)
-	blk.sh = sh
 	blk.once = len(tpl) > MaxTemplate
+	if blk.once {
+		s.once = i
+		blk.tpl = append([]byte(nil), tpl...)
+	} else {
+		blk.tpl = append(blk.tpl[:0], tpl...)
+	}
+	blk.sh = sh
 	return nil
 }
 
@@ -265,7 +278,7 @@ func (s *toSSE) content(b []byte, block uint16, kind frame.DeltaKind, data []byt
 	b = append(b, "\n\n"...)
 	s.obf, s.ids, s.hasLP = 0, s.ids[:0], false
 	if blk.once {
-		blk.tpl = nil
+		blk.tpl, s.once = nil, -1
 	}
 	return b, nil
 }
