@@ -83,6 +83,8 @@ type shape struct {
 	choices, usage, errv span
 	// finish_reason and stop_reason of choices[0], when it has index 0.
 	finish, stopReason span
+	// strings is how many of the fields of §7b.1 are strings in the delta.
+	strings int
 }
 
 // reader reads shapes, keeping its buffers: the text of the open field,
@@ -217,6 +219,11 @@ func (r *reader) shape(js []byte, forced int) shape {
 		return true
 	}) {
 		return sh
+	}
+	for _, v := range fields {
+		if isString(v) {
+			sh.strings++
+		}
 	}
 	field := forced
 	if field < 0 {

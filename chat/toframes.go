@@ -31,7 +31,15 @@ type toFrames struct {
 	scratch []byte
 	synth   []byte
 	name    []byte
+	// The fast path (fast.go): what it knows of each kept template, and
+	// the block of the last chunk, which it tries.
+	fast []fastTemplate
+	last int
 }
+
+// noFast turns the fast path off, for the test that holds it to the
+// general path's output.
+var noFast = false
 
 // event appends the frames of one SSE event, whose name is name and data
 // data.
@@ -43,6 +51,11 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 		}
 		m.ended = true
 		return frame.AppendDone(b, m.stop, string(m.stopSeq)), nil
+	}
+	if len(name) == 0 && !m.ended && !noFast {
+		if out, ok := m.fastChunk(b, data); ok {
+			return out, nil
+		}
 	}
 	js, ok := jsonlex.AppendCompact(m.compact[:0], data)
 	m.compact = js
@@ -151,25 +164,48 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		b = m.whole(b, fieldNames[sh.field], tpl)
 		if len(tpl) <= MaxTemplate {
 			m.tpls[block] = append(m.tpls[block][:0], tpl...)
+			m.prepareFast(block, sh.field, m.tpls[block])
+			// prepareFast read the template with m.rd: read the chunk again,
+			// so that its text, obfuscation and IDs are the chunk's.
+			*sh = m.rd.read(js)
 		} else {
 			m.tpls[block] = nil // it serves this chunk only
 		}
 	}
-	if sh.has(holeObfuscation) {
-		b = appendPad(b, m.rd.obfN)
+	if sh.has(holeLogprobs) {
+		// The logprob goes between the PAD and TOKEN frames and the text
+		// (§7b.2): holeFrames writes the first two, then this, then text.
+		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), false, nil)
+		b = frame.AppendEvent(b, frame.EventJSON, []byte("logprob"), m.rd.lp.in(js))
+		m.last = -1
+		return m.textFrame(b, block, sh.field, m.rd.text), true
 	}
-	if sh.has(holeTokens) {
+	return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), true, m.rd.text), true
+}
+
+// holeFrames appends a chunk's hole frames (§7b.2): a PAD of the
+// obfuscation's length, TOKEN frames of the IDs read, then the text frame
+// if withText (else the caller writes it, after a logprob). The block is
+// then the one the fast path tries first.
+func (m *toFrames) holeFrames(b []byte, block, field int, obf bool, obfN int, ids, withText bool, text []byte) []byte {
+	if obf {
+		b = appendPad(b, obfN)
+	}
+	if ids {
 		b = frame.AppendToken(b, m.rd.ids...)
 	}
-	if sh.has(holeLogprobs) {
-		b = frame.AppendEvent(b, frame.EventJSON, []byte("logprob"), m.rd.lp.in(js))
+	if !withText {
+		return b
 	}
-	if kind := fieldKinds[sh.field]; kind != 0 {
-		b = frame.AppendDelta(b, uint16(block), kind, m.rd.text)
-	} else {
-		b = frame.AppendText(b, uint16(block), m.rd.text)
+	m.last = block
+	return m.textFrame(b, block, field, text)
+}
+
+func (m *toFrames) textFrame(b []byte, block, field int, text []byte) []byte {
+	if kind := fieldKinds[field]; kind != 0 {
+		return frame.AppendDelta(b, uint16(block), kind, text)
 	}
-	return b, true
+	return frame.AppendText(b, uint16(block), text)
 }
 
 // appendPad appends one PAD frame of n zero bytes, n ≤ frame.MaxPayload;
