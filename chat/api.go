@@ -17,6 +17,9 @@ import (
 type API struct {
 	Decoder DecoderOptions
 	Encoder EncoderOptions
+	// Decoders, if set, is where NewDecoder takes its Decoders and where
+	// they go back when the stream is done: a gateway sets it.
+	Decoders *DecoderPool
 }
 
 var _ bridge.API = API{}
@@ -30,11 +33,15 @@ func (API) Streaming(body []byte) bool {
 	return ok && string(v) == "true"
 }
 
-// NewDecoder returns a Decoder of a's options reading r; coded sets
-// RawEvents (SPEC.md §11.2).
+// NewDecoder returns a Decoder of a's options reading r, from a.Decoders
+// if it is set (Release gives it back); coded sets RawEvents (SPEC.md
+// §11.2).
 func (a API) NewDecoder(r io.Reader, coded bool) bridge.Decoder {
 	opts := a.Decoder
 	opts.RawEvents = opts.RawEvents || coded
+	if a.Decoders != nil {
+		return a.Decoders.get(r, opts)
+	}
 	return NewDecoder(r, opts)
 }
 

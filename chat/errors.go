@@ -33,6 +33,8 @@ type Error struct {
 	Detail string
 }
 
+// Error returns "chat: offset N: kind: detail", as the module's other
+// packages write theirs.
 func (e *Error) Error() string { return errkind.Message("chat", e.Offset, e.Err, e.Detail) }
 
 // Unwrap returns the kind, or the underlying reader's error.
