@@ -92,14 +92,19 @@ func events(t tb, b []byte) []sseEvent {
 func TestRecordingsRoundTrip(t *testing.T) {
 	recs := recordings(t)
 	for _, name := range sortedNames(recs) {
-		for _, raw := range []bool{false, true} {
+		// Deflated EVENTs, raw EVENTs, and padding (whose PAD frames follow
+		// each chunk's frames, after the PAD of its obfuscation, §7b.4).
+		for _, opts := range []DecoderOptions{{}, {RawEvents: true}, {Padding: 64}} {
 			src := recs[name]
-			anth := toANTH(t, src, DecoderOptions{RawEvents: raw})
+			anth := toANTH(t, src, opts)
 			back := toSSEBytes(t, anth, EncoderOptions{})
 			if d := diffEvents(t, src, back); d != "" {
-				t.Errorf("%s (raw %v): SSE → ANTH → SSE differs (-want +got):\n%s", name, raw, d)
+				t.Errorf("%s (%+v): SSE → ANTH → SSE differs (-want +got):\n%s", name, opts, d)
 			}
-			if !raw {
+			if opts.Padding > 0 && len(anth)%64 != 4 {
+				t.Errorf("%s: padded ANTH of %d bytes", name, len(anth))
+			}
+			if opts == (DecoderOptions{}) {
 				t.Logf("%-62s SSE %6d B, ANTH %6d B", name, len(src), len(anth))
 			}
 		}
