@@ -14,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/internal/testdata"
 )
@@ -28,7 +29,14 @@ func accumulateChat(t *testing.T, body []byte) (any, int, string) {
 		w.Write(body)
 	}))
 	defer srv.Close()
-	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	return chatStream(t, srv.URL)
+}
+
+// chatStream runs openai-go's streaming call against url, with the request
+// options given, and accumulates the completion as accumulateChat does.
+func chatStream(t *testing.T, url string, opts ...option.RequestOption) (any, int, string) {
+	opts = append([]option.RequestOption{option.WithBaseURL(url), option.WithAPIKey("test"), option.WithMaxRetries(0)}, opts...)
+	client := openai.NewClient(opts...)
 	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
 		Model:    openai.ChatModelGPT4o,
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
@@ -94,5 +102,48 @@ func TestChatSDKOverBridge(t *testing.T) {
 			}
 			t.Logf("%d chunks, SSE %d B, ANTH %d B, error %q", wantN, len(orig), len(anth), wantErr)
 		})
+	}
+}
+
+// TestChatSDKThroughMiddleware: openai-go, through anthhttp.Transport's
+// middleware with chat.API, reads every stream of testdata/chat served by
+// anthhttp.Proxy as anth-deflate (with the chat dictionary) and
+// accumulates the completion it accumulates over plain SSE; the server saw
+// it ask for ANTH.
+func TestChatSDKThroughMiddleware(t *testing.T) {
+	var body []byte
+	var accepts []string
+	var coding string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accepts = append(accepts, r.Header.Get("Accept")+" | "+r.Header.Get("Accept-Encoding"))
+		anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(body)), chat.API{}, anthhttp.ProxyOptions{})
+		coding = w.Header().Get("Content-Encoding")
+	}))
+	defer srv.Close()
+	recs := testdata.Chat(t)
+	var names []string
+	for n := range recs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		body = recs[name]
+		// openai-go's base URL ends in /v1/, as the API's does, so that the
+		// path is chat.API's, /v1/chat/completions.
+		want, wantN, wantErr := chatStream(t, srv.URL+"/v1/")
+		accepts = accepts[:0]
+		got, gotN, gotErr := chatStream(t, srv.URL+"/v1/", option.WithMiddleware((&anthhttp.Transport{API: chat.API{}}).Middleware))
+		if len(accepts) != 1 || accepts[0] != anthhttp.Accept+" | "+anthhttp.AcceptEncoding+", gzip" {
+			t.Fatalf("%s: the SDK sent Accept %q through the middleware", name, accepts)
+		}
+		if coding != "anth-deflate" {
+			t.Fatalf("%s: the response came with Content-Encoding %q, not anth-deflate", name, coding)
+		}
+		if wantN == 0 || wantN != gotN || wantErr != gotErr {
+			t.Fatalf("%s: over SSE %d chunks, error %q; through ANTH %d, %q", name, wantN, wantErr, gotN, gotErr)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%s: completion differs (-SSE +ANTH):\n%s", name, d)
+		}
 	}
 }
