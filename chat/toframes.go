@@ -35,6 +35,7 @@ type toFrames struct {
 	// the block of the last chunk, which it tries.
 	fast []fastTemplate
 	last int
+	hits int // chunks the fast path took, for its tests
 }
 
 // noFast turns the fast path off, for the test that holds it to the
@@ -54,6 +55,7 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 	}
 	if len(name) == 0 && !m.ended && !noFast {
 		if out, ok := m.fastChunk(b, data); ok {
+			m.hits++
 			return out, nil
 		}
 	}
@@ -177,7 +179,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		// (§7b.2): holeFrames writes the first two, then this, then text.
 		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), false, nil)
 		b = frame.AppendEvent(b, frame.EventJSON, []byte("logprob"), m.rd.lp.in(js))
-		m.last = -1
+		m.last = block
 		return m.textFrame(b, block, sh.field, m.rd.text), true
 	}
 	return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), true, m.rd.text), true
