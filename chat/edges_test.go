@@ -70,3 +70,19 @@ func TestEdgeStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestBridgedCutCharacter: in a bridged stream, a character that a TEXT
+// frame splits reaches the client whole in the next chunk, and one cut off
+// by the end as U+FFFD before [DONE] (SPEC.md §7): never ill-formed UTF-8
+// in a JSON string, never dropped.
+func TestBridgedCutCharacter(t *testing.T) {
+	anth := frame.AppendMagic(nil)
+	anth = frame.AppendEvent(anth, frame.EventJSON, []byte("content"), []byte(`{"choices":[{"index":0,"delta":{"content":""}}]}`))
+	anth = frame.AppendText(anth, 0, []byte("a\xe4\xbd"))
+	anth = frame.AppendText(anth, 0, []byte("\xa0b\xe5"))
+	anth = frame.AppendDone(anth, 0, "")
+	c := accumulate(t, toSSEBytes(t, anth, EncoderOptions{}))
+	if got := c.Choices[0].Content; got != "a你b\uFFFD" || !c.Done {
+		t.Errorf("content %q, done %v; want %q", got, c.Done, "a你b\uFFFD")
+	}
+}

@@ -123,6 +123,8 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 		reason, _, _ := f.Done()
 		if s.native {
 			b = s.nativeEnd(b, reason)
+		} else {
+			b = s.flushBridged(b)
 		}
 		return appendData(b, []byte(doneData)), nil
 	}
@@ -235,7 +237,12 @@ func (s *toSSE) content(b []byte, block uint16, kind frame.DeltaKind, data []byt
 		return b, &Error{Err: ErrMalformed, Detail: "token IDs or a logprob for a template without their hole"}
 	}
 	s.buf = s.text.Append(s.buf[:0], block, kind, data)
-	text := s.buf
+	return s.chunk(b, blk, s.buf), nil
+}
+
+// chunk writes the chunk of blk's template with its holes filled: text,
+// and the hole frames that came before it.
+func (s *toSSE) chunk(b []byte, blk *encBlock, text []byte) []byte {
 	b = append(b, "data: "...)
 	last := 0
 	for _, h := range blk.sh.holes[:blk.sh.nholes] {
@@ -280,7 +287,23 @@ func (s *toSSE) content(b []byte, block uint16, kind frame.DeltaKind, data []byt
 	if blk.once {
 		blk.tpl, s.once = nil, -1
 	}
-	return b, nil
+	return b
+}
+
+// flushBridged writes, at the end of a bridged stream, what UTF-8
+// reassembly still holds of each block, a character cut off by the end, as
+// U+FFFD in a chunk of the block's template (SPEC.md §7, rule 5). A stream
+// this package's Decoder made never has one: its text is whole characters.
+func (s *toSSE) flushBridged(b []byte) []byte {
+	for i := range s.blocks {
+		blk := &s.blocks[i]
+		kind := fieldKinds[blk.key.field]
+		if blk.tpl != nil && s.text.Pending(uint16(i), kind) {
+			s.buf = s.text.Flush(s.buf[:0], uint16(i), kind)
+			b = s.chunk(b, blk, s.buf)
+		}
+	}
+	return b
 }
 
 // obfuscationChars are what a fresh obfuscation is drawn from (§7b.4).
