@@ -2,6 +2,7 @@ package chat
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -176,5 +177,25 @@ func TestEncoderZeroAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%.1f allocations a TEXT frame, want 0", allocs)
+	}
+}
+
+// TestNativeBlocksBounded: a stream with no chunks of its own that leaves
+// part of a character in block after block is refused past MaxBlocks,
+// rather than holding a reassembler for each of 65,536 blocks; blocks
+// that hold nothing cost nothing.
+func TestNativeBlocksBounded(t *testing.T) {
+	whole, cut := frame.AppendMagic(nil), frame.AppendMagic(nil)
+	for i := range 1000 {
+		whole = frame.AppendText(whole, uint16(i), []byte("a"))
+		cut = frame.AppendText(cut, uint16(i), []byte("\xe4"))
+	}
+	e := NewEncoder(io.Discard, EncoderOptions{})
+	if _, err := e.Write(whole); err != nil || e.core.text.Blocks() != 0 {
+		t.Errorf("whole characters in 1,000 blocks: %v, %d blocks held", err, e.core.text.Blocks())
+	}
+	e = NewEncoder(io.Discard, EncoderOptions{})
+	if _, err := e.Write(cut); !errors.Is(err, ErrTooLarge) || e.core.text.Blocks() > MaxBlocks+1 {
+		t.Errorf("cut characters in 1,000 blocks: %v, %d blocks held", err, e.core.text.Blocks())
 	}
 }

@@ -333,6 +333,13 @@ func (s *toSSE) nativeContent(b []byte, block uint16, kind frame.DeltaKind, data
 		return b, nil // no chunk carries a signature
 	}
 	s.buf = s.text.Append(s.buf[:0], block, kind, data)
+	if !s.text.Pending(block, kind) {
+		s.text.Forget(block) // nothing held: the block costs nothing
+	} else if s.text.Blocks() > MaxBlocks {
+		// Each block holding part of a character holds up to 3 bytes:
+		// bounded, as what a peer can make an Encoder keep (SPEC.md §12).
+		return b, &Error{Err: ErrTooLarge, Detail: "more than " + strconv.Itoa(MaxBlocks) + " blocks hold part of a character"}
+	}
 	if len(s.buf) == 0 && len(data) > 0 {
 		return b, nil // all held back: no chunk yet
 	}
