@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -113,11 +114,11 @@ func TestChatSDKOverBridge(t *testing.T) {
 func TestChatSDKThroughMiddleware(t *testing.T) {
 	var body []byte
 	var accepts []string
+	var mu sync.Mutex
 	var coding string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		accepts = append(accepts, r.Header.Get("Accept")+" | "+r.Header.Get("Accept-Encoding"))
-		anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(body)), chat.API{}, anthhttp.ProxyOptions{})
-		coding = w.Header().Get("Content-Encoding")
+		anthhttp.Proxy(&headerSpy{ResponseWriter: w, mu: &mu, coding: &coding}, r, io.NopCloser(bytes.NewReader(body)), chat.API{}, anthhttp.ProxyOptions{})
 	}))
 	defer srv.Close()
 	recs := testdata.Chat(t)
@@ -136,8 +137,12 @@ func TestChatSDKThroughMiddleware(t *testing.T) {
 		if len(accepts) != 1 || accepts[0] != anthhttp.Accept+" | "+anthhttp.AcceptEncoding+", gzip" {
 			t.Fatalf("%s: the SDK sent Accept %q through the middleware", name, accepts)
 		}
-		if coding != "anth-deflate" {
-			t.Fatalf("%s: the response came with Content-Encoding %q, not anth-deflate", name, coding)
+		mu.Lock()
+		c := coding
+		coding = ""
+		mu.Unlock()
+		if c != "anth-deflate" {
+			t.Fatalf("%s: the response came with Content-Encoding %q, not anth-deflate", name, c)
 		}
 		if wantN == 0 || wantN != gotN || wantErr != gotErr {
 			t.Fatalf("%s: over SSE %d chunks, error %q; through ANTH %d, %q", name, wantN, wantErr, gotN, gotErr)
@@ -147,3 +152,38 @@ func TestChatSDKThroughMiddleware(t *testing.T) {
 		}
 	}
 }
+
+// headerSpy notes the Content-Encoding a handler's response goes out with,
+// when its header is written: before the client can have read it.
+type headerSpy struct {
+	http.ResponseWriter
+	mu     *sync.Mutex
+	coding *string
+	done   bool
+}
+
+func (h *headerSpy) WriteHeader(code int) {
+	if !h.done {
+		h.done = true
+		h.mu.Lock()
+		*h.coding = h.Header().Get("Content-Encoding")
+		h.mu.Unlock()
+	}
+	h.ResponseWriter.WriteHeader(code)
+}
+
+func (h *headerSpy) Write(p []byte) (int, error) {
+	if !h.done {
+		h.WriteHeader(http.StatusOK)
+	}
+	return h.ResponseWriter.Write(p)
+}
+
+func (h *headerSpy) Flush() {
+	if !h.done {
+		h.WriteHeader(http.StatusOK)
+	}
+	h.ResponseWriter.(http.Flusher).Flush()
+}
+
+func (h *headerSpy) Unwrap() http.ResponseWriter { return h.ResponseWriter }
