@@ -288,6 +288,30 @@ func Members(obj []byte, f func(key, value []byte) bool) bool {
 	return true
 }
 
+// Elements calls f with the raw value of each element of the JSON array
+// arr, in order, until f returns false; it reports whether arr is an array
+// whose elements it read to the end and f accepted every one. Like Members
+// it checks only the outline, and the values are subslices of arr (so their
+// place in it is cap(arr)-cap(value) from its start).
+func Elements(arr []byte, f func(value []byte) bool) bool {
+	arr = trimSpace(arr)
+	if len(arr) < 2 || arr[0] != '[' || arr[len(arr)-1] != ']' {
+		return false
+	}
+	rest := arr[1 : len(arr)-1]
+	if SkipSpace(rest, 0) == len(rest) {
+		return true
+	}
+	for len(rest) > 0 {
+		v, r, ok := nextItem(rest)
+		if !ok || !f(v) {
+			return false
+		}
+		rest = r
+	}
+	return true
+}
+
 // nextItem splits the first value off a comma-separated list.
 func nextItem(list []byte) (value, rest []byte, ok bool) {
 	start := SkipSpace(list, 0)

@@ -348,3 +348,41 @@ func TestValidAgrees(t *testing.T) {
 		}
 	})
 }
+
+// TestElements: Elements gives an array's elements as encoding/json reads
+// them, each a subslice at its place, stops when f does, and refuses what
+// is not an array.
+func TestElements(t *testing.T) {
+	for _, arr := range []string{`[]`, `[ ]`, `[1]`, `[1,"a,]",{"b":[2,3]},null, [] ,true]`, `[[],[[]]]`} {
+		var want []json.RawMessage
+		if err := json.Unmarshal([]byte(arr), &want); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		b := []byte(arr)
+		ok := Elements(b, func(v []byte) bool {
+			if off := cap(b) - cap(v); string(b[off:off+len(v)]) != string(v) {
+				t.Errorf("%s: element %s is not at its place", arr, v)
+			}
+			got = append(got, string(v))
+			return true
+		})
+		if !ok || len(got) != len(want) {
+			t.Fatalf("%s: %v, %q; want %d elements", arr, ok, got, len(want))
+		}
+		for i := range got {
+			if got[i] != strings.TrimSpace(string(want[i])) {
+				t.Errorf("%s: element %d is %q, want %q", arr, i, got[i], want[i])
+			}
+		}
+	}
+	n := 0
+	if Elements([]byte(`[1,2,3]`), func([]byte) bool { n++; return n < 2 }) || n != 2 {
+		t.Errorf("Elements did not stop when f did (%d calls)", n)
+	}
+	for _, bad := range []string{`{}`, `1`, `[`, `"[]"`} {
+		if Elements([]byte(bad), func([]byte) bool { return true }) {
+			t.Errorf("Elements accepted %s", bad)
+		}
+	}
+}

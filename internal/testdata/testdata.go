@@ -33,6 +33,13 @@ func SSE(t testing.TB) map[string][]byte {
 	})
 }
 
+// Chat returns every Chat Completions stream in testdata/chat by file
+// name, each checked against that folder's SHA256SUMS.
+func Chat(t testing.TB) map[string][]byte {
+	t.Helper()
+	return checked(t, "chat", func(name string) bool { return strings.HasSuffix(name, ".sse") })
+}
+
 // Requests returns every request body in testdata/requests by file name,
 // each checked against that folder's SHA256SUMS.
 func Requests(t testing.TB) map[string][]byte {

@@ -1,0 +1,120 @@
+package chat
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
+)
+
+// API is the Chat Completions API as a bridge.API, for package anthhttp:
+// its NewResponseWriter, Proxy, NewFrameReader, Gateway and Transport serve
+// and read Chat Completions streams through it. The zero value is ready to
+// use; its fields configure the Decoders and Encoders it makes.
+type API struct {
+	Decoder DecoderOptions
+	Encoder EncoderOptions
+	// Decoders, if set, is where NewDecoder takes its Decoders and where
+	// they go back when the stream is done: a gateway sets it.
+	Decoders *DecoderPool
+}
+
+var _ bridge.API = API{}
+
+// Path returns the API's streaming endpoint, "/v1/chat/completions".
+func (API) Path() string { return "/v1/chat/completions" }
+
+// Streaming reports whether body asks for a stream: "stream": true.
+func (API) Streaming(body []byte) bool {
+	v, ok := jsonlex.Field(body, "stream")
+	return ok && string(v) == "true"
+}
+
+// NewDecoder returns a Decoder of a's options reading r, from a.Decoders
+// if it is set (Release gives it back); coded sets RawEvents (SPEC.md
+// §11.2).
+func (a API) NewDecoder(r io.Reader, coded bool) bridge.Decoder {
+	opts := a.Decoder
+	opts.RawEvents = opts.RawEvents || coded
+	if a.Decoders != nil {
+		return a.Decoders.get(r, opts)
+	}
+	return NewDecoder(r, opts)
+}
+
+// NewEncoder returns an Encoder of a's options writing to w; coded sets
+// Coded, and a request body that names a model names the chunks of a
+// stream that has none of its own (SPEC.md §7b.5), unless a's options name
+// one.
+func (a API) NewEncoder(w io.Writer, coded bool, body []byte) bridge.Encoder {
+	opts := a.Encoder
+	opts.Coded = opts.Coded || coded
+	if opts.Model == "" && body != nil {
+		if v, ok := jsonlex.Field(body, "model"); ok {
+			// A client names the model: bounded, since a stream with no
+			// chunks of its own repeats it in every chunk (SPEC.md §12).
+			if m, ok := jsonlex.AppendUnquoted(nil, v); ok && len(m) <= maxModel {
+				opts.Model = string(m)
+			}
+		}
+	}
+	return NewEncoder(w, opts)
+}
+
+// maxModel bounds the model name API.NewEncoder takes from a request body.
+const maxModel = 256
+
+// RawEvents returns a writer that writes each deflated EVENT frame raw.
+func (API) RawEvents(w io.Writer) io.Writer { return &rawEvents{w: w} }
+
+// Dictionary returns EventDictionary, prepared once: the preset dictionary
+// of this API's anth-deflate bodies (SPEC.md §7b.6).
+func (API) Dictionary() *deflate.Dictionary { return eventDict() }
+
+// CheckEvent refuses an event whose data is neither JSON nor [DONE], as a
+// Decoder does, and reports [DONE] and an error chunk as the end of a
+// response.
+func (API) CheckEvent(name, data []byte) (ends bool, err error) {
+	if len(name) == 0 && string(data) == doneData {
+		return true, nil
+	}
+	if !jsonlex.Valid(data) {
+		return false, &Error{Offset: -1, Err: ErrMalformed, Detail: "chunk is not JSON"}
+	}
+	if len(name) > 0 {
+		return false, nil
+	}
+	_, isErr := jsonlex.Field(data, "error")
+	_, hasChoices := jsonlex.Field(data, "choices")
+	return isErr && !hasChoices, nil
+}
+
+// AppendError appends the API's error body:
+// {"error":{"message":…,"type":…,"param":null,"code":null}}.
+func (API) AppendError(b []byte, code frame.ErrorCode, message string) []byte {
+	return appendErrorChunk(b, code, []byte(message))
+}
+
+// AppendErrorEvent appends the chunk with which the API ends a stream that
+// failed: the error body as a data: event.
+func (API) AppendErrorEvent(b []byte, code frame.ErrorCode, message string) []byte {
+	return appendData(b, appendErrorChunk(nil, code, []byte(message)))
+}
+
+// ParseError reads the API's error body,
+// {"error":{"message":…,"type":…,…}}.
+func (API) ParseError(body []byte) (typ, message string, ok bool) {
+	var e struct {
+		Error *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error == nil {
+		return "", "", false
+	}
+	return e.Error.Type, e.Error.Message, true
+}

@@ -1,0 +1,94 @@
+package chat
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/frame"
+)
+
+func TestAPI(t *testing.T) {
+	var a API
+	if a.Path() != "/v1/chat/completions" {
+		t.Errorf("Path %q", a.Path())
+	}
+	if !a.Streaming([]byte(`{"model":"m","stream":true}`)) || a.Streaming([]byte(`{"model":"m","stream":false}`)) || a.Streaming([]byte(`{}`)) {
+		t.Error("Streaming does not read stream")
+	}
+	for _, c := range []struct {
+		data string
+		ends bool
+		bad  bool
+	}{
+		{"[DONE]", true, false},
+		{`{"error":{"message":"m","type":"server_error"}}`, true, false},
+		{`{"choices":[],"error":null}`, false, false},
+		{`{"choices":[{"index":0,"delta":{"content":"a"}}]}`, false, false},
+		{`{"choices":`, false, true},
+	} {
+		ends, err := a.CheckEvent(nil, []byte(c.data))
+		if ends != c.ends || (err != nil) != c.bad {
+			t.Errorf("CheckEvent(%s) = %v, %v", c.data, ends, err)
+		}
+	}
+	body := a.AppendError(nil, frame.CodeRateLimit, "slow down")
+	if typ, msg, ok := a.ParseError(body); !ok || typ != "rate_limit_error" || msg != "slow down" {
+		t.Errorf("ParseError(AppendError) = %q, %q, %v", typ, msg, ok)
+	}
+	if _, _, ok := a.ParseError([]byte(`{"type":"error"}`)); ok {
+		t.Error("ParseError read a body with no error")
+	}
+	// The error event a gateway ends a failed stream with decodes to the
+	// ERROR it stands for, and nothing else.
+	ev := a.AppendErrorEvent(nil, frame.CodeAPI, "upstream broke")
+	anth := toANTH(t, ev, DecoderOptions{})
+	if want := frame.AppendError(frame.AppendMagic(nil), frame.CodeAPI, "upstream broke"); !bytes.Equal(anth, want) {
+		t.Errorf("AppendErrorEvent decodes to % X, want % X", anth, want)
+	}
+	if _, err := a.AppendRequestANTH(nil, []byte(`{}`)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("AppendRequestANTH: %v (TODO(merge): request.AppendChatANTH)", err)
+	}
+	if _, err := a.AppendRequestJSON(nil, []byte("ANTX")); !errors.Is(err, ErrMalformed) {
+		t.Errorf("AppendRequestJSON: %v (TODO(merge): request.AppendChatJSON)", err)
+	}
+}
+
+// TestAPIEncoderModel: a stream with no chunks of its own is named by the
+// request's model, up to maxModel bytes.
+func TestAPIEncoderModel(t *testing.T) {
+	native := frame.AppendDone(frame.AppendText(frame.AppendMagic(nil), 0, []byte("hi")), frame.StopEndTurn, "")
+	for _, c := range []struct{ model, want string }{{"gpt-x", `"model":"gpt-x"`}, {strings.Repeat("m", maxModel+1), `"model":"unknown"`}} {
+		var out bytes.Buffer
+		e := API{}.NewEncoder(&out, false, []byte(`{"model":"`+c.model+`","stream":true}`))
+		if _, err := e.Write(native); err != nil || e.Close() != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out.Bytes(), []byte(c.want)) {
+			t.Errorf("model %d bytes: %s", len(c.model), out.Bytes())
+		}
+	}
+}
+
+// TestDecoderPool: a pooled Decoder, released and taken again, decodes the
+// next stream as a new one does.
+func TestDecoderPool(t *testing.T) {
+	a := API{Decoders: &DecoderPool{}}
+	recs := recordings(t)
+	for _, name := range sortedNames(recs)[:4] {
+		src := recs[name]
+		d := a.NewDecoder(bytes.NewReader(src), false)
+		got, err := io.ReadAll(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.(interface{ Release() }).Release()
+		if want := toANTH(t, src, DecoderOptions{}); !bytes.Equal(got, want) {
+			t.Errorf("%s: a pooled Decoder's ANTH differs", name)
+		}
+	}
+	var _ bridge.API = a
+}

@@ -1,0 +1,443 @@
+package chat
+
+import (
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
+)
+
+// The fields of a choice that are content blocks (SPEC.md §7b.1), in the
+// order the open-field rule of §7b.2 reads them.
+const (
+	fieldContent = iota
+	fieldRefusal
+	fieldReasoningContent
+	fieldReasoning
+	fieldArguments
+	numFields
+)
+
+// fieldNames are the fields' names, which are also the names of the EVENT
+// that carries a changed template (§7b.2).
+var fieldNames = [numFields]string{"content", "refusal", "reasoning_content", "reasoning", "arguments"}
+
+// fieldKinds are the DELTA kinds of the fields' frames; 0 is a TEXT frame.
+var fieldKinds = [numFields]frame.DeltaKind{0, 0, frame.DeltaThinking, frame.DeltaThinking, frame.DeltaInputJSON}
+
+// fieldOf returns the field an EVENT name names, or -1.
+func fieldOf(name []byte) int {
+	for i, n := range fieldNames {
+		if string(name) == n {
+			return i
+		}
+	}
+	return -1
+}
+
+const (
+	// MaxTemplate is the longest template both sides of the bridge keep for
+	// a block (SPEC.md §7b.2); a longer one serves its own chunk and is
+	// forgotten. It bounds what an Encoder writes per frame it reads.
+	MaxTemplate = 2048
+	// MaxBlocks is the most blocks a stream numbers (§7b.2); the chunks of
+	// further blocks travel whole.
+	MaxBlocks = 64
+	// maxIDs keeps a token_ids hole to one TOKEN32 frame.
+	maxIDs = (frame.MaxPayload) / 4
+	// maxHoleText keeps an open field's text to one TEXT or DELTA frame
+	// (SPEC.md §4 would split a longer one, and each frame is a chunk).
+	maxHoleText = frame.MaxPayload - 3
+)
+
+// span is a value's place in a chunk's JSON: js[off : off+n]. n == 0 means
+// there is none.
+type span struct{ off, n int }
+
+func (s span) in(js []byte) []byte { return js[s.off : s.off+s.n] }
+
+// at returns the span of v, a subslice of js.
+func at(js, v []byte) span { return span{off: cap(js) - cap(v), n: len(v)} }
+
+// The kinds of hole (§7b.2), by what fills them.
+const (
+	holeText = iota
+	holeObfuscation
+	holeTokens
+	holeLogprobs
+)
+
+// hole is one hole of a template: its place in the chunk and what fills it.
+type hole struct {
+	kind int
+	at   span
+}
+
+// shape is what §7b.2 reads of one chunk: whether it is templatable, its
+// block, and where its holes are.
+type shape struct {
+	field  int // the open field, or -1: not templatable
+	choice uint16
+	tool   uint16
+	holes  [4]hole // in order of place
+	nholes int
+	// What the top level holds, for chunks that are not templatable.
+	choices, usage, errv span
+	// finish_reason and stop_reason of choices[0], when it has index 0.
+	finish, stopReason span
+	// strings is how many of the fields of §7b.1 are strings in the delta.
+	strings int
+}
+
+// reader reads shapes, keeping its buffers: the text of the open field,
+// unescaped, and the token IDs.
+type reader struct {
+	text []byte
+	obf  []byte
+	ids  []uint32
+	lp   span // the logprob number of a logprobs hole
+	obfN int  // the obfuscation's length
+}
+
+// read reads the shape of js, a chunk's compact JSON, as the Decoder does:
+// a hole is made of whatever §7b.2 allows to be one.
+func (r *reader) read(js []byte) shape {
+	return r.shape(js, -1)
+}
+
+// shape reads js. With forced ≥ 0 it reads a template, as the Encoder does:
+// the open field is forced, and a hole is where the template is empty
+// ("" or []); it returns field -1 when the template does not fit.
+func (r *reader) shape(js []byte, forced int) shape {
+	sh := shape{field: -1}
+	var choices, obf []byte
+	dup := false
+	ok := jsonlex.Members(js, func(k, v []byte) bool {
+		switch string(k) {
+		case `"choices"`:
+			dup = dup || choices != nil
+			choices = v
+		case `"obfuscation"`:
+			dup = dup || obf != nil
+			obf = v
+		case `"usage"`:
+			dup = dup || sh.usage.n > 0
+			sh.usage = at(js, v)
+		case `"error"`:
+			dup = dup || sh.errv.n > 0
+			sh.errv = at(js, v)
+		}
+		return true
+	})
+	if !ok || dup || choices == nil {
+		return sh
+	}
+	sh.choices = at(js, choices)
+	var choice []byte
+	n := 0
+	if !jsonlex.Elements(choices, func(v []byte) bool {
+		choice = v
+		n++
+		return n == 1
+	}) || n != 1 {
+		return sh
+	}
+	var index, delta, logprobs, ids []byte
+	if !jsonlex.Members(choice, func(k, v []byte) bool {
+		var p *[]byte
+		switch string(k) {
+		case `"index"`:
+			p = &index
+		case `"delta"`:
+			p = &delta
+		case `"logprobs"`:
+			p = &logprobs
+		case `"token_ids"`:
+			p = &ids
+		case `"finish_reason"`:
+			if sh.finish.n > 0 {
+				return false
+			}
+			sh.finish = at(js, v)
+			return true
+		case `"stop_reason"`:
+			if sh.stopReason.n > 0 {
+				return false
+			}
+			sh.stopReason = at(js, v)
+			return true
+		default:
+			return true
+		}
+		if *p != nil {
+			return false // a key twice: its value is not plain
+		}
+		*p = v
+		return true
+	}) {
+		return sh
+	}
+	i, ok := parseUint(index, 0xFFFF)
+	if !ok {
+		sh.finish, sh.stopReason = span{}, span{}
+		return sh
+	}
+	sh.choice = uint16(i)
+	if i != 0 {
+		sh.finish, sh.stopReason = span{}, span{}
+	}
+	if delta == nil {
+		return sh
+	}
+	var fields [numFields][]byte
+	var tool uint64
+	if !jsonlex.Members(delta, func(k, v []byte) bool {
+		f := -1
+		switch string(k) {
+		case `"content"`:
+			f = fieldContent
+		case `"refusal"`:
+			f = fieldRefusal
+		case `"reasoning_content"`:
+			f = fieldReasoningContent
+		case `"reasoning"`:
+			f = fieldReasoning
+		case `"tool_calls"`:
+			f = fieldArguments
+			if fields[f] != nil {
+				return false
+			}
+			var ok bool
+			if v, tool, ok = toolArguments(v); !ok {
+				v = []byte{} // not a string: no open field here
+			}
+		default:
+			return true
+		}
+		if fields[f] != nil {
+			return false
+		}
+		fields[f] = v
+		return true
+	}) {
+		return sh
+	}
+	for _, v := range fields {
+		if isString(v) {
+			sh.strings++
+		}
+	}
+	field := forced
+	if field < 0 {
+		// The first field whose string is not empty, else the first string.
+		for f, v := range fields {
+			if isString(v) && len(v) > 2 {
+				field = f
+				break
+			}
+		}
+		for f, v := range fields {
+			if field < 0 && isString(v) {
+				field = f
+			}
+		}
+		if field < 0 {
+			return sh
+		}
+	} else if string(fields[field]) != `""` {
+		return sh
+	}
+	raw := fields[field]
+	var good bool
+	if r.text, good = jsonlex.AppendUnquoted(r.text[:0], raw); !good || len(r.text) > maxHoleText {
+		return sh
+	}
+	sh.add(holeText, at(js, raw))
+	sh.tool = uint16(tool)
+	if obf != nil && isString(obf) {
+		if forced >= 0 {
+			if string(obf) == `""` {
+				sh.add(holeObfuscation, at(js, obf))
+			}
+		} else if r.obf, good = jsonlex.AppendUnquoted(r.obf[:0], obf); good && len(r.obf) <= frame.MaxPayload {
+			r.obfN = len(r.obf)
+			sh.add(holeObfuscation, at(js, obf))
+		}
+	}
+	if ids != nil {
+		if forced >= 0 {
+			if string(ids) == `[]` {
+				sh.add(holeTokens, at(js, ids))
+			}
+		} else if r.readIDs(ids) {
+			sh.add(holeTokens, at(js, ids))
+		}
+	}
+	r.lp = span{}
+	if logprobs != nil && (field == fieldContent || field == fieldRefusal) {
+		if lp, ok := jsonlex.Field(logprobs, fieldNames[field]); ok {
+			if forced >= 0 {
+				if string(lp) == `[]` {
+					sh.add(holeLogprobs, at(js, lp))
+				}
+			} else if n, ok := r.logprob(lp); ok {
+				r.lp = at(js, n)
+				sh.add(holeLogprobs, at(js, lp))
+			}
+		}
+	}
+	sh.field = field
+	return sh
+}
+
+// add records a hole, keeping holes in order of place.
+func (sh *shape) add(kind int, s span) {
+	i := sh.nholes
+	for i > 0 && sh.holes[i-1].at.off > s.off {
+		sh.holes[i] = sh.holes[i-1]
+		i--
+	}
+	sh.holes[i] = hole{kind, s}
+	sh.nholes++
+}
+
+// has reports whether the shape has a hole of kind.
+func (sh *shape) has(kind int) bool {
+	for _, h := range sh.holes[:sh.nholes] {
+		if h.kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// toolArguments reads a tool_calls value that is an array of one object
+// with an index and function.arguments: the arguments' raw value and the
+// index.
+func toolArguments(v []byte) ([]byte, uint64, bool) {
+	var call []byte
+	n := 0
+	if !jsonlex.Elements(v, func(e []byte) bool {
+		call = e
+		n++
+		return n == 1
+	}) || n != 1 {
+		return nil, 0, false
+	}
+	var index, fn []byte
+	if !jsonlex.Members(call, func(k, v []byte) bool {
+		switch string(k) {
+		case `"index"`:
+			if index != nil {
+				return false
+			}
+			index = v
+		case `"function"`:
+			if fn != nil {
+				return false
+			}
+			fn = v
+		}
+		return true
+	}) || fn == nil {
+		return nil, 0, false
+	}
+	i, ok := parseUint(index, 0xFFFF)
+	if !ok {
+		return nil, 0, false
+	}
+	var args []byte
+	if !jsonlex.Members(fn, func(k, v []byte) bool {
+		if string(k) == `"arguments"` {
+			if args != nil {
+				return false
+			}
+			args = v
+		}
+		return true
+	}) || !isString(args) {
+		return nil, 0, false
+	}
+	return args, i, true
+}
+
+// readIDs reads a token_ids array that can be a hole: minimal integers
+// below 2^32, as many as one frame holds.
+func (r *reader) readIDs(v []byte) bool {
+	r.ids = r.ids[:0]
+	return jsonlex.Elements(v, func(e []byte) bool {
+		id, ok := parseUint(e, 0xFFFFFFFF)
+		r.ids = append(r.ids, uint32(id))
+		return ok && len(r.ids) <= maxIDs
+	})
+}
+
+// logprob reads a logprobs.content (or .refusal) array that can be a hole
+// (§7b.2, item 4): one object {"token":T,"logprob":L,"bytes":B,
+// "top_logprobs":[]}, in that order, T the open field's text (r.text), B its
+// bytes. It returns L.
+func (r *reader) logprob(v []byte) ([]byte, bool) {
+	var obj []byte
+	n := 0
+	if !jsonlex.Elements(v, func(e []byte) bool {
+		obj = e
+		n++
+		return n == 1
+	}) || n != 1 {
+		return nil, false
+	}
+	var num []byte
+	i := 0
+	ok := jsonlex.Members(obj, func(k, v []byte) bool {
+		i++
+		switch i {
+		case 1:
+			if string(k) != `"token"` {
+				return false
+			}
+			r.obf = r.obf[:0] // scratch; the obfuscation's length is kept
+			var ok bool
+			r.obf, ok = jsonlex.AppendUnquoted(r.obf, v)
+			return ok && string(r.obf) == string(r.text)
+		case 2:
+			if n, ok := jsonlex.Number(v); string(k) != `"logprob"` || !ok || n != len(v) {
+				return false
+			}
+			num = v
+			return true
+		case 3:
+			if string(k) != `"bytes"` {
+				return false
+			}
+			j := 0
+			return jsonlex.Elements(v, func(e []byte) bool {
+				c, ok := parseUint(e, 0xFF)
+				j++
+				return ok && j <= len(r.text) && byte(c) == r.text[j-1]
+			}) && j == len(r.text)
+		case 4:
+			return string(k) == `"top_logprobs"` && string(v) == `[]`
+		}
+		return false
+	})
+	return num, ok && i == 4
+}
+
+// parseUint reads a minimal decimal integer no larger than max.
+func parseUint(v []byte, max uint64) (uint64, bool) {
+	if len(v) == 0 || len(v) > 20 || (len(v) > 1 && v[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (max-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+func isString(v []byte) bool { return len(v) >= 2 && v[0] == '"' }

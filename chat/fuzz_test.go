@@ -1,0 +1,89 @@
+package chat
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/layer0/anth/frame"
+)
+
+// FuzzDecoder: any SSE either fails with a typed error of the module's
+// kinds or decodes within the Decoder's budget to ANTH that the Encoder
+// writes back as the same events, and that decodes again to the same
+// bytes (SPEC.md §7b: typed only when exact); the Encoder keeps its budget
+// too. The seed corpus is every stream of testdata/chat and SPEC's
+// vectors.
+func FuzzDecoder(f *testing.F) {
+	for _, name := range sortedNames(recordings(f)) {
+		if b := recordings(f)[name]; len(b) < 8192 {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("data: [DONE]\n\n"))
+	f.Add([]byte(textChunk("a") + textChunk("b") + "data: [DONE]\n\n"))
+	f.Add([]byte("event: x\ndata: {}\n\ndata: {\"error\":{\"message\":\"m\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		anth, err := io.ReadAll(NewDecoder(bytes.NewReader(src), DecoderOptions{}))
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !(errors.Is(err, ErrMalformed) || errors.Is(err, ErrTruncated) || errors.Is(err, ErrTooLarge)) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if len(anth) > decoderBudget*len(src)+len(frame.Magic) {
+			t.Fatalf("%d B of ANTH for %d B of SSE", len(anth), len(src))
+		}
+		var out bytes.Buffer
+		e := NewEncoder(&out, EncoderOptions{})
+		if _, err := e.Write(anth); err != nil {
+			t.Fatalf("the Decoder's ANTH does not encode: %v", err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatalf("the Decoder's ANTH does not end: %v", err)
+		}
+		if out.Len() > encoderBudget*len(anth) {
+			t.Fatalf("%d B of SSE for %d B of ANTH", out.Len(), len(anth))
+		}
+		if d := diffEvents(t, src, out.Bytes()); d != "" {
+			t.Fatalf("SSE → ANTH → SSE differs:\n%s", d)
+		}
+		if again := toANTH(t, out.Bytes(), DecoderOptions{}); !bytes.Equal(again, anth) {
+			t.Fatalf("ANTH → SSE → ANTH differs:\n% X\n% X", anth, again)
+		}
+	})
+}
+
+// FuzzEncoder: any ANTH either fails with a typed error or encodes within
+// the Encoder's budget to SSE that the Decoder reads without error.
+func FuzzEncoder(f *testing.F) {
+	for _, name := range sortedNames(recordings(f)) {
+		if b := recordings(f)[name]; len(b) < 8192 {
+			f.Add(toANTH(f, b, DecoderOptions{}))
+		}
+	}
+	f.Add(worstEncoderInput()[:200])
+	f.Fuzz(func(t *testing.T, anth []byte) {
+		var out bytes.Buffer
+		e := NewEncoder(&out, EncoderOptions{})
+		_, err := e.Write(anth)
+		if err == nil {
+			err = e.Close()
+		}
+		if out.Len() > encoderBudget*len(anth)+256 {
+			t.Fatalf("%d B of SSE for %d B of ANTH", out.Len(), len(anth))
+		}
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrTooLarge) &&
+				!errors.Is(err, frame.ErrBadMagic) && !errors.Is(err, frame.ErrUnknownType) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if _, err := io.ReadAll(NewDecoder(bytes.NewReader(out.Bytes()), DecoderOptions{})); err != nil {
+			t.Fatalf("the Encoder's SSE does not decode: %v\n%s", err, out.Bytes())
+		}
+	})
+}

@@ -1,0 +1,78 @@
+package chat
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/layer0/anth/frame"
+)
+
+// rawEvents sits between a frame.Writer and an anth-deflate stream and
+// writes each deflated EVENT raw, as SPEC.md §11.2 has EVENT data travel
+// inside the coding: the stream's window deflates it better than the
+// event alone, and a reader refuses a deflated one there. A handler's
+// frames come from anywhere (a Decoder that deflates EVENTs, a recording),
+// so NewResponseWriter converts them rather than asking every handler to.
+//
+// frame.Writer hands over whole frames, Magic first, in each Write; the
+// cost for every other frame is frame.Parse's few nanoseconds.
+type rawEvents struct {
+	w      io.Writer
+	magic  bool
+	events EventReader
+	held   []byte // the frames of a deflated event still being joined
+	out    []byte
+}
+
+func (r *rawEvents) Write(p []byte) (int, error) {
+	out, rest := r.out[:0], p
+	if !r.magic && bytes.HasPrefix(rest, []byte(frame.Magic)) {
+		out, rest, r.magic = append(out, frame.Magic...), rest[len(frame.Magic):], true
+	}
+	for len(rest) > 0 {
+		f, n, err := frame.Parse(rest)
+		if err != nil {
+			// Not the whole frames a frame.Writer writes: pass the bytes on,
+			// for the reader to judge.
+			out = append(out, rest...)
+			break
+		}
+		ev, evErr := f.Event()
+		if f.Type != frame.TypeEvent || evErr != nil || (ev.Encoding != frame.EventDeflate && !r.events.Pending()) {
+			if r.events.Pending() {
+				// A continuation broken off (SPEC §4): the frames go as
+				// they came, for the client's reader to refuse.
+				out, r.held = append(out, r.held...), r.held[:0]
+				r.events.Reset()
+			}
+			out = append(out, rest[:n]...)
+			rest = rest[n:]
+			continue
+		}
+		r.held = append(r.held, rest[:n]...)
+		e, whole, err := r.events.Add(f)
+		switch {
+		case err != nil:
+			r.events.Reset()
+			out = append(out, r.held...) // the client's reader reports it
+			r.held = r.held[:0]
+		case whole:
+			out = frame.AppendEvent(out, frame.EventJSON, e.Name, e.Data)
+			r.held = r.held[:0]
+		}
+		rest = rest[n:]
+	}
+	r.out = out
+	if _, err := r.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush passes a frame.Writer's Flush on.
+func (r *rawEvents) Flush() error {
+	if f, ok := r.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}

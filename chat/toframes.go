@@ -1,0 +1,291 @@
+package chat
+
+import (
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
+)
+
+// blockKey names a block (SPEC.md §7b.1): a choice's field, and for a tool
+// call's arguments the call's index.
+type blockKey struct {
+	choice uint16
+	field  uint8
+	tool   uint16
+}
+
+// toFrames maps the chunks of one SSE stream to frames (SPEC.md §7b): the
+// push core under Decoder. A chunk whose template is the one its block
+// kept travels as its hole frames alone; every other chunk, or what typed
+// frames do not carry of it, in an EVENT.
+type toFrames struct {
+	opts    DecoderOptions
+	ended   bool // a DONE or ERROR was written: the rest is EVENTs
+	stop    frame.StopReason
+	stopSeq []byte
+	keys    []blockKey // by block number
+	tpls    [][]byte   // the template kept for each block; nil when none
+	rd      reader
+	compact []byte
+	tpl     []byte
+	scratch []byte
+	synth   []byte
+	name    []byte
+	// The fast path (fast.go): what it knows of each kept template, and
+	// the block of the last chunk, which it tries.
+	fast []fastTemplate
+	last int
+	hits int // chunks the fast path took, for its tests
+}
+
+// noFast turns the fast path off, for the test that holds it to the
+// general path's output.
+var noFast = false
+
+// event appends the frames of one SSE event, whose name is name and data
+// data.
+func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
+	if string(data) == doneData && len(name) == 0 {
+		if m.ended {
+			// A [DONE] after the end: an EVENT, never a second DONE (§3.11).
+			return m.whole(b, "done", []byte("null")), nil
+		}
+		m.ended = true
+		return frame.AppendDone(b, m.stop, string(m.stopSeq)), nil
+	}
+	if len(name) == 0 && !m.ended && !noFast {
+		if out, ok := m.fastChunk(b, data); ok {
+			m.hits++
+			return out, nil
+		}
+	}
+	js, ok := jsonlex.AppendCompact(m.compact[:0], data)
+	m.compact = js
+	if !ok {
+		return b, &Error{Err: ErrMalformed, Detail: "chunk is not JSON"}
+	}
+	if len(name) > 0 {
+		if len(name) > frame.MaxEventName-len("event:") {
+			return b, &Error{Err: ErrTooLarge, Detail: "event name over 249 bytes"}
+		}
+		m.name = append(append(m.name[:0], "event:"...), name...)
+		return m.wholeName(b, m.name, js), nil
+	}
+	if m.ended {
+		return m.whole(b, "chunk", js), nil
+	}
+	sh := m.rd.read(js)
+	m.finish(js, sh)
+	switch {
+	case sh.field >= 0:
+		if out, ok := m.templated(b, js, &sh); ok {
+			return out, nil
+		}
+	case sh.errv.n > 0 && sh.choices.n == 0:
+		m.ended = true
+		return m.errorChunk(b, js, sh.errv.in(js)), nil
+	case sh.usage.n > 0 && string(sh.choices.in(js)) == "[]":
+		if out, ok := m.usageChunk(b, js, sh.usage.in(js)); ok {
+			return out, nil
+		}
+	}
+	return m.whole(b, "chunk", js), nil
+}
+
+// end reports whether the stream may end here.
+func (m *toFrames) end() error {
+	if !m.ended {
+		return &Error{Err: ErrTruncated, Detail: "stream ends before data: [DONE]"}
+	}
+	return nil
+}
+
+// finish keeps choice 0's finish_reason for the DONE (SPEC.md §7b.3).
+func (m *toFrames) finish(js []byte, sh shape) {
+	fin, stopRe := sh.finish.in(js), sh.stopReason.in(js)
+	if sh.field < 0 && sh.choices.n > 0 && sh.finish.n == 0 {
+		// A chunk of several choices, or one the shape did not read.
+		jsonlex.Elements(sh.choices.in(js), func(c []byte) bool {
+			if i, ok := jsonlex.Field(c, "index"); ok && string(i) == "0" {
+				fin, _ = jsonlex.Field(c, "finish_reason")
+				stopRe, _ = jsonlex.Field(c, "stop_reason")
+			}
+			return true
+		})
+	}
+	if !isString(fin) {
+		return
+	}
+	var buf [32]byte
+	name, _ := jsonlex.AppendUnquoted(buf[:0], fin)
+	m.stop, m.stopSeq = FinishReason(string(name)), m.stopSeq[:0]
+	if m.stop == frame.StopEndTurn && isString(stopRe) && len(stopRe) > 2 {
+		if seq, ok := jsonlex.AppendUnquoted(m.stopSeq, stopRe); ok {
+			m.stop, m.stopSeq = frame.StopSequence, seq
+		}
+	}
+}
+
+// templated appends a templatable chunk's frames (SPEC.md §7b.2): an EVENT
+// of its template if its block keeps another, then its hole frames.
+func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
+	key := blockKey{choice: sh.choice, field: uint8(sh.field), tool: sh.tool}
+	if sh.field != fieldArguments {
+		key.tool = 0
+	}
+	block := -1
+	for i, k := range m.keys {
+		if k == key {
+			block = i
+			break
+		}
+	}
+	if block < 0 {
+		if len(m.keys) >= MaxBlocks {
+			return b, false // travels whole (§7b.2)
+		}
+		block = len(m.keys)
+		m.keys = append(m.keys, key)
+		m.tpls = append(m.tpls, nil)
+	}
+	// The template: js with its holes emptied.
+	tpl := m.tpl[:0]
+	last := 0
+	for _, h := range sh.holes[:sh.nholes] {
+		tpl = append(tpl, js[last:h.at.off]...)
+		if h.kind == holeTokens || h.kind == holeLogprobs {
+			tpl = append(tpl, "[]"...)
+		} else {
+			tpl = append(tpl, `""`...)
+		}
+		last = h.at.off + h.at.n
+	}
+	tpl = append(tpl, js[last:]...)
+	m.tpl = tpl
+	if kept := m.tpls[block]; kept == nil || string(kept) != string(tpl) {
+		b = m.whole(b, fieldNames[sh.field], tpl)
+		if len(tpl) <= MaxTemplate {
+			m.tpls[block] = append(m.tpls[block][:0], tpl...)
+			m.prepareFast(block, sh.field, m.tpls[block])
+			// prepareFast read the template with m.rd: read the chunk again,
+			// so that its text, obfuscation and IDs are the chunk's.
+			*sh = m.rd.read(js)
+		} else {
+			m.tpls[block] = nil // it serves this chunk only
+		}
+	}
+	if sh.has(holeLogprobs) {
+		// The logprob goes between the PAD and TOKEN frames and the text
+		// (§7b.2): holeFrames writes the first two, then this, then text.
+		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), false, nil)
+		b = frame.AppendEvent(b, frame.EventJSON, []byte("logprob"), m.rd.lp.in(js))
+		m.last = block
+		return m.textFrame(b, block, sh.field, m.rd.text), true
+	}
+	return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), true, m.rd.text), true
+}
+
+// holeFrames appends a chunk's hole frames (§7b.2): a PAD of the
+// obfuscation's length, TOKEN frames of the IDs read, then the text frame
+// if withText (else the caller writes it, after a logprob). The block is
+// then the one the fast path tries first.
+func (m *toFrames) holeFrames(b []byte, block, field int, obf bool, obfN int, ids, withText bool, text []byte) []byte {
+	if obf {
+		b = appendPad(b, obfN)
+	}
+	if ids {
+		b = frame.AppendToken(b, m.rd.ids...)
+	}
+	if !withText {
+		return b
+	}
+	m.last = block
+	return m.textFrame(b, block, field, text)
+}
+
+func (m *toFrames) textFrame(b []byte, block, field int, text []byte) []byte {
+	if kind := fieldKinds[field]; kind != 0 {
+		return frame.AppendDelta(b, uint16(block), kind, text)
+	}
+	return frame.AppendText(b, uint16(block), text)
+}
+
+// appendPad appends one PAD frame of n zero bytes, n ≤ frame.MaxPayload;
+// unlike frame.AppendPad it writes a frame for n = 0 too, since an empty
+// obfuscation is a hole as well (§7b.4).
+func appendPad(b []byte, n int) []byte {
+	b = append(b, byte(frame.TypePad), byte(n>>8), byte(n))
+	for range n {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// usageChunk appends an include_usage chunk as an EVENT usage of what
+// USAGE and CACHE_USAGE do not carry, then those frames (§7b.3); false when
+// they cannot carry it exactly.
+func (m *toFrames) usageChunk(b, js, usage []byte) ([]byte, bool) {
+	ev, u, ok := stripUsage(m.scratch[:0], js, usage)
+	m.scratch = ev
+	if !ok {
+		return b, false
+	}
+	if m.synth, ok = mergeUsage(m.synth[:0], ev, u); !ok || !jsonlex.Same(m.synth, js) {
+		return b, false // a key twice, say
+	}
+	b = m.whole(b, "usage", ev)
+	if u.hasCached {
+		b = frame.AppendCacheUsage(b, frame.CacheUsage{CacheReadInputTokens: u.cached})
+	}
+	ratio := uint32(0)
+	if u.prompt > 0 {
+		ratio = frame.CacheHitRatio(uint64(min(u.cached, u.prompt)), uint64(u.prompt))
+	}
+	return frame.AppendUsage(b, frame.Usage{InputTokens: u.prompt, OutputTokens: u.completion, CacheHitRatio: ratio}), true
+}
+
+// errorChunk appends an error chunk: an ERROR, after the chunk whole when
+// the ERROR does not say all it says (§7b.3).
+func (m *toFrames) errorChunk(b, js, errv []byte) []byte {
+	code := frame.CodeUnspecified
+	if c, ok := jsonlex.Field(errv, "code"); ok {
+		if n, ok := parseUint(c, 599); ok && n >= 100 {
+			code = frame.ErrorCode(n)
+		}
+	}
+	if t, ok := jsonlex.Field(errv, "type"); ok && code == frame.CodeUnspecified {
+		var buf [64]byte
+		if name, ok := jsonlex.AppendUnquoted(buf[:0], t); ok {
+			code, _ = ParseErrorType(string(name))
+		}
+	}
+	var msg []byte
+	if t, ok := jsonlex.Field(errv, "message"); ok {
+		msg, _ = jsonlex.AppendUnquoted(m.scratch[:0], t)
+		m.scratch = msg
+	}
+	if m.synth = appendErrorChunk(m.synth[:0], code, msg); !jsonlex.Same(m.synth, js) {
+		b = m.whole(b, "error", js)
+	}
+	return frame.AppendError(b, code, string(msg))
+}
+
+// whole appends an EVENT named name carrying js.
+func (m *toFrames) whole(b []byte, name string, js []byte) []byte {
+	m.name = append(m.name[:0], name...)
+	return m.wholeName(b, m.name, js)
+}
+
+// wholeName appends js as EVENT frames, deflated with EventDictionary
+// unless that would not make it smaller or the events travel raw.
+func (m *toFrames) wholeName(b, name, js []byte) []byte {
+	if m.opts.RawEvents || len(js) < 16 {
+		return frame.AppendEvent(b, frame.EventJSON, name, js)
+	}
+	z := deflate.AppendBlock(m.synth[:0], js, eventDict())
+	m.synth = z
+	if len(z) < len(js) {
+		return frame.AppendEvent(b, frame.EventDeflate, name, z)
+	}
+	return frame.AppendEvent(b, frame.EventJSON, name, js)
+}

@@ -1,0 +1,75 @@
+package chat
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// TestEveryCut: every prefix of every recording decodes to ErrTruncated,
+// at the prefix's end, unless the response ended inside it; then it gives
+// the ANTH of the whole stream up to there, never a shorter response
+// (SPEC.md §7b.3, §3.11). The same for the ANTH: every cut of it makes the
+// Encoder's Close report ErrTruncated unless the DONE or ERROR frame is in.
+func TestEveryCut(t *testing.T) {
+	recs := recordings(t)
+	for _, name := range sortedNames(recs) {
+		src := recs[name]
+		full := toANTH(t, src, DecoderOptions{})
+		for _, n := range cuts(src) {
+			out, err := io.ReadAll(NewDecoder(bytes.NewReader(src[:n]), DecoderOptions{}))
+			if err == nil {
+				if !bytes.HasPrefix(full, out) || !endsResponse(t, out) {
+					t.Fatalf("%s cut at %d: no error, and not a whole response", name, n)
+				}
+				continue
+			}
+			var e *Error
+			if !errors.Is(err, ErrTruncated) || !errors.As(err, &e) || e.Offset != int64(n) {
+				t.Fatalf("%s cut at %d: %v, want ErrTruncated at %d", name, n, err, n)
+			}
+		}
+		for _, n := range cuts(full) {
+			e := NewEncoder(io.Discard, EncoderOptions{})
+			_, err := e.Write(full[:n])
+			if err == nil {
+				err = e.Close()
+			}
+			if err == nil {
+				if !endsResponse(t, full[:n]) {
+					t.Fatalf("%s: ANTH cut at %d encodes with no error", name, n)
+				}
+			} else if !errors.Is(err, ErrTruncated) {
+				t.Fatalf("%s: ANTH cut at %d: %v, want ErrTruncated", name, n, err)
+			}
+		}
+	}
+}
+
+// endsResponse reports whether an ANTH stream holds a DONE or ERROR frame.
+func endsResponse(t testing.TB, anth []byte) bool {
+	t.Helper()
+	enc := NewEncoder(io.Discard, EncoderOptions{})
+	if _, err := enc.Write(anth); err != nil {
+		return false
+	}
+	return enc.Close() == nil && enc.core.ended
+}
+
+// cuts returns where to cut b: everywhere in a short stream; in a long one
+// (openai-go's is 75 KB, and each cut decodes from the start) everywhere in
+// its first and last KiB, next to every blank line, and every 251st byte.
+func cuts(b []byte) []int {
+	var out []int
+	for n := 0; n < len(b); n++ {
+		near := n < 1024 || n > len(b)-1024 || n%251 == 0
+		for d := -1; d <= 1 && !near; d++ {
+			near = n+d > 0 && n+d < len(b) && b[n+d-1] == '\n' && b[n+d] == '\n'
+		}
+		if len(b) < 8192 || near {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package chat
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/layer0/anth/frame"
+)
+
+// TestTypedFrames: what the typed frames say of each recording is what its
+// chunks say (SPEC.md §7b.3), so that the Decoder's exactness checks, which
+// send a chunk whole when its typed frames would not give it back, cannot
+// quietly leave a frame client without them: one USAGE per include_usage
+// chunk with its counts, the DONE reason of choice 0's last finish_reason,
+// an ERROR for an error chunk, and text frames for most chunks.
+func TestTypedFrames(t *testing.T) {
+	recs := recordings(t)
+	for _, name := range sortedNames(recs) {
+		src := recs[name]
+		comp := accumulate(t, src)
+		r := frame.NewReader(bytes.NewReader(toANTH(t, src, DecoderOptions{})), frame.ReaderOptions{})
+		var usages, texts, events int
+		var done *frame.StopReason
+		var errCode *frame.ErrorCode
+		var last frame.Usage
+		for {
+			f, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch f.Type {
+			case frame.TypeUsage:
+				usages++
+				last, _ = f.Usage()
+			case frame.TypeText, frame.TypeDelta:
+				texts++
+			case frame.TypeEvent:
+				if ev, _ := f.Event(); string(ev.Name) != "logprob" {
+					events++
+				}
+			case frame.TypeDone:
+				reason, _, _ := f.Done()
+				done = &reason
+			case frame.TypeError:
+				code, _, _ := f.ErrorMessage()
+				errCode = &code
+			}
+		}
+		if want := bytes.Count(src, []byte(`"choices":[],"usage":{"prompt_tokens":`)); usages != want {
+			t.Errorf("%s: %d USAGE frames for %d usage chunks", name, usages, want)
+		}
+		if usages > 0 && last.InputTokens == 0 && last.OutputTokens == 0 {
+			t.Errorf("%s: the last USAGE is empty", name)
+		}
+		if comp.Error != nil {
+			if errCode == nil {
+				t.Errorf("%s: an error chunk and no ERROR frame", name)
+			}
+		} else if c0 := comp.Choices[0]; done == nil || *done != FinishReason(c0.FinishReason) {
+			t.Errorf("%s: DONE %v, finish_reason %q", name, done, c0.FinishReason)
+		}
+		chunks := bytes.Count(src, []byte("data: {"))
+		switch name {
+		case "layer0-openai-function-call.sse":
+			continue // the legacy function_call delta is no block: it travels whole
+		case "layer0-openai-logprobs-top.sse":
+			// top_logprobs change every chunk's template: an EVENT each, and a
+			// TEXT each too
+			if texts != chunks-1 {
+				t.Errorf("%s: %d text frames for %d chunks", name, texts, chunks)
+			}
+			continue
+		}
+		if texts*2 < chunks || events*3 > chunks+6 {
+			t.Errorf("%s: %d text frames and %d EVENTs for %d chunks: too few chunks typed", name, texts, events, chunks)
+		}
+	}
+}
