@@ -8,6 +8,7 @@ import (
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/jsonlex"
+	"github.com/layer0/anth/request"
 )
 
 // API is the Chat Completions API as a bridge.API, for package anthhttp:
@@ -17,6 +18,9 @@ import (
 type API struct {
 	Decoder DecoderOptions
 	Encoder EncoderOptions
+	// Request bounds the requests AppendRequestANTH and AppendRequestJSON
+	// convert.
+	Request request.Limits
 	// Decoders, if set, is where NewDecoder takes its Decoders and where
 	// they go back when the stream is done: a gateway sets it.
 	Decoders *DecoderPool
@@ -117,4 +121,15 @@ func (API) ParseError(body []byte) (typ, message string, ok bool) {
 		return "", "", false
 	}
 	return e.Error.Type, e.Error.Message, true
+}
+
+// AppendRequestANTH is a.Request.AppendChatANTH: a Chat Completions request
+// body as an extended request of version 2 (SPEC.md §5.5).
+func (a API) AppendRequestANTH(dst, body []byte) ([]byte, error) {
+	return a.Request.AppendChatANTH(dst, body)
+}
+
+// AppendRequestJSON is a.Request.AppendChatJSON.
+func (a API) AppendRequestJSON(dst, anth []byte) ([]byte, error) {
+	return a.Request.AppendChatJSON(dst, anth)
 }

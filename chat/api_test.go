@@ -9,6 +9,7 @@ import (
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/request"
 )
 
 func TestAPI(t *testing.T) {
@@ -49,11 +50,20 @@ func TestAPI(t *testing.T) {
 	if want := frame.AppendError(frame.AppendMagic(nil), frame.CodeAPI, "upstream broke"); !bytes.Equal(anth, want) {
 		t.Errorf("AppendErrorEvent decodes to % X, want % X", anth, want)
 	}
-	if _, err := a.AppendRequestANTH(nil, []byte(`{}`)); !errors.Is(err, ErrMalformed) {
-		t.Errorf("AppendRequestANTH: %v (TODO(merge): request.AppendChatANTH)", err)
+	// Requests are the extended form of version 2 (SPEC.md §5.5), both
+	// ways, and a Messages request is refused at its version byte.
+	reqBody := []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}],"stream":true}`)
+	anthReq, err := a.AppendRequestANTH(nil, reqBody)
+	if err != nil || !bytes.HasPrefix(anthReq, []byte("ANTX\x02")) {
+		t.Fatalf("AppendRequestANTH: % X, %v", anthReq, err)
 	}
-	if _, err := a.AppendRequestJSON(nil, []byte("ANTX")); !errors.Is(err, ErrMalformed) {
-		t.Errorf("AppendRequestJSON: %v (TODO(merge): request.AppendChatJSON)", err)
+	if back, err := a.AppendRequestJSON(nil, anthReq); err != nil || !bytes.Equal(back, reqBody) {
+		t.Errorf("AppendRequestJSON: %s, %v", back, err)
+	}
+	messagesReq, _ := request.AppendANTH(nil, []byte(`{"model":"m","max_tokens":1,"stream":true,"messages":[]}`))
+	var re *request.Error
+	if _, err := a.AppendRequestJSON(nil, messagesReq); !errors.As(err, &re) || !errors.Is(err, request.ErrMalformed) || re.Offset != 4 {
+		t.Errorf("a Messages request read as a Chat Completions one: %v", err)
 	}
 }
 

@@ -161,6 +161,12 @@ func (d *Decoder) next(b []byte) ([]byte, error) {
 	}
 }
 
+// Ready reports whether the next event is already read from the stream,
+// so that Next returns without reading (sse.Scanner.Ready): the HTTP layer
+// then writes it with the one before, as a plain proxy writes whatever it
+// has read.
+func (d *Decoder) Ready() bool { return d.err == nil && d.sc.Ready() }
+
 // Offset returns the bytes of SSE read so far.
 func (d *Decoder) Offset() int64 { return d.sc.Offset() }
 
