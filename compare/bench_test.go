@@ -126,7 +126,7 @@ func clientCost(b *testing.B, s scheme, wl workload) {
 
 // BenchmarkServer: the server's CPU per delta, every scheme and workload.
 func BenchmarkServer(b *testing.B) {
-	wls := workloads(testdata.SSE(b))
+	wls := workloads(testdata.SSE(b), testdata.Chat(b))
 	for _, wl := range wls {
 		for _, s := range schemes() {
 			b.Run(wl.id+"/"+s.id, func(b *testing.B) { serverCost(b, s, wl) })
@@ -136,7 +136,7 @@ func BenchmarkServer(b *testing.B) {
 
 // BenchmarkClient: the client's CPU per delta, every scheme and workload.
 func BenchmarkClient(b *testing.B) {
-	wls := workloads(testdata.SSE(b))
+	wls := workloads(testdata.SSE(b), testdata.Chat(b))
 	for _, wl := range wls {
 		for _, s := range schemes() {
 			b.Run(wl.id+"/"+s.id, func(b *testing.B) { clientCost(b, s, wl) })

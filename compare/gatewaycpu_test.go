@@ -48,7 +48,7 @@ func TestGatewayCPU(t *testing.T) {
 		}
 	}
 	wls := []workload{}
-	for _, wl := range workloads(testdata.SSE(t)) {
+	for _, wl := range workloads(testdata.SSE(t), testdata.Chat(t)) {
 		if wl.api == messagesAPI && (wl.name == "recordings"+paddedSuffix || wl.name == "english"+paddedSuffix) {
 			wls = append(wls, wl)
 		}

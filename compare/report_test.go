@@ -22,7 +22,7 @@ var report = flag.Bool("report", false, "print every measurement as Markdown tab
 // record), three times a coded delta: the ratios are reported, not held to
 // the goal (README.md says by how much they miss it).
 func TestWire(t *testing.T) {
-	wls := workloads(testdata.SSE(t))
+	wls := workloads(testdata.SSE(t), testdata.Chat(t))
 	ss := schemes()
 	protos := []bool{false}
 	if *report {

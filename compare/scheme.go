@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/internal/testdata"
 )
 
 // A scheme is one way to serve a Messages API stream: what the client asks
@@ -52,7 +53,9 @@ func schemes() []scheme {
 	}
 	proxy := func(id, name, encoding string, opts anthhttp.ProxyOptions) scheme {
 		return scheme{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte, a *api) {
-			anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(upstream)), a.gateway, opts)
+			// An event a Read, as from a live upstream that flushes each
+			// event: given all at once, Proxy would send them in one write.
+			anthhttp.Proxy(w, r, &testdata.EventReader{Rest: upstream}, a.gateway, opts)
 		}, read: readANTH}
 	}
 	return []scheme{

@@ -130,7 +130,7 @@ func (sv *server) close() { sv.srv.Close() }
 // TestHTTP2: every scheme delivers every workload's text whole over
 // HTTP/2 with TLS, as TestWire checks over HTTP/1.1.
 func TestHTTP2(t *testing.T) {
-	wls := workloads(testdata.SSE(t))
+	wls := workloads(testdata.SSE(t), testdata.Chat(t))
 	for _, s := range schemes() {
 		if s.slow && !*report {
 			continue // TestWire measures it with -report

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/layer0/anth/internal/chatsse"
 	"github.com/layer0/anth/internal/ssejson"
 	"github.com/layer0/anth/internal/textgen"
 )
@@ -31,26 +32,57 @@ const longDeltas = 3000
 // the API's random padding, which ANTH does not carry either — and then as
 // the API sends it, padded (the name ending in paddedSuffix): against that,
 // ANTH looks better than it is by the padding's bytes.
-func workloads(recordings map[string][]byte) []workload {
-	names := make([]string, 0, len(recordings))
-	for name := range recordings {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var recs, compact [][]byte
-	for _, name := range names {
-		recs = append(recs, recordings[name])
-		compact = append(compact, compactSSE(recordings[name]))
-	}
+func workloads(recordings, chatRecordings map[string][]byte) []workload {
+	recs, compact := sortedStreams(recordings)
 	ws := []workload{newWorkload("recordings", messagesAPI, compact)}
 	for _, kind := range textgen.Kinds {
 		ws = append(ws, newWorkload(string(kind), messagesAPI, [][]byte{generated(kind)}))
+	}
+	_, chatCompact := sortedStreams(chatRecordings)
+	ws = append(ws, newWorkload(chatPrefix+"recordings", chatAPI, chatCompact))
+	for _, kind := range textgen.Kinds {
+		ws = append(ws, newWorkload(chatPrefix+string(kind), chatAPI, [][]byte{generatedChat(kind, false)}))
 	}
 	ws = append(ws, newWorkload("recordings"+paddedSuffix, messagesAPI, recs))
 	for _, kind := range textgen.Kinds {
 		ws = append(ws, newWorkload(string(kind)+paddedSuffix, messagesAPI, [][]byte{padSSE(generated(kind), rand.New(rand.NewPCG(7, 7)))}))
 	}
+	for _, kind := range textgen.Kinds {
+		ws = append(ws, newWorkload(chatPrefix+string(kind)+obfuscatedSuffix, chatAPI, [][]byte{generatedChat(kind, true)}))
+	}
 	return ws
+}
+
+// sortedStreams returns the recordings in the order of their names, as
+// they are and compacted.
+func sortedStreams(recordings map[string][]byte) (recs, compact [][]byte) {
+	names := make([]string, 0, len(recordings))
+	for name := range recordings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		recs = append(recs, recordings[name])
+		compact = append(compact, compactSSE(recordings[name]))
+	}
+	return recs, compact
+}
+
+// chatPrefix names the workloads of the OpenAI Chat Completions API.
+const chatPrefix = "openai "
+
+// obfuscatedSuffix names a Chat Completions workload as the OpenAI API
+// sends it, with an `obfuscation` string of random length in every chunk
+// against length side channels (ANTH carries its length as PAD).
+const obfuscatedSuffix = ", obfuscated as sent"
+
+// generatedChat is a long text response of the given kind as the OpenAI
+// API streams it (chatsse), with its obfuscation strings if obfuscated.
+func generatedChat(kind textgen.Kind, obfuscated bool) []byte {
+	deltas := textgen.Response(kind, longDeltas, 1)
+	r := chatsse.Response{ID: chatsse.ID(1), Model: "gpt-4o-2024-08-06", SystemFingerprint: "fp_f5bdcc3276", ServiceTier: "default", Created: 1764633600,
+		PromptTokens: 1200, CompletionTokens: 2 * longDeltas, Obfuscation: obfuscated, Usage: true}
+	return chatsse.AppendResponse(nil, r, deltas, 7)
 }
 
 // paddedSuffix names a workload of SSE as the API sends it, with random
@@ -125,7 +157,7 @@ func padSSE(s []byte, rng *rand.Rand) []byte {
 func compactSSE(s []byte) []byte {
 	var out []byte
 	for line := range bytes.Lines(s) {
-		if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+		if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && !bytes.Equal(bytes.TrimSpace(d), []byte("[DONE]")) {
 			var c bytes.Buffer
 			if err := json.Compact(&c, bytes.TrimSpace(d)); err != nil {
 				panic(fmt.Sprintf("a recording's data is not JSON: %v", err))
