@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -36,7 +35,7 @@ func TestGatewayPaths(t *testing.T) {
 	defer up.Close()
 	base, _ := url.Parse(up.URL + "/base")
 	var logs bytes.Buffer
-	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: base, Log: log.New(&logs, "", 0)}))
+	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: base, Logger: jsonLogger(&logs)}))
 	defer gw.Close()
 	raw := func(method, target, body string) int {
 		c, err := net.Dial("tcp", gw.Listener.Addr().String())
@@ -77,14 +76,24 @@ func TestGatewayPaths(t *testing.T) {
 			t.Errorf("%s %s: %d, upstream saw %q; want %d, %q", c.method, c.target, status, got, c.status, c.upstream)
 		}
 	}
-	gw.Close() // every handler has logged its line
-	lines := strings.Split(strings.TrimSuffix(logs.String(), "\n"), "\n")
+	gw.Close()                  // every handler has logged its line
+	lines := logLines(t, &logs) // each a JSON object, or it fails
 	if len(lines) != len(cases) {
 		t.Errorf("%d requests made %d access-log lines:\n%s", len(cases), len(lines), logs.String())
 	}
-	for _, l := range lines {
-		if strings.HasPrefix(l, "GET /forged") {
-			t.Errorf("a forged access-log line: %q", l)
+	for i, l := range lines {
+		if i < len(cases) && l["path"] != strings.SplitN(mustUnescape(t, cases[i].target), "?", 2)[0] {
+			t.Errorf("log line %d names path %q, want %q's", i, l["path"], cases[i].target)
 		}
 	}
+}
+
+// mustUnescape is target's path as net/http decodes it.
+func mustUnescape(t *testing.T, target string) string {
+	t.Helper()
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Path
 }

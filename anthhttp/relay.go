@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/errkind"
 	"github.com/layer0/anth/sse"
 )
 
@@ -28,9 +30,21 @@ type relay struct {
 	started bool // bytes have been given
 	ended   bool // the event stream's response has ended (event-stream mode)
 	done    bool
+	whole   bool // the stream ended as its grammar says, with nothing added
 	fault   *Error
 	buf     []byte
 	pending []byte // Read's output not yet read
+
+	// What Gateway's Record counts, as the events pass: no call per event.
+	relayed        int64 // frames (ANTH) or events (event stream) given
+	input, output  int64 // the last USAGE frame's counts (ANTH)
+	upstreamFailed bool  // the upstream sent an error of its own (ERROR frame, error event)
+
+	// idle, when set, ends the stream with ErrUpstreamIdle (through the
+	// cancel of ctx it calls) when a wait for the upstream's next event
+	// lasts idleFor; it runs only while next waits.
+	idle    *time.Timer
+	idleFor time.Duration
 }
 
 func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int) *relay {
@@ -58,12 +72,21 @@ func (r *relay) next() ([]byte, error) {
 	}
 	var b []byte
 	var err error
+	if r.idle != nil {
+		// Only the wait for the upstream counts: a client slow to take
+		// the last event does not make the upstream idle.
+		r.idle.Reset(r.idleFor)
+	}
 	if r.sc != nil {
 		b, err = r.event()
 	} else {
 		b, err = r.frames()
 	}
+	if r.idle != nil {
+		r.idle.Stop()
+	}
 	if err == io.EOF {
+		r.whole = r.fault == nil
 		r.finish()
 		return nil, io.EOF
 	}
@@ -76,6 +99,33 @@ func (r *relay) next() ([]byte, error) {
 	}
 	r.started = true
 	return b, nil
+}
+
+// count counts the frames of b, the ANTH bytes of one event as the
+// Decoder gave them (well formed: it made them), and keeps the counts of
+// a USAGE frame among them. It reads headers only, and allocates nothing.
+func (r *relay) count(b []byte) {
+	if !r.started {
+		b = b[min(len(b), len(frame.Magic)):]
+	}
+	for len(b) >= frame.HeaderSize {
+		end := frame.HeaderSize + (int(b[1])<<8 | int(b[2]))
+		if end > len(b) {
+			return
+		}
+		switch frame.Type(b[0]) {
+		case frame.TypeUsage:
+			if f, _, err := frame.Parse(b[:end]); err == nil {
+				if u, err := f.Usage(); err == nil {
+					r.input, r.output = int64(u.InputTokens), int64(u.OutputTokens)
+				}
+			}
+		case frame.TypeError:
+			r.upstreamFailed = true
+		}
+		r.relayed++
+		b = b[end:]
+	}
 }
 
 // frames gives the ANTH of the next event.
@@ -94,10 +144,11 @@ func (r *relay) frames() ([]byte, error) {
 		if !r.started {
 			b = frame.AppendMagic(b)
 		}
-		b = frame.AppendError(b, code, fault.Error())
+		b = frame.AppendError(b, code, clientMessage(fault))
 		r.buf = b
 		return r.deflated(b), err
 	}
+	r.count(b)
 	if r.padding > 0 {
 		start := 0
 		if !r.started {
@@ -142,10 +193,14 @@ func (r *relay) event() ([]byte, error) {
 		if r.ended {
 			return nil, err
 		}
-		r.buf = r.api.AppendErrorEvent(r.buf[:0], code, fault.Error())
+		r.buf = r.api.AppendErrorEvent(r.buf[:0], code, clientMessage(fault))
 		return r.buf, err
 	}
 	r.ended = r.ended || ends
+	r.relayed++
+	// The name the Messages API (and OpenAI's Responses API) give the
+	// event that ends a stream with the upstream's own error.
+	r.upstreamFailed = r.upstreamFailed || ends && string(name) == "error"
 	r.buf = sse.AppendEvent(r.buf[:0], name, data)
 	return r.buf, nil
 }
@@ -153,6 +208,9 @@ func (r *relay) event() ([]byte, error) {
 // finish gives back what the relay borrowed.
 func (r *relay) finish() {
 	r.done = true
+	if r.idle != nil {
+		r.idle.Stop()
+	}
 	if r.d != nil {
 		release(r.d)
 		r.d = nil
@@ -196,25 +254,84 @@ func release(d bridge.Decoder) {
 
 // streamFault is what ends a stream whose upstream failed with err at off,
 // and the code its client is told: ErrShutdown when the server's drain
-// closed the upstream (ctx's cause), else the upstream's fault.
+// closed the upstream (ctx's cause), ErrUpstreamIdle when the idle timer
+// did, else the upstream's fault.
 func streamFault(ctx context.Context, err error, off int64) (*Error, frame.ErrorCode) {
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
-		return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
+	if ctx.Err() != nil {
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, ErrShutdown):
+			return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
+		case errors.Is(cause, ErrUpstreamIdle):
+			detail := ""
+			if e := (*Error)(nil); errors.As(cause, &e) {
+				detail = e.Detail
+			}
+			return &Error{Offset: off, Err: ErrUpstreamIdle, Detail: detail}, frame.CodeTimeout
+		}
 	}
 	return upstreamFault(err, off), frame.CodeAPI
 }
 
 // upstreamFault gives an upstream failure the *Error Proxy returns: the
-// module's kind when it is one, else the read error itself.
+// module's kind when it is one, else the read error itself, which the
+// client is not told (clientMessage): it may name internal addresses.
 func upstreamFault(err error, off int64) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return &Error{Offset: e.Offset, Err: e.Err, Detail: "upstream: " + e.Detail}
+	}
+	if err == io.ErrUnexpectedEOF {
+		// Not a stream that ended early but its HTTP body (a chunk, a
+		// Content-Length) cut short, as net/http's readers say it: the
+		// connection went.
+		return &Error{Offset: off, Err: err, Detail: resetMessage}
 	}
 	for _, kind := range []error{ErrTruncated, ErrMalformed, ErrTooLarge} {
 		if errors.Is(err, kind) {
 			return &Error{Offset: off, Err: kind, Detail: "upstream: " + err.Error()}
 		}
 	}
-	return &Error{Offset: off, Err: err, Detail: "upstream read failed"}
+	return &Error{Offset: off, Err: err, Detail: resetMessage}
+}
+
+// resetMessage is what a client is told of an upstream connection that
+// failed during its stream.
+const resetMessage = "upstream reset the stream"
+
+// clientMessage is what the client of a stream that failed with fault is
+// told: all of it for the module's kinds, whose details are the stream's
+// own (offsets, the bridge's complaint), but of any other error (a
+// connection's, naming addresses: "read tcp 10.0.0.5:60308->…") only that
+// the upstream reset the stream. The log gets the rest.
+func clientMessage(fault *Error) string {
+	if fault.Detail == resetMessage {
+		return errkind.Message("anthhttp", fault.Offset, errReset, "")
+	}
+	for _, kind := range []error{ErrShutdown, ErrUpstreamIdle, ErrTruncated, ErrMalformed, ErrTooLarge} {
+		if errors.Is(fault.Err, kind) {
+			return fault.Error()
+		}
+	}
+	return errkind.Message("anthhttp", fault.Offset, errReset, "")
+}
+
+// errReset is the kind clientMessage names in place of a connection's own
+// error.
+var errReset = errors.New(resetMessage)
+
+// faultOf is the Fault a stream's *Error stands for.
+func faultOf(e *Error) Fault {
+	switch {
+	case e.Detail == resetMessage:
+		return FaultReset
+	case errors.Is(e, ErrUpstreamIdle):
+		return FaultIdleTimeout
+	case errors.Is(e, ErrTruncated):
+		return FaultTruncated
+	case errors.Is(e, ErrMalformed), errors.Is(e, ErrTooLarge):
+		return FaultMalformed
+	case errors.Is(e, ErrShutdown):
+		return ""
+	}
+	return FaultReset
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -77,7 +78,7 @@ func proxy(args []string, _ io.Reader, stdout io.Writer) error {
 			Upstream:       up,
 			MaxRequestSize: *maxSize,
 			BodyTimeout:    *bodyTimeout,
-			Log:            logger,
+			Logger:         slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		}),
 		ReadHeaderTimeout: *headerTimeout,
 		IdleTimeout:       *idleTimeout,

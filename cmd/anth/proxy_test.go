@@ -57,7 +57,7 @@ func TestProxyCommand(t *testing.T) {
 		t.Fatalf("text %q", text)
 	}
 	log := waitExit(t, cmd, logs)
-	if !strings.Contains(log, `POST "/v1/messages" 200 anth in=`) || strings.Contains(log, "sk-do-not-log") {
+	if !strings.Contains(log, "method=POST path=/v1/messages status=200 kind=anth ") || strings.Contains(log, "sk-do-not-log") {
 		t.Fatalf("access log:\n%s", log)
 	}
 }
