@@ -749,3 +749,28 @@ func runAnthEnv(t *testing.T, env []string, args ...string) (stdout, stderr []by
 	}
 	return out.Bytes(), errOut.Bytes(), 0
 }
+
+// TestProxyDocumented: every environment variable the proxy reads is in
+// its usage text and in the README's table, beside its flag.
+func TestProxyDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range proxyEnv {
+		if !strings.Contains(proxyUsage, e.env) || !strings.Contains(proxyUsage, "--"+e.flag) {
+			t.Errorf("the usage text does not name $%s for --%s", e.env, e.flag)
+		}
+		var row string // the first row whose first cell names the flag
+		for l := range strings.Lines(string(readme)) {
+			cells := strings.Split(l, "|")
+			if len(cells) > 2 && (strings.Contains(cells[1], "`--"+e.flag+" ") || strings.Contains(cells[1], "`--"+e.flag+"`")) {
+				row = l
+				break
+			}
+		}
+		if !strings.Contains(row, "`"+e.env+"`") {
+			t.Errorf("README's flag table has no row for --%s naming `%s`", e.flag, e.env)
+		}
+	}
+}
