@@ -112,6 +112,16 @@ type GatewayOptions struct {
 	// that go upstream: every other is dropped. Nil forwards every
 	// end-to-end header (see Gateway).
 	ForwardHeaders []string
+	// CORSOrigins, if not empty, are the origins (scheme://host[:port] as
+	// a browser sends Origin, or "*" for any) whose pages may call the
+	// gateway: it answers their CORS preflights itself (they used to go
+	// upstream), and gives each response to them
+	// Access-Control-Allow-Origin and Access-Control-Expose-Headers (the
+	// request IDs), replacing the upstream's Access-Control-* headers. A
+	// preflight from another origin is answered 403. Credentials here are
+	// the API's headers, not cookies: Access-Control-Allow-Credentials is
+	// never sent. Empty leaves CORS to the upstream.
+	CORSOrigins []string
 }
 
 // DefaultMaxRequestSize bounds a request body unless configured: 32 MiB,
@@ -165,6 +175,7 @@ type Gateway struct {
 	opts     GatewayOptions
 	rp       *httputil.ReverseProxy
 	allow    map[string]bool // ForwardHeaders, canonical; nil for none
+	cors     *cors           // nil for none
 	inFlight atomic.Int64
 }
 
@@ -176,7 +187,7 @@ func NewGateway(api bridge.API, opts GatewayOptions) *Gateway {
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &Gateway{api: api, opts: opts}
+	g := &Gateway{api: api, opts: opts, cors: newCORS(opts.CORSOrigins)}
 	if opts.ForwardHeaders != nil {
 		g.allow = make(map[string]bool, len(opts.ForwardHeaders))
 		for _, h := range opts.ForwardHeaders {
@@ -210,6 +221,7 @@ type exchange struct {
 	cancel  context.CancelCauseFunc // the upstream request's, for the idle timer
 	failed  bool                    // the gateway answered with its own error
 	cut     bool                    // … because the drain's time ran out
+	origin  string                  // the client's Origin, for CORS
 }
 
 type exchangeKey struct{}
@@ -222,7 +234,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// end, so it never cuts the response's stream.
 		http.NewResponseController(w).SetReadDeadline(start.Add(g.opts.BodyTimeout))
 	}
-	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}}
+	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}, origin: r.Header.Get("Origin")}
 	cw := &countingWriter{ResponseWriter: w}
 	in := &countingReader{r: r.Body}
 	r.Body = in
@@ -231,6 +243,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// logged and counted too.
 	defer g.finish(ex, r, cw, in, start)
 	switch {
+	case g.cors != nil && g.cors.preflight(g, cw, r, ex):
 	case dotSegment(r.URL.Path):
 		// Joined to the upstream's base path, a ".." would name what is
 		// beside it (https://host/base/../admin); net/http's server does
@@ -367,6 +380,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		ex.rec.UpstreamID = resp.Header.Get("X-Request-Id")
 	}
 	resp.Header.Set(RequestIDHeader, ex.rec.ID)
+	if g.cors != nil {
+		g.cors.respond(resp.Header, ex.origin)
+	}
 	if !ex.bridged {
 		return nil
 	}
@@ -484,6 +500,9 @@ func (g *Gateway) apiError(w http.ResponseWriter, ex *exchange, status int, code
 	if ex != nil {
 		h.Set(RequestIDHeader, ex.rec.ID)
 		ex.rec.Kind, ex.failed = KindJSON, true
+		if g.cors != nil {
+			g.cors.respond(h, ex.origin)
+		}
 	}
 	w.WriteHeader(status)
 	w.Write(g.api.AppendError(nil, code, message))

@@ -22,8 +22,8 @@ type Record struct {
 	ID, UpstreamID string
 	// Status is the response's status code.
 	Status int
-	// Kind is the wire kind served: KindANTH, KindSSE, KindJSON or
-	// KindProxy.
+	// Kind is the wire kind served: KindANTH, KindSSE, KindJSON,
+	// KindProxy or KindPreflight.
 	Kind string
 	// Coding is the content coding of an ANTH stream ("anth-deflate"),
 	// else "".
@@ -57,6 +57,9 @@ const (
 	KindSSE   = "sse"   // a bridged stream served as the API's event stream
 	KindJSON  = "json"  // a response on the API's path that is not a stream, or the gateway's own error
 	KindProxy = "proxy" // any other path, passed through
+	// KindPreflight is a CORS preflight the gateway answered itself
+	// (GatewayOptions.CORSOrigins).
+	KindPreflight = "preflight"
 )
 
 // End says how a response ended.

@@ -44,6 +44,8 @@ Each flag not given is read from its environment variable, if set:
   --max-request-size N         ANTH_MAX_REQUEST_SIZE  (default 33554432)
   --forward-headers LIST       ANTH_FORWARD_HEADERS  comma-separated allow-list of
                                request headers sent upstream (default: all end-to-end)
+  --cors-origins LIST          ANTH_CORS_ORIGINS  comma-separated origins (or *) whose
+                               pages may call it; preflights answered here (default: none)
   --connect-timeout T          ANTH_CONNECT_TIMEOUT  upstream connect (default 10s)
   --upstream-header-timeout T  ANTH_UPSTREAM_HEADER_TIMEOUT  upstream response headers
                                (default 10m, a non-streaming request's whole answer)
@@ -70,6 +72,7 @@ var proxyEnv = []struct{ flag, env string }{
 	{"max-streams", "ANTH_MAX_STREAMS"},
 	{"max-request-size", "ANTH_MAX_REQUEST_SIZE"},
 	{"forward-headers", "ANTH_FORWARD_HEADERS"},
+	{"cors-origins", "ANTH_CORS_ORIGINS"},
 	{"connect-timeout", "ANTH_CONNECT_TIMEOUT"},
 	{"upstream-header-timeout", "ANTH_UPSTREAM_HEADER_TIMEOUT"},
 	{"upstream-idle-timeout", "ANTH_UPSTREAM_IDLE_TIMEOUT"},
@@ -105,7 +108,7 @@ type proxyConfig struct {
 	listen, metricsListen, logFormat, tlsCert, tlsKey string
 	upstream                                          *url.URL
 	maxStreams, maxSize                               int
-	forward                                           []string
+	forward, corsOrigins                              []string
 	connect, upHeader, upIdle                         time.Duration
 	header, body, idle, drain                         time.Duration
 }
@@ -113,7 +116,7 @@ type proxyConfig struct {
 func parseProxy(args []string) (*proxyConfig, error) {
 	fs := flag.NewFlagSet("anth proxy", flag.ContinueOnError)
 	c := &proxyConfig{}
-	var upstream, forward string
+	var upstream, forward, corsOrigins string
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "")
 	fs.StringVar(&upstream, "upstream", "", "")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "")
@@ -123,6 +126,7 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	fs.IntVar(&c.maxStreams, "max-streams", 0, "")
 	fs.IntVar(&c.maxSize, "max-request-size", anthhttp.DefaultMaxRequestSize, "")
 	fs.StringVar(&forward, "forward-headers", "", "")
+	fs.StringVar(&corsOrigins, "cors-origins", "", "")
 	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "")
 	fs.DurationVar(&c.upHeader, "upstream-header-timeout", 10*time.Minute, "")
 	fs.DurationVar(&c.upIdle, "upstream-idle-timeout", 5*time.Minute, "")
@@ -169,14 +173,19 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	if c.upIdle < 0 {
 		return nil, usageErr("proxy", "--upstream-idle-timeout %v: want 0 (none) or more", c.upIdle)
 	}
-	if forward != "" {
-		for h := range strings.SplitSeq(forward, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				c.forward = append(c.forward, h)
-			}
+	c.forward, c.corsOrigins = list(forward), list(corsOrigins)
+	return c, nil
+}
+
+// list splits a comma-separated flag value; nil for an empty one.
+func list(v string) []string {
+	var l []string
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			l = append(l, s)
 		}
 	}
-	return c, nil
+	return l
 }
 
 func proxy(args []string, _ io.Reader, _ io.Writer) error {
@@ -222,6 +231,7 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		UpstreamIdleTimeout: c.upIdle,
 		MaxStreams:          c.maxStreams,
 		ForwardHeaders:      c.forward,
+		CORSOrigins:         c.corsOrigins,
 		Logger:              logger,
 		Observer:            m,
 	})

@@ -774,3 +774,74 @@ func TestProxyDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyCORS: with --cors-origins, a browser's preflight from an allowed
+// origin is answered by the proxy (204, the method and headers asked for,
+// never reaching the upstream), one from another origin 403; a response to
+// an allowed origin carries Access-Control-Allow-Origin naming it (not the
+// upstream's "*") and exposes the request IDs. Before, OPTIONS went
+// upstream.
+func TestProxyCORS(t *testing.T) {
+	first, rest := textResponseSSE()
+	var mu sync.Mutex
+	var seen []string
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method)
+		mu.Unlock()
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, first+rest)
+	}))
+	defer upstream.Close()
+	const page = "https://app.example"
+	p := startProxy(t, nil, "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--log-format", "json", "--cors-origins", page+", https://other.example")
+	preflight := func(origin string) *http.Response {
+		req, _ := http.NewRequest("OPTIONS", "http://"+p.addr+"/v1/messages", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "anthropic-version,content-type,x-api-key")
+		resp, err := testClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := preflight(page)
+	h := resp.Header
+	if resp.StatusCode != 204 || h.Get("Access-Control-Allow-Origin") != page || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") ||
+		h.Get("Access-Control-Allow-Headers") != "anthropic-version,content-type,x-api-key" || h.Get("Access-Control-Allow-Credentials") != "" {
+		t.Errorf("preflight from %s: %d %v", page, resp.StatusCode, h)
+	}
+	if l := p.next("request"); l["kind"] != "preflight" || l["status"] != 204.0 {
+		t.Errorf("preflight: log line %v", l)
+	}
+	if resp := preflight("https://evil.example"); resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight from another origin: %d %v", resp.StatusCode, resp.Header)
+	}
+	p.next("request")
+	mu.Lock()
+	if len(seen) != 0 {
+		t.Errorf("preflights reached the upstream: %v", seen)
+	}
+	mu.Unlock()
+	for origin, want := range map[string]string{page: page, "https://evil.example": ""} {
+		req := newStreamRequest(t, "http://"+p.addr)
+		req.Header.Set("Origin", origin)
+		resp, err := testClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		h := resp.Header
+		if h.Get("Access-Control-Allow-Origin") != want || want != "" && !strings.Contains(h.Get("Access-Control-Expose-Headers"), anthhttp.RequestIDHeader) {
+			t.Errorf("a POST from %s: Access-Control-Allow-Origin %q, Expose-Headers %q; want %q", origin, h.Get("Access-Control-Allow-Origin"), h.Get("Access-Control-Expose-Headers"), want)
+		}
+		p.next("request")
+	}
+	p.stop()
+}
