@@ -122,6 +122,12 @@ type GatewayOptions struct {
 	// the API's headers, not cookies: Access-Control-Allow-Credentials is
 	// never sent. Empty leaves CORS to the upstream.
 	CORSOrigins []string
+	// Credentials, if set, make the gateway hold the upstream's key and
+	// authenticate clients by tokens of their own (see Credentials): a
+	// request without a known token is answered 401 with the API's error
+	// JSON (authentication_error) and never goes upstream; a CORS
+	// preflight, which carries no credentials, needs none.
+	Credentials *Credentials
 }
 
 // DefaultMaxRequestSize bounds a request body unless configured: 32 MiB,
@@ -176,6 +182,7 @@ type Gateway struct {
 	rp       *httputil.ReverseProxy
 	allow    map[string]bool // ForwardHeaders, canonical; nil for none
 	cors     *cors           // nil for none
+	tokens   *tokens         // nil for none
 	inFlight atomic.Int64
 }
 
@@ -187,7 +194,7 @@ func NewGateway(api bridge.API, opts GatewayOptions) *Gateway {
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &Gateway{api: api, opts: opts, cors: newCORS(opts.CORSOrigins)}
+	g := &Gateway{api: api, opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials)}
 	if opts.ForwardHeaders != nil {
 		g.allow = make(map[string]bool, len(opts.ForwardHeaders))
 		for _, h := range opts.ForwardHeaders {
@@ -244,6 +251,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer g.finish(ex, r, cw, in, start)
 	switch {
 	case g.cors != nil && g.cors.preflight(g, cw, r, ex):
+	case g.tokens != nil && !g.authenticate(r, ex):
+		g.apiError(cw, ex, http.StatusUnauthorized, frame.CodeAuthentication, "a token this gateway issued is required (x-api-key or Authorization: Bearer)")
 	case dotSegment(r.URL.Path):
 		// Joined to the upstream's base path, a ".." would name what is
 		// beside it (https://host/base/../admin); net/http's server does
@@ -332,6 +341,14 @@ func (g *Gateway) finish(ex *exchange, r *http.Request, cw *countingWriter, in *
 	}
 }
 
+// authenticate checks r's token (GatewayOptions.Credentials), naming its
+// client in ex's Record.
+func (g *Gateway) authenticate(r *http.Request, ex *exchange) bool {
+	name, ok := g.tokens.caller(r)
+	ex.rec.Caller = name
+	return ok
+}
+
 // newRequestID makes a request's ID: 16 hex digits, random. It is for
 // finding a request's log line, not a secret.
 func newRequestID() string {
@@ -357,6 +374,9 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 				delete(h, k)
 			}
 		}
+	}
+	if g.tokens != nil {
+		g.tokens.replace(h)
 	}
 	if ex, _ := pr.In.Context().Value(exchangeKey{}).(*exchange); ex == nil || !ex.bridged {
 		return

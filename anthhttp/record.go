@@ -13,8 +13,10 @@ type Record struct {
 	// client sent it (a metrics label should map it to a bounded set:
 	// see Gateway.Path).
 	Method, Path string
-	// Client is the client's address, net/http's Request.RemoteAddr.
-	Client string
+	// Client is the client's address, net/http's Request.RemoteAddr;
+	// Caller the name of its token (GatewayOptions.Credentials), "" when
+	// the gateway holds no key or the token was not known.
+	Client, Caller string
 	// ID is the request ID the gateway made and sent the client in
 	// RequestIDHeader; UpstreamID the upstream's (its request-id or
 	// x-request-id response header), "" when it sent none or was not
@@ -141,6 +143,11 @@ func (rec *Record) attrs() []slog.Attr {
 	a := make([]slog.Attr, 0, 20)
 	a = append(a,
 		slog.String("client", rec.Client),
+	)
+	if rec.Caller != "" {
+		a = append(a, slog.String("caller", rec.Caller))
+	}
+	a = append(a,
 		slog.String("id", rec.ID),
 		slog.String("upstream_id", rec.UpstreamID),
 		slog.String("method", rec.Method),

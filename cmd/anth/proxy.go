@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -46,6 +47,10 @@ Each flag not given is read from its environment variable, if set:
                                request headers sent upstream (default: all end-to-end)
   --cors-origins LIST          ANTH_CORS_ORIGINS  comma-separated origins (or *) whose
                                pages may call it; preflights answered here (default: none)
+  --upstream-key-file FILE     ANTH_UPSTREAM_KEY_FILE  hold the upstream's API key (the
+                               file's one line) and send it in place of each client's
+  --client-tokens-file FILE    ANTH_CLIENT_TOKENS_FILE  with it: lines "NAME TOKEN"; a
+                               client sends its TOKEN as x-api-key or a bearer token
   --connect-timeout T          ANTH_CONNECT_TIMEOUT  upstream connect (default 10s)
   --upstream-header-timeout T  ANTH_UPSTREAM_HEADER_TIMEOUT  upstream response headers
                                (default 10m, a non-streaming request's whole answer)
@@ -73,6 +78,8 @@ var proxyEnv = []struct{ flag, env string }{
 	{"max-request-size", "ANTH_MAX_REQUEST_SIZE"},
 	{"forward-headers", "ANTH_FORWARD_HEADERS"},
 	{"cors-origins", "ANTH_CORS_ORIGINS"},
+	{"upstream-key-file", "ANTH_UPSTREAM_KEY_FILE"},
+	{"client-tokens-file", "ANTH_CLIENT_TOKENS_FILE"},
 	{"connect-timeout", "ANTH_CONNECT_TIMEOUT"},
 	{"upstream-header-timeout", "ANTH_UPSTREAM_HEADER_TIMEOUT"},
 	{"upstream-idle-timeout", "ANTH_UPSTREAM_IDLE_TIMEOUT"},
@@ -106,6 +113,7 @@ func fromEnv(fs *flag.FlagSet) error {
 // proxyConfig is anth proxy's command line, checked.
 type proxyConfig struct {
 	listen, metricsListen, logFormat, tlsCert, tlsKey string
+	keyFile, tokensFile                               string
 	upstream                                          *url.URL
 	maxStreams, maxSize                               int
 	forward, corsOrigins                              []string
@@ -127,6 +135,8 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	fs.IntVar(&c.maxSize, "max-request-size", anthhttp.DefaultMaxRequestSize, "")
 	fs.StringVar(&forward, "forward-headers", "", "")
 	fs.StringVar(&corsOrigins, "cors-origins", "", "")
+	fs.StringVar(&c.keyFile, "upstream-key-file", "", "")
+	fs.StringVar(&c.tokensFile, "client-tokens-file", "", "")
 	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "")
 	fs.DurationVar(&c.upHeader, "upstream-header-timeout", 10*time.Minute, "")
 	fs.DurationVar(&c.upIdle, "upstream-idle-timeout", 5*time.Minute, "")
@@ -156,6 +166,11 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return nil, usageErr("proxy", "--log-format %q: want text or json", c.logFormat)
+	}
+	if (c.keyFile == "") != (c.tokensFile == "") {
+		// A gateway that holds a key and lets anyone use it is an open
+		// relay for the key's bill.
+		return nil, usageErr("proxy", "--upstream-key-file and --client-tokens-file go together")
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return nil, usageErr("proxy", "--tls-cert and --tls-key go together")
@@ -217,6 +232,12 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 			return err
 		}
 	}
+	var creds *anthhttp.Credentials
+	if c.keyFile != "" {
+		if creds, err = readCredentials(c.keyFile, c.tokensFile); err != nil {
+			return err
+		}
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = (&net.Dialer{Timeout: c.connect, KeepAlive: 30 * time.Second}).DialContext
 	transport.ResponseHeaderTimeout = c.upHeader
@@ -232,6 +253,7 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		MaxStreams:          c.maxStreams,
 		ForwardHeaders:      c.forward,
 		CORSOrigins:         c.corsOrigins,
+		Credentials:         creds,
 		Logger:              logger,
 		Observer:            m,
 	})
@@ -262,6 +284,44 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 	defer stop()
 	logger.Info("listening", attrs...)
 	return serve(ctx, srv, ln, c, &draining, logger)
+}
+
+// readCredentials reads the upstream's key (the file's first line) and
+// the clients' tokens ("NAME TOKEN" lines; blank lines and # comments
+// skipped). Its errors name the file and line, never a token.
+func readCredentials(keyFile, tokensFile string) (*anthhttp.Credentials, error) {
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	c := &anthhttp.Credentials{Key: strings.TrimSpace(strings.SplitN(string(key), "\n", 2)[0]), Tokens: map[string]string{}}
+	if c.Key == "" {
+		return nil, fmt.Errorf("%s: no key on its first line", keyFile)
+	}
+	toks, err := os.ReadFile(tokensFile)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for line := range strings.Lines(string(toks)) {
+		n++
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("%s:%d: want NAME TOKEN", tokensFile, n)
+		}
+		if _, dup := c.Tokens[f[1]]; dup {
+			return nil, fmt.Errorf("%s:%d: a token given twice", tokensFile, n)
+		}
+		c.Tokens[f[1]] = f[0]
+	}
+	if len(c.Tokens) == 0 {
+		return nil, fmt.Errorf("%s: no tokens", tokensFile)
+	}
+	return c, nil
 }
 
 // health answers /healthz (the process is up: 200) and /readyz (it takes

@@ -845,3 +845,84 @@ func TestProxyCORS(t *testing.T) {
 	}
 	p.stop()
 }
+
+// TestProxyHeldKey: with --upstream-key-file and --client-tokens-file, the
+// upstream gets the proxy's key in place of the client's token (sent as
+// x-api-key, as an SDK sends its apiKey, or as a bearer token), the key is
+// in nothing the client receives nor in the log, the log names the
+// client; a request with no token or an unknown one (the real key
+// included) is 401 and never reaches the upstream; a CORS preflight needs
+// no token.
+func TestProxyHeldKey(t *testing.T) {
+	first, rest := textResponseSSE()
+	got := make(chan http.Header, 10)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got <- r.Header.Clone()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, first+rest)
+	}))
+	defer upstream.Close()
+	const key = "sk-ant-held-by-the-proxy"
+	dir := t.TempDir()
+	keyFile, tokensFile := dir+"/key", dir+"/tokens"
+	os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
+	os.WriteFile(tokensFile, []byte("# name token\nwebapp tok-webapp-1\nbatch tok-batch-2\n"), 0o600)
+	if _, errOut, code := runAnthEnv(t, nil, "proxy", "--upstream", upstream.URL, "--upstream-key-file", keyFile); code != 2 || !strings.Contains(string(errOut), "go together") {
+		t.Errorf("a key without tokens: exit %d, %q", code, errOut)
+	}
+	p := startProxy(t, []string{"ANTH_UPSTREAM_KEY_FILE=" + keyFile, "ANTH_CLIENT_TOKENS_FILE=" + tokensFile}, "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--log-format", "json", "--cors-origins", "https://app.example")
+	for _, c := range []struct {
+		name, header, value, caller string
+		status                      int
+	}{
+		{"x-api-key token", "X-Api-Key", "tok-webapp-1", "webapp", 200},
+		{"bearer token", "Authorization", "Bearer tok-batch-2", "batch", 200},
+		{"unknown token", "X-Api-Key", "tok-guess", "", 401},
+		{"the real key", "X-Api-Key", key, "", 401},
+		{"no token", "", "", "", 401},
+	} {
+		req := newStreamRequest(t, "http://"+p.addr)
+		req.Header.Del("X-Api-Key")
+		if c.header != "" {
+			req.Header.Set(c.header, c.value)
+		}
+		resp, err := testClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: %d %q, want %d", c.name, resp.StatusCode, body, c.status)
+		}
+		if bytes.Contains(body, []byte(key)) || strings.Contains(fmt.Sprint(resp.Header), key) {
+			t.Errorf("%s: the key reached the client", c.name)
+		}
+		l := p.next("request")
+		if c.status == 200 {
+			h := <-got
+			if h.Get("X-Api-Key") != key || h.Get("Authorization") != "" {
+				t.Errorf("%s: upstream got x-api-key %q, authorization %q", c.name, h.Get("X-Api-Key"), h.Get("Authorization"))
+			}
+			if l["caller"] != c.caller {
+				t.Errorf("%s: log line %v, want caller %s", c.name, l, c.caller)
+			}
+		} else if l["status"] != 401.0 {
+			t.Errorf("%s: log line %v", c.name, l)
+		}
+	}
+	if len(got) != 0 {
+		t.Errorf("a request without a known token reached the upstream")
+	}
+	req, _ := http.NewRequest("OPTIONS", "http://"+p.addr+"/v1/messages", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	if resp, err := testClient.Do(req); err != nil || resp.StatusCode != 204 {
+		t.Errorf("a preflight with a held key: %v %v", resp, err)
+	}
+	p.stop()
+	if log := p.logs(); strings.Contains(log, key) || strings.Contains(log, "tok-webapp-1") || strings.Contains(log, "tok-batch-2") {
+		t.Errorf("a key or token was logged:\n%s", log)
+	}
+}
