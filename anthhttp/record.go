@@ -46,9 +46,9 @@ type Record struct {
 	Err   error
 	// Frames is the ANTH frames (for an ANTH stream) or the events (for
 	// an event stream) relayed to the client; InputTokens and
-	// OutputTokens the token counts of an ANTH stream's last USAGE frame
-	// (0 for other responses: an event stream relayed as it came is not
-	// parsed for them).
+	// OutputTokens the token counts of a stream's last USAGE frame, or of
+	// its events when the API reads them (bridge.Usage); 0 for other
+	// responses.
 	Frames                    int64
 	InputTokens, OutputTokens int64
 }
@@ -162,10 +162,7 @@ func (rec *Record) attrs() []slog.Attr {
 		slog.String("end", rec.End.String()),
 	)
 	if rec.Kind == KindANTH || rec.Kind == KindSSE {
-		a = append(a, slog.Int64("frames", rec.Frames))
-	}
-	if rec.Kind == KindANTH {
-		a = append(a, slog.Int64("input_tokens", rec.InputTokens), slog.Int64("output_tokens", rec.OutputTokens))
+		a = append(a, slog.Int64("frames", rec.Frames), slog.Int64("input_tokens", rec.InputTokens), slog.Int64("output_tokens", rec.OutputTokens))
 	}
 	if rec.Fault != "" {
 		a = append(a, slog.String("fault", string(rec.Fault)))

@@ -36,9 +36,10 @@ type relay struct {
 	pending []byte // Read's output not yet read
 
 	// What Gateway's Record counts, as the events pass: no call per event.
-	relayed        int64 // frames (ANTH) or events (event stream) given
-	input, output  int64 // the last USAGE frame's counts (ANTH)
-	upstreamFailed bool  // the upstream sent an error of its own (ERROR frame, error event)
+	relayed        int64        // frames (ANTH) or events (event stream) given
+	input, output  int64        // the last USAGE frame's counts, or the events' (bridge.Usage)
+	upstreamFailed bool         // the upstream sent an error of its own (ERROR frame, error event)
+	usage          bridge.Usage // the API's, if it reads events' counts (event-stream mode)
 
 	// idle, when set, ends the stream with ErrUpstreamIdle (through the
 	// cancel of ctx it calls) when a wait for the upstream's next event
@@ -60,6 +61,7 @@ func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, p
 		r.d = api.NewDecoder(upstream, false)
 	default:
 		r.sc = getScanner(upstream)
+		r.usage, _ = api.(bridge.Usage)
 	}
 	return r
 }
@@ -198,6 +200,14 @@ func (r *relay) event() ([]byte, error) {
 	}
 	r.ended = r.ended || ends
 	r.relayed++
+	if r.usage != nil {
+		if in, out, ok := r.usage.EventUsage(name, data); ok {
+			if in > 0 {
+				r.input = int64(in)
+			}
+			r.output = int64(out)
+		}
+	}
 	// The name the Messages API (and OpenAI's Responses API) give the
 	// event that ends a stream with the upstream's own error.
 	r.upstreamFailed = r.upstreamFailed || ends && string(name) == "error"

@@ -62,7 +62,7 @@ func newMetrics(apiPath string, inFlight func() int) *metrics {
 			Help: "ANTH frames (kind anth) and events (kind sse) relayed to clients, counted as each stream ends."},
 			[]string{"kind"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "tokens_relayed_total",
-			Help: "Tokens the upstream's usage reported on the streams relayed as ANTH, by type (input, output), counted as each stream ends."},
+			Help: "Tokens the upstream's usage reported on the streams relayed, by type (input, output), counted as each stream ends."},
 			[]string{"type"}),
 	}
 	m.reg.MustRegister(m.requests, m.ttfb, m.stream, m.in, m.out, m.faults, m.frames, m.tokens,

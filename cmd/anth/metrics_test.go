@@ -151,8 +151,8 @@ func TestProxyMetrics(t *testing.T) {
 		{"anth_proxy_upstream_errors_total", []string{"kind", string(anthhttp.FaultIdleTimeout)}, 0},
 		{"anth_proxy_frames_relayed_total", []string{"kind", "sse"}, 7},
 		{"anth_proxy_frames_relayed_total", []string{"kind", "anth"}, -1},
-		{"anth_proxy_tokens_relayed_total", []string{"type", "input"}, 3},
-		{"anth_proxy_tokens_relayed_total", []string{"type", "output"}, 4},
+		{"anth_proxy_tokens_relayed_total", []string{"type", "input"}, 3 + 3},  // the ANTH stream's and the SSE one's
+		{"anth_proxy_tokens_relayed_total", []string{"type", "output"}, 4 + 4}, // message_delta's, replacing message_start's 1
 		{"go_goroutines", nil, -1},
 	} {
 		v, ok := metricValue(mf, c.name, c.labels...)
