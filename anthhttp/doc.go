@@ -8,8 +8,10 @@
 // writes frames itself (NewResponseWriter) or relays an upstream's event
 // stream (Proxy), converting it for a client that asked and passing it on
 // for one that did not. Gateway is a whole reverse proxy that does this for
-// an API's streaming endpoint (anth proxy's handler). A client reads a
-// response as frames whichever kind it is (NewFrameReader), or hands code
+// an API's streaming endpoint (anth proxy's handler); it describes each
+// request it served in a Record, which it logs (log/slog) and hands an
+// Observer for metrics, so that this package imports no metrics library.
+// A client reads a response as frames whichever kind it is (NewFrameReader), or hands code
 // written for the API its own event stream from an ANTH response
 // (Transport, an http.RoundTripper; its Middleware for the official
 // Anthropic Go SDK).

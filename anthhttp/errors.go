@@ -30,6 +30,11 @@ var (
 	// nothing said. Writes through NewResponseWriter go on after it, so a
 	// handler that watches its context can end its response the same way.
 	ErrShutdown = errors.New("the server is shutting down")
+	// ErrUpstreamIdle is the cause with which a Gateway ends a stream
+	// whose upstream sent no event for GatewayOptions.UpstreamIdleTimeout:
+	// its client gets an ERROR frame, or error event, of timeout_error
+	// saying so.
+	ErrUpstreamIdle = errors.New("upstream idle")
 )
 
 // Error says what went wrong with a stream or a request, and where.

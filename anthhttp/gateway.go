@@ -3,19 +3,24 @@ package anthhttp
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
-	"log"
+	"log/slog"
+	"math/rand/v2"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/sse"
 )
@@ -61,29 +66,68 @@ func ReadRequestBody(r *http.Request, api bridge.API, maxSize int) ([]byte, erro
 
 // GatewayOptions configure NewGateway.
 type GatewayOptions struct {
-	// Upstream is the Messages API to forward to, such as
+	// Upstream is the API to forward to, such as
 	// https://api.anthropic.com.
 	Upstream *url.URL
 	// Transport makes the upstream requests; default
-	// http.DefaultTransport.
+	// http.DefaultTransport. Its own timeouts are the connect timeout
+	// (its dialer's) and the response-header timeout
+	// (http.Transport.ResponseHeaderTimeout): the Gateway tells them
+	// apart (FaultConnectTimeout, FaultHeaderTimeout) and answers 504.
 	Transport http.RoundTripper
 	// MaxRequestSize bounds a request body; 0 means DefaultMaxRequestSize.
 	// The API's own options bound what is converted.
 	MaxRequestSize int
 	// Proxy configures the streams served (padding).
 	Proxy ProxyOptions
-	// Log, if set, gets one line per request: method, path, status, the
-	// wire kind served, bytes in and out, duration. It never gets a
-	// header's value.
-	Log *log.Logger
+	// Logger, if set, gets one record per request as it ends, with
+	// Record's fields (message "request"; level Warn for a response that
+	// ended in error or was cut, else Info). It never gets a header's
+	// value but the request IDs'.
+	Logger *slog.Logger
+	// Observer, if set, is given each request's Record as it ends, for
+	// metrics.
+	Observer Observer
 	// BodyTimeout bounds the time a request's body may take to arrive,
 	// from when the gateway starts on the request (the headers are the
 	// server's ReadHeaderTimeout): a body still arriving then is cut, and
-	// POST /v1/messages answered 408. Zero is DefaultBodyTimeout; negative
-	// sets no bound. It is a read deadline set through
+	// POST to the API's path answered 408. Zero is DefaultBodyTimeout;
+	// negative sets no bound. It is a read deadline set through
 	// http.ResponseController: under a ResponseWriter that cannot take one,
 	// only the server's ReadTimeout applies.
 	BodyTimeout time.Duration
+	// UpstreamIdleTimeout, if positive, bounds the time between two
+	// events of an upstream's stream (and before the first): a stream
+	// idle that long is ended, its client told with an ERROR frame or the
+	// API's error event of timeout_error, and the upstream request
+	// cancelled (through its context: the Transport must honour it, as
+	// http.Transport does).
+	UpstreamIdleTimeout time.Duration
+	// MaxStreams, if positive, bounds the requests to the API's path
+	// served at once, streamed or not (each holds an upstream connection
+	// for as long as its model writes): one past it is answered 503 with
+	// the API's error JSON of overloaded_error before its body is read.
+	MaxStreams int
+	// ForwardHeaders, if not nil, is the allow-list of request headers
+	// that go upstream: every other is dropped. Nil forwards every
+	// end-to-end header (see Gateway).
+	ForwardHeaders []string
+	// CORSOrigins, if not empty, are the origins (scheme://host[:port] as
+	// a browser sends Origin, or "*" for any) whose pages may call the
+	// gateway: it answers their CORS preflights itself (they used to go
+	// upstream), and gives each response to them
+	// Access-Control-Allow-Origin and Access-Control-Expose-Headers (the
+	// request IDs), replacing the upstream's Access-Control-* headers. A
+	// preflight from another origin is answered 403. Credentials here are
+	// the API's headers, not cookies: Access-Control-Allow-Credentials is
+	// never sent. Empty leaves CORS to the upstream.
+	CORSOrigins []string
+	// Credentials, if set, make the gateway hold the upstream's key and
+	// authenticate clients by tokens of their own (see Credentials): a
+	// request without a known token is answered 401 with the API's error
+	// JSON (authentication_error) and never goes upstream; a CORS
+	// preflight, which carries no credentials, needs none.
+	Credentials *Credentials
 }
 
 // DefaultMaxRequestSize bounds a request body unless configured: 32 MiB,
@@ -95,32 +139,51 @@ const DefaultMaxRequestSize = 32 << 20
 // client that sends nothing is let go after a minute.
 const DefaultBodyTimeout = time.Minute
 
+// RequestIDHeader is the response header in which a Gateway gives the
+// client the ID it made for the request (Record.ID), the one its log line
+// names; it replaces an upstream's header of that name, whose value the
+// log keeps (Record.UpstreamID).
+const RequestIDHeader = "X-Request-Id"
+
 // Gateway is the zero-layer gateway, anth proxy's handler, for one API: a
 // reverse proxy (httputil.ReverseProxy, for every request) that bridges
 // the API's streams. A POST to the API's Path may carry a JSON or an ANTH
 // body, and goes upstream as JSON; its streamed response comes back as ANTH
 // to a client whose Accept asks for it (Negotiate), coded in anth-deflate
 // when its Accept-Encoding names that too, else as the upstream's event
-// stream, checked event by event; an upstream that breaks or ends early
-// gives the client an ERROR frame or the API's error event, never a
-// shorter message. Every other request and response passes through as
-// ReverseProxy passes it.
+// stream, checked event by event; an upstream that breaks, ends early or
+// idles past UpstreamIdleTimeout gives the client an ERROR frame or the
+// API's error event, never a shorter message. Every other request and
+// response passes through as ReverseProxy passes it.
 //
 // Headers go upstream as RFC 9110 §7.6.1 says a proxy sends them: every
 // end-to-end header the client sent (credentials, the API's version and
-// betas, the SDK's User-Agent and x-stainless-* headers, request IDs), and
-// none of the hop-by-hop ones (Connection and the headers it names,
-// Keep-Alive, Proxy-Authenticate, Proxy-Authorization, TE, Trailer,
-// Transfer-Encoding, Upgrade), which ReverseProxy drops both ways. On a
-// bridged request the gateway sets Content-Type (JSON), Accept (the
-// API's event stream or JSON) and leaves Accept-Encoding to the transport,
-// as the body it forwards and the one it reads are its own. An upstream
-// that cannot be reached is answered 502 with the API's error JSON, which
-// names no address; the cause goes to the log.
+// betas, the SDK's User-Agent and x-stainless-* headers, anthropic-* and
+// openai-* headers, request IDs), and none of the hop-by-hop ones
+// (Connection and the headers it names, Keep-Alive, Proxy-Authenticate,
+// Proxy-Authorization, TE but for "trailers", Trailer, Transfer-Encoding,
+// Upgrade), which ReverseProxy drops both ways; nor Forwarded and
+// X-Forwarded-*, which a client may forge and the gateway does not vouch
+// for. GatewayOptions.ForwardHeaders narrows that to an allow-list. On a
+// bridged request the gateway sets Content-Type (JSON), Accept (the API's
+// event stream or JSON) and leaves Accept-Encoding to the transport, as
+// the body it forwards and the one it reads are its own.
+//
+// The gateway's own answers are the API's error JSON (api.AppendError),
+// which say what failed and name no address: "upstream unreachable" (502,
+// or 504 when connecting timed out), "upstream did not answer in time"
+// (504), "upstream reset the connection" (502); mid-stream, "upstream
+// reset the stream". The causes, addresses and all, go to the log
+// (Record.Err). Every response carries the request's ID in
+// RequestIDHeader.
 type Gateway struct {
-	api  bridge.API
-	opts GatewayOptions
-	rp   *httputil.ReverseProxy
+	api      bridge.API
+	opts     GatewayOptions
+	rp       *httputil.ReverseProxy
+	allow    map[string]bool // ForwardHeaders, canonical; nil for none
+	cors     *cors           // nil for none
+	tokens   *tokens         // nil for none
+	inFlight atomic.Int64
 }
 
 // NewGateway returns a Gateway for api, configured by opts.
@@ -131,28 +194,44 @@ func NewGateway(api bridge.API, opts GatewayOptions) *Gateway {
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &Gateway{api: api, opts: opts}
+	g := &Gateway{api: api, opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials)}
+	if opts.ForwardHeaders != nil {
+		g.allow = make(map[string]bool, len(opts.ForwardHeaders))
+		for _, h := range opts.ForwardHeaders {
+			g.allow[http.CanonicalHeaderKey(h)] = true
+		}
+	}
 	g.rp = &httputil.ReverseProxy{
 		Rewrite:        g.rewrite,
 		ModifyResponse: g.modifyResponse,
 		ErrorHandler:   g.errorHandler,
 		Transport:      withRequest{opts.Transport},
 		FlushInterval:  -1,
-		ErrorLog:       opts.Log,
+	}
+	if opts.Logger != nil {
+		g.rp.ErrorLog = slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)
 	}
 	return g
 }
 
-// bridged is what the gateway knows of a request it bridges, from the
-// client's request to its response and the log line.
-type bridged struct {
-	wire   wire
-	method string
-	kind   string // the wire kind served: anth, sse or json
-	relay  *relay
+// InFlight returns the requests to the API's path being served now, the
+// ones GatewayOptions.MaxStreams bounds.
+func (g *Gateway) InFlight() int { return int(g.inFlight.Load()) }
+
+// exchange is what the gateway knows of a request, from the client's
+// request to its response and its Record.
+type exchange struct {
+	rec     Record
+	bridged bool // a POST to the API's path, whose body was read
+	wire    wire
+	relay   *relay
+	cancel  context.CancelCauseFunc // the upstream request's, for the idle timer
+	failed  bool                    // the gateway answered with its own error
+	cut     bool                    // … because the drain's time ran out
+	origin  string                  // the client's Origin, for CORS
 }
 
-type bridgedKey struct{}
+type exchangeKey struct{}
 
 // ServeHTTP serves one request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -162,49 +241,124 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// end, so it never cuts the response's stream.
 		http.NewResponseController(w).SetReadDeadline(start.Add(g.opts.BodyTimeout))
 	}
+	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}, origin: r.Header.Get("Origin")}
 	cw := &countingWriter{ResponseWriter: w}
 	in := &countingReader{r: r.Body}
 	r.Body = in
-	kind := "proxy"
-	var b *bridged
+	// Deferred: httputil.ReverseProxy panics with http.ErrAbortHandler
+	// when a write to a client that left fails, and that request is
+	// logged and counted too.
+	defer g.finish(ex, r, cw, in, start)
 	switch {
+	case g.cors != nil && g.cors.preflight(g, cw, r, ex):
+	case g.tokens != nil && !g.authenticate(r, ex):
+		g.apiError(cw, ex, http.StatusUnauthorized, frame.CodeAuthentication, "a token this gateway issued is required (x-api-key or Authorization: Bearer)")
 	case dotSegment(r.URL.Path):
 		// Joined to the upstream's base path, a ".." would name what is
 		// beside it (https://host/base/../admin); net/http's server does
 		// not clean a path for a handler that is not a ServeMux.
-		g.apiError(cw, http.StatusBadRequest, "the path has a . or .. segment")
-		kind = "json"
+		g.apiError(cw, ex, http.StatusBadRequest, frame.CodeInvalidRequest, "the path has a . or .. segment")
 	case r.Method == http.MethodPost && r.URL.Path == g.api.Path():
+		n := g.inFlight.Add(1)
+		defer g.inFlight.Add(-1)
+		if max := g.opts.MaxStreams; max > 0 && n > int64(max) {
+			g.apiError(cw, ex, http.StatusServiceUnavailable, frame.CodeOverloaded, "too many streams in flight: the gateway serves at most "+strconv.Itoa(max)+" at once")
+			return
+		}
 		body, err := ReadRequestBody(r, g.api, g.opts.MaxRequestSize)
 		if err != nil {
-			status := http.StatusBadRequest
+			status, code := http.StatusBadRequest, frame.CodeInvalidRequest
 			switch {
 			case errors.Is(err, ErrTooLarge):
-				status = http.StatusRequestEntityTooLarge
+				status, code = http.StatusRequestEntityTooLarge, frame.CodeRequestTooLarge
 			case errors.Is(err, os.ErrDeadlineExceeded):
+				// The API has no type for a client too slow to send its
+				// request.
 				status = http.StatusRequestTimeout
 			}
-			g.apiError(cw, status, err.Error())
-			kind = "json"
-			break
+			g.apiError(cw, ex, status, code, err.Error())
+			return
 		}
-		b = &bridged{wire: negotiate(r, g.opts.Proxy.Padding != 0), method: r.Method, kind: "json"}
-		out := r.WithContext(context.WithValue(r.Context(), bridgedKey{}, b))
+		ex.bridged, ex.wire, ex.rec.Kind = true, negotiate(r, g.opts.Proxy.Padding != 0), KindJSON
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		ex.cancel = cancel
+		out := r.WithContext(context.WithValue(ctx, exchangeKey{}, ex))
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		out.ContentLength = int64(len(body))
 		g.rp.ServeHTTP(cw, out)
-		kind = b.kind
 	default:
-		g.rp.ServeHTTP(cw, r)
+		g.rp.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
 	}
-	if g.opts.Log != nil {
-		if b != nil && b.relay != nil && b.relay.fault != nil {
-			g.opts.Log.Printf("%s %q: %v", r.Method, r.URL.Path, b.relay.fault)
+}
+
+// finish completes ex's Record once the response is over, logs it and
+// gives it to the Observer.
+func (g *Gateway) finish(ex *exchange, r *http.Request, cw *countingWriter, in *countingReader, start time.Time) {
+	rec := &ex.rec
+	rec.Status, rec.In, rec.Out = cw.status(), in.n, cw.n
+	rec.Duration = time.Since(start)
+	if !cw.first.IsZero() {
+		rec.FirstByte = cw.first.Sub(start)
+	}
+	ctx := r.Context()
+	clientLeft := ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrShutdown)
+	switch rl := ex.relay; {
+	case rl != nil:
+		rec.Frames, rec.InputTokens, rec.OutputTokens = rl.relayed, rl.input, rl.output
+		switch {
+		case rl.fault != nil && errors.Is(rl.fault, ErrShutdown):
+			rec.End, rec.Err = EndCut, rl.fault
+		case clientLeft:
+			rec.End = EndClientLeft
+		case rl.fault != nil:
+			rec.End, rec.Fault, rec.Err = EndError, faultOf(rl.fault), rl.fault
+		case rl.whole && rl.upstreamFailed:
+			rec.End = EndError
+		case rl.whole:
+			rec.End = EndDone
+		default:
+			// The copy stopped before the stream's end with no fault: a
+			// write to the client failed.
+			rec.End = EndClientLeft
 		}
-		// %q: a path is the client's bytes, and a decoded %0A in it must
-		// not start a log line of its own.
-		g.opts.Log.Printf("%s %q %d %s in=%d out=%d %s", r.Method, r.URL.Path, cw.status(), kind, in.n, cw.n, time.Since(start).Round(time.Microsecond))
+	case ex.cut:
+		rec.End = EndCut
+	case ex.failed:
+		rec.End = EndError
+	case clientLeft:
+		rec.End = EndClientLeft
 	}
+	if g.opts.Logger != nil {
+		level := slog.LevelInfo
+		if rec.End == EndError || rec.End == EndCut {
+			level = slog.LevelWarn
+		}
+		g.opts.Logger.LogAttrs(context.Background(), level, "request", rec.attrs()...)
+	}
+	if g.opts.Observer != nil {
+		g.opts.Observer.Observe(rec)
+	}
+}
+
+// authenticate checks r's token (GatewayOptions.Credentials), naming its
+// client in ex's Record.
+func (g *Gateway) authenticate(r *http.Request, ex *exchange) bool {
+	name, ok := g.tokens.caller(r)
+	ex.rec.Caller = name
+	return ok
+}
+
+// newRequestID makes a request's ID: 16 hex digits, random. It is for
+// finding a request's log line, not a secret.
+func newRequestID() string {
+	var b [16]byte
+	v := rand.Uint64()
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = "0123456789abcdef"[v&15]
+		v >>= 4
+	}
+	return string(b[:])
 }
 
 // rewrite is the ReverseProxy's: every request goes to the upstream, with
@@ -213,10 +367,20 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(g.opts.Upstream)
 	pr.Out.Host = g.opts.Upstream.Host
-	if pr.In.Context().Value(bridgedKey{}) == nil {
+	h := pr.Out.Header
+	if g.allow != nil {
+		for k := range h {
+			if !g.allow[k] {
+				delete(h, k)
+			}
+		}
+	}
+	if g.tokens != nil {
+		g.tokens.replace(h)
+	}
+	if ex, _ := pr.In.Context().Value(exchangeKey{}).(*exchange); ex == nil || !ex.bridged {
 		return
 	}
-	h := pr.Out.Header
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Length")
 	h.Set("Accept", sse.MediaType+", application/json")
@@ -225,24 +389,43 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 }
 
 // modifyResponse bridges a bridged request's streamed response; any other
-// response passes as it came.
+// response passes as it came, with the request's ID.
 func (g *Gateway) modifyResponse(resp *http.Response) error {
-	b, _ := resp.Request.Context().Value(bridgedKey{}).(*bridged)
-	if b == nil {
+	ex, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	if ex == nil {
+		return nil
+	}
+	ex.rec.UpstreamID = resp.Header.Get("Request-Id")
+	if ex.rec.UpstreamID == "" {
+		ex.rec.UpstreamID = resp.Header.Get("X-Request-Id")
+	}
+	resp.Header.Set(RequestIDHeader, ex.rec.ID)
+	if g.cors != nil {
+		g.cors.respond(resp.Header, ex.origin)
+	}
+	if !ex.bridged {
 		return nil
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode/100 != 2 || mt != sse.MediaType {
 		return nil
 	}
-	setStreamHeaders(resp.Header, b.method, b.wire)
+	setStreamHeaders(resp.Header, resp.Request.Method, ex.wire)
 	resp.Header.Del("Content-Length")
 	resp.ContentLength = -1
-	b.relay = newRelay(resp.Request.Context(), resp.Body, g.api, b.wire, g.opts.Proxy.Padding)
-	resp.Body = relayBody{b.relay, resp.Body}
-	b.kind = "sse"
-	if b.wire != wireStream {
-		b.kind = "anth"
+	rl := newRelay(resp.Request.Context(), resp.Body, g.api, ex.wire, g.opts.Proxy.Padding)
+	if d := g.opts.UpstreamIdleTimeout; d > 0 {
+		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
+		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
+	}
+	ex.relay = rl
+	resp.Body = relayBody{rl, resp.Body}
+	ex.rec.Kind = KindSSE
+	if ex.wire != wireStream {
+		ex.rec.Kind = KindANTH
+	}
+	if ex.wire == wireCoded || ex.wire == wireCodedType {
+		ex.rec.Coding = deflate.Encoding
 	}
 	return nil
 }
@@ -272,17 +455,50 @@ func (b relayBody) Close() error {
 	return b.upstream.Close()
 }
 
-// errorHandler answers a request the upstream did not: 502 with the API's
-// error, which names the fault's kind and no address; the fault itself,
+// errorHandler answers a request the upstream did not: the API's error,
+// which names the fault's kind and no address; the fault itself,
 // addresses and all, goes to the log. A client that left gets nothing.
 func (g *Gateway) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
-	if g.opts.Log != nil {
-		g.opts.Log.Printf("%s %q: upstream: %v", r.Method, r.URL.Path, err)
-	}
-	if r.Context().Err() != nil {
+	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	if ctx := r.Context(); ctx.Err() != nil {
+		if !errors.Is(context.Cause(ctx), ErrShutdown) {
+			return // the client left
+		}
+		// The drain's time ran out before the upstream answered.
+		g.apiError(w, ex, http.StatusServiceUnavailable, frame.CodeOverloaded, ErrShutdown.Error())
+		if ex != nil {
+			ex.cut, ex.rec.Err = true, err
+		}
 		return
 	}
-	g.apiError(w, http.StatusBadGateway, "upstream unreachable")
+	fault, status, message := roundTripFault(err)
+	if ex != nil {
+		ex.rec.Fault, ex.rec.Err = fault, err
+	}
+	code := frame.CodeAPI
+	if status == http.StatusGatewayTimeout {
+		code = frame.CodeTimeout
+	}
+	g.apiError(w, ex, status, code, message)
+}
+
+// roundTripFault classifies the error of an upstream request that got no
+// response: its Fault, the status the client gets and what it is told.
+func roundTripFault(err error) (Fault, int, string) {
+	var ne net.Error
+	timeout := errors.As(err, &ne) && ne.Timeout()
+	var op *net.OpError
+	dial := errors.As(err, &op) && op.Op == "dial"
+	var cert *tls.CertificateVerificationError
+	switch {
+	case dial && timeout:
+		return FaultConnectTimeout, http.StatusGatewayTimeout, "upstream unreachable: connecting timed out"
+	case dial || errors.As(err, &cert):
+		return FaultUnreachable, http.StatusBadGateway, "upstream unreachable"
+	case timeout:
+		return FaultHeaderTimeout, http.StatusGatewayTimeout, "upstream did not answer in time"
+	}
+	return FaultReset, http.StatusBadGateway, "upstream reset the connection"
 }
 
 // dotSegment reports whether path, decoded, has a "." or ".." segment
@@ -296,18 +512,19 @@ func dotSegment(path string) bool {
 	return false
 }
 
-// apiError writes an error as the API does.
-func (g *Gateway) apiError(w http.ResponseWriter, status int, message string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	code := frame.ErrorCode(status)
-	switch status {
-	case http.StatusBadGateway:
-		code = frame.CodeAPI
-	case http.StatusRequestTimeout:
-		// The API has no type for a client too slow to send its request.
-		code = frame.CodeInvalidRequest
+// apiError writes the gateway's own error as the API does
+// (api.AppendError), with the request's ID.
+func (g *Gateway) apiError(w http.ResponseWriter, ex *exchange, status int, code frame.ErrorCode, message string) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if ex != nil {
+		h.Set(RequestIDHeader, ex.rec.ID)
+		ex.rec.Kind, ex.failed = KindJSON, true
+		if g.cors != nil {
+			g.cors.respond(h, ex.origin)
+		}
 	}
+	w.WriteHeader(status)
 	w.Write(g.api.AppendError(nil, code, message))
 }
 
@@ -315,8 +532,9 @@ func (g *Gateway) apiError(w http.ResponseWriter, status int, message string) {
 // access log; Unwrap lets http.ResponseController reach the Flusher.
 type countingWriter struct {
 	http.ResponseWriter
-	n    int64
-	code int
+	n     int64
+	code  int
+	first time.Time // of the first byte written
 }
 
 func (c *countingWriter) WriteHeader(code int) {
@@ -331,6 +549,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 		c.code = http.StatusOK
 	}
 	n, err := c.ResponseWriter.Write(p)
+	if n > 0 && c.n == 0 {
+		c.first = time.Now()
+	}
 	c.n += int64(n)
 	return n, err
 }

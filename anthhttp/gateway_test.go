@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -69,7 +70,7 @@ func TestGateway(t *testing.T) {
 	defer upstream.Close()
 	u, _ := url.Parse(upstream.URL)
 	var logs bytes.Buffer
-	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: u, Log: log.New(&logs, "", 0)}))
+	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: u, Logger: jsonLogger(&logs)}))
 	defer gw.Close()
 
 	body := `{"model":"claude-test","max_tokens":64,"stream":true,"temperature":0.5,"messages":[{"role":"user","content":[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"}}]}]}`
@@ -144,7 +145,16 @@ func TestGateway(t *testing.T) {
 	if resp.StatusCode != 400 {
 		t.Errorf("a bad ANTH request: %d, want 400", resp.StatusCode)
 	}
-	if bytes.Contains(logs.Bytes(), []byte("sk-secret-key")) || strings.Count(logs.String(), `POST "/v1/messages" `) < 6 || !strings.Contains(logs.String(), " anth ") {
+	var posts, anth int
+	for _, l := range logLines(t, &logs) {
+		if l["method"] == "POST" && l["path"] == "/v1/messages" {
+			posts++
+		}
+		if l["kind"] == KindANTH {
+			anth++
+		}
+	}
+	if bytes.Contains(logs.Bytes(), []byte("sk-secret-key")) || posts < 6 || anth == 0 {
 		t.Errorf("access log:\n%s", logs.String())
 	}
 	var js map[string]any
@@ -236,7 +246,7 @@ func TestGatewayForwarding(t *testing.T) {
 		var logs bytes.Buffer
 		opts := GatewayOptions{Upstream: u, Transport: stub}
 		if c.log {
-			opts.Log = log.New(&logs, "", 0)
+			opts.Logger = jsonLogger(&logs)
 		}
 		gw := httptest.NewServer(NewGateway(messages.API{}, opts))
 		req, _ := http.NewRequest("POST", gw.URL+"/v1/messages", strings.NewReader(`{"model":"m","stream":true}`))
@@ -280,17 +290,20 @@ func TestGatewayForwarding(t *testing.T) {
 			t.Errorf("%s: upstream Content-Type %q, Accept %q", c.name, ct, acc)
 		}
 		last := fs[len(fs)-1]
-		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		var lines []map[string]any
+		if c.log {
+			lines = logLines(t, &logs)
+		}
 		if bytes.Equal(c.body, cut) {
 			if code, _, err := last.ErrorMessage(); err != nil || code != frame.CodeAPI {
 				t.Errorf("%s: the stream ends with %v", c.name, last.Type)
 			}
-			if c.log && (len(lines) != 2 || !strings.Contains(lines[0], "upstream") || !strings.Contains(lines[1], " 200 anth ")) {
+			if c.log && (len(lines) != 1 || lines[0]["status"] != 200.0 || lines[0]["kind"] != KindANTH || lines[0]["end"] != "error" || lines[0]["fault"] != string(FaultTruncated) || !strings.Contains(fmt.Sprint(lines[0]["error"]), "upstream")) {
 				t.Errorf("%s: log %q", c.name, lines)
 			}
 			continue
 		}
-		if len(lines) != 1 || !strings.HasPrefix(lines[0], "POST \"/v1/messages\" 200 anth in=27 ") {
+		if c.log && (len(lines) != 1 || lines[0]["method"] != "POST" || lines[0]["path"] != "/v1/messages" || lines[0]["status"] != 200.0 || lines[0]["kind"] != KindANTH || lines[0]["in"] != 27.0 || lines[0]["end"] != "done") {
 			t.Errorf("%s: log %q", c.name, lines)
 		}
 	}
@@ -313,7 +326,7 @@ func TestGatewayLogStatus(t *testing.T) {
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
 	var logs bytes.Buffer
-	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: u, Log: log.New(&logs, "", 0)}))
+	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: u, Logger: jsonLogger(&logs)}))
 	defer gw.Close()
 	for _, path := range []string{"/teapot", "/created", "/plain"} {
 		resp, err := gw.Client().Get(gw.URL + path)
@@ -325,11 +338,24 @@ func TestGatewayLogStatus(t *testing.T) {
 	}
 	resp, _ := gw.Client().Post(gw.URL+"/v1/messages", "text/plain", strings.NewReader("x"))
 	resp.Body.Close()
-	want := []string{"GET \"/teapot\" 418 proxy in=0 out=15 ", "GET \"/created\" 201 proxy in=0 out=0 ", "GET \"/plain\" 200 proxy in=0 out=2 ", "POST \"/v1/messages\" 400 json in=0 out="}
-	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	type line struct {
+		Method, Path, Kind string
+		Status             int
+		In, Out            int64
+	}
+	want := []line{{"GET", "/teapot", KindProxy, 418, 0, 15}, {"GET", "/created", KindProxy, 201, 0, 0}, {"GET", "/plain", KindProxy, 200, 0, 2}, {"POST", "/v1/messages", KindJSON, 400, 0, -1}}
+	lines := logLines(t, &logs)
 	for i, w := range want {
-		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
-			t.Errorf("log line %d: %q, want it to start %q", i, lines, w)
+		if i >= len(lines) {
+			t.Fatalf("%d log lines, want %d", len(lines), len(want))
+		}
+		l := lines[i]
+		got := line{fmt.Sprint(l["method"]), fmt.Sprint(l["path"]), fmt.Sprint(l["kind"]), int(l["status"].(float64)), int64(l["in"].(float64)), int64(l["out"].(float64))}
+		if w.Out < 0 {
+			w.Out = got.Out
+		}
+		if got != w {
+			t.Errorf("log line %d: %+v, want %+v", i, got, w)
 		}
 	}
 	if resp.StatusCode != 400 {
@@ -454,4 +480,21 @@ func TestGatewayBodyTimeout(t *testing.T) {
 			t.Errorf("%s: %q, want 408", path, got)
 		}
 	}
+}
+
+// jsonLogger is a Gateway's Logger writing JSON lines to w.
+func jsonLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
+
+// logLines reads the JSON lines of jsonLogger.
+func logLines(t *testing.T, logs *bytes.Buffer) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for l := range strings.Lines(logs.String()) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	return lines
 }

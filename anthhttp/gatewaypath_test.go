@@ -3,12 +3,13 @@ package anthhttp
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +37,7 @@ func TestGatewayPaths(t *testing.T) {
 	defer up.Close()
 	base, _ := url.Parse(up.URL + "/base")
 	var logs bytes.Buffer
-	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: base, Log: log.New(&logs, "", 0)}))
+	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: base, Logger: jsonLogger(&logs)}))
 	defer gw.Close()
 	raw := func(method, target, body string) int {
 		c, err := net.Dial("tcp", gw.Listener.Addr().String())
@@ -77,14 +78,31 @@ func TestGatewayPaths(t *testing.T) {
 			t.Errorf("%s %s: %d, upstream saw %q; want %d, %q", c.method, c.target, status, got, c.status, c.upstream)
 		}
 	}
-	gw.Close() // every handler has logged its line
-	lines := strings.Split(strings.TrimSuffix(logs.String(), "\n"), "\n")
+	gw.Close()                  // every handler has logged its line
+	lines := logLines(t, &logs) // each a JSON object, or it fails
 	if len(lines) != len(cases) {
 		t.Errorf("%d requests made %d access-log lines:\n%s", len(cases), len(lines), logs.String())
 	}
-	for _, l := range lines {
-		if strings.HasPrefix(l, "GET /forged") {
-			t.Errorf("a forged access-log line: %q", l)
-		}
+	// A line is written as its handler returns, after its client has the
+	// response: the order is the handlers'.
+	var logged, want []string
+	for i, l := range lines {
+		logged = append(logged, fmt.Sprint(l["path"]))
+		want = append(want, mustUnescape(t, cases[i%len(cases)].target))
 	}
+	slices.Sort(logged)
+	slices.Sort(want)
+	if !slices.Equal(logged, want) {
+		t.Errorf("the log names paths %q, want %q", logged, want)
+	}
+}
+
+// mustUnescape is target's path as net/http decodes it.
+func mustUnescape(t *testing.T, target string) string {
+	t.Helper()
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Path
 }

@@ -2,6 +2,7 @@ package anthhttp
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -123,4 +124,24 @@ func inflateAll(t *testing.T, body []byte) []byte {
 		out = append(out, f.Payload...)
 	}
 	return out
+}
+
+// TestRelayCountsGathered: what the relay counts for the Gateway's Record
+// (frames or events, usage, an upstream error) is the same whether the
+// events came at once, and were gathered, or one at a time.
+func TestRelayCountsGathered(t *testing.T) {
+	for name, in := range testdata.SSE(t) {
+		for _, w := range []wire{wireStream, wireANTH, wireCoded} {
+			count := func(up io.Reader) relay {
+				r := newRelay(context.Background(), up, messages.API{}, w, 0)
+				io.Copy(io.Discard, r)
+				return relay{relayed: r.relayed, input: r.input, output: r.output, upstreamFailed: r.upstreamFailed}
+			}
+			whole, apart := count(bytes.NewReader(in)), count(&testdata.EventReader{Rest: in})
+			if whole.relayed != apart.relayed || whole.input != apart.input || whole.output != apart.output || whole.upstreamFailed != apart.upstreamFailed || apart.relayed == 0 {
+				t.Errorf("%s, wire %d: counted %d, %d/%d, %v at once; %d, %d/%d, %v an event at a time", name, w,
+					whole.relayed, whole.input, whole.output, whole.upstreamFailed, apart.relayed, apart.input, apart.output, apart.upstreamFailed)
+			}
+		}
+	}
 }

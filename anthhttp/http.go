@@ -154,7 +154,9 @@ type ProxyOptions struct {
 // frame.CodeAPI (api_error) saying so before the stream ends, and Proxy
 // returns an *Error: of kind ErrTruncated, ErrMalformed or ErrTooLarge, or
 // wrapping the upstream's read error, or the context's error if the client
-// left. A server draining with ErrShutdown as its base context's cause
+// left. What the client is told of a read error is that the upstream
+// reset the stream, never the error's text, which may name internal
+// addresses. A server draining with ErrShutdown as its base context's cause
 // gets an ERROR frame, or error event, of overloaded_error instead, and an
 // *Error of kind ErrShutdown. A response that ended is never added to.
 func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, api bridge.API, opts ProxyOptions) error {

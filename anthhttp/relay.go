@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/errkind"
 	"github.com/layer0/anth/sse"
 )
 
@@ -28,10 +30,23 @@ type relay struct {
 	started bool // bytes have been given
 	ended   bool // the event stream's response has ended (event-stream mode)
 	done    bool
+	whole   bool // the stream ended as its grammar says, with nothing added
 	fault   *Error
 	held    error // an error met while gathering ready events, for the next call
 	buf     []byte
 	pending []byte // Read's output not yet read
+
+	// What Gateway's Record counts, as the events pass: no call per event.
+	relayed        int64        // frames (ANTH) or events (event stream) given
+	input, output  int64        // the last USAGE frame's counts, or the events' (bridge.Usage)
+	upstreamFailed bool         // the upstream sent an error of its own (ERROR frame, error event)
+	usage          bridge.Usage // the API's, if it reads events' counts (event-stream mode)
+
+	// idle, when set, ends the stream with ErrUpstreamIdle (through the
+	// cancel of ctx it calls) when a wait for the upstream's next event
+	// lasts idleFor; it runs only while next waits.
+	idle    *time.Timer
+	idleFor time.Duration
 }
 
 // maxGather bounds what the relay gathers into one write from events the
@@ -55,6 +70,7 @@ func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, p
 		r.d = api.NewDecoder(upstream, false)
 	default:
 		r.sc = getScanner(upstream)
+		r.usage, _ = api.(bridge.Usage)
 	}
 	return r
 }
@@ -67,12 +83,21 @@ func (r *relay) next() ([]byte, error) {
 	}
 	var b []byte
 	var err error
+	if r.idle != nil {
+		// Only the wait for the upstream counts: a client slow to take
+		// the last event does not make the upstream idle.
+		r.idle.Reset(r.idleFor)
+	}
 	if r.sc != nil {
 		b, err = r.event()
 	} else {
 		b, err = r.frames()
 	}
+	if r.idle != nil {
+		r.idle.Stop()
+	}
 	if err == io.EOF {
+		r.whole = r.fault == nil
 		r.finish()
 		return nil, io.EOF
 	}
@@ -85,6 +110,34 @@ func (r *relay) next() ([]byte, error) {
 	}
 	r.started = true
 	return b, nil
+}
+
+// count counts the frames of b, the ANTH bytes of one event as the
+// Decoder gave them (well formed: it made them; the magic first if first),
+// and keeps the counts of a USAGE frame among them. It reads headers only,
+// and allocates nothing.
+func (r *relay) count(b []byte, first bool) {
+	if first {
+		b = b[min(len(b), len(frame.Magic)):]
+	}
+	for len(b) >= frame.HeaderSize {
+		end := frame.HeaderSize + (int(b[1])<<8 | int(b[2]))
+		if end > len(b) {
+			return
+		}
+		switch frame.Type(b[0]) {
+		case frame.TypeUsage:
+			if f, _, err := frame.Parse(b[:end]); err == nil {
+				if u, err := f.Usage(); err == nil {
+					r.input, r.output = int64(u.InputTokens), int64(u.OutputTokens)
+				}
+			}
+		case frame.TypeError:
+			r.upstreamFailed = true
+		}
+		r.relayed++
+		b = b[end:]
+	}
 }
 
 // frames gives the ANTH of the next event, and of those after it that the
@@ -104,22 +157,25 @@ func (r *relay) frames() ([]byte, error) {
 		if !r.started {
 			b = frame.AppendMagic(b)
 		}
-		b = frame.AppendError(b, code, fault.Error())
+		b = frame.AppendError(b, code, clientMessage(fault))
 		r.buf = b
 		return r.deflated(b), err
 	}
+	first := !r.started
+	r.count(b, first)
 	rd, _ := r.d.(readier)
 	if r.padding == 0 && (rd == nil || !rd.Ready()) {
 		return r.deflated(b), nil
 	}
 	// b is the Decoder's until its next call: gather into r.buf. A
 	// Decoder's errors are sticky, so one met here comes again next time.
-	r.buf = r.padded(r.buf[:0], b, !r.started)
+	r.buf = r.padded(r.buf[:0], b, first)
 	for rd != nil && len(r.buf) < maxGather && rd.Ready() {
 		next, err := r.d.Next()
 		if err != nil {
 			break
 		}
+		r.count(next, false)
 		r.buf = r.padded(r.buf, next, false)
 	}
 	return r.deflated(r.buf), nil
@@ -169,7 +225,7 @@ func (r *relay) event() ([]byte, error) {
 		if r.ended {
 			return nil, err
 		}
-		r.buf = r.api.AppendErrorEvent(r.buf[:0], code, fault.Error())
+		r.buf = r.api.AppendErrorEvent(r.buf[:0], code, clientMessage(fault))
 		return r.buf, err
 	}
 	for len(r.buf) < maxGather && r.sc.Ready() {
@@ -181,8 +237,8 @@ func (r *relay) event() ([]byte, error) {
 	return r.buf, nil
 }
 
-// oneEvent appends the next event to r.buf; io.EOF at the end of a whole
-// response's stream.
+// oneEvent appends the next event to r.buf, counting it; io.EOF at the
+// end of a whole response's stream.
 func (r *relay) oneEvent() error {
 	name, data, err := r.sc.Next()
 	if err == io.EOF && !r.ended {
@@ -197,6 +253,18 @@ func (r *relay) oneEvent() error {
 		return &Error{Offset: r.sc.EventOffset(), Err: ErrMalformed, Detail: err.Error()}
 	}
 	r.ended = r.ended || ends
+	r.relayed++
+	if r.usage != nil {
+		if in, out, ok := r.usage.EventUsage(name, data); ok {
+			if in > 0 {
+				r.input = int64(in)
+			}
+			r.output = int64(out)
+		}
+	}
+	// The name the Messages API (and OpenAI's Responses API) give the
+	// event that ends a stream with the upstream's own error.
+	r.upstreamFailed = r.upstreamFailed || ends && string(name) == "error"
 	r.buf = sse.AppendEvent(r.buf, name, data)
 	return nil
 }
@@ -204,6 +272,9 @@ func (r *relay) oneEvent() error {
 // finish gives back what the relay borrowed.
 func (r *relay) finish() {
 	r.done = true
+	if r.idle != nil {
+		r.idle.Stop()
+	}
 	if r.d != nil {
 		release(r.d)
 		r.d = nil
@@ -220,8 +291,9 @@ func (r *relay) finish() {
 }
 
 // Read gives the stream as an io.Reader, for httputil.ReverseProxy to
-// copy: each Read returns what one event gives (or what is left of it), so
-// the proxy's flush after each write sends each event at once. It ends in
+// copy: each Read returns what one event gives, with those already read
+// after it (or what is left of them), so the proxy's flush after each
+// write sends each event at once. It ends in
 // io.EOF whether the stream was whole or not: a failed one's last event
 // says so to the client, and its fault is kept.
 func (r *relay) Read(p []byte) (int, error) {
@@ -247,25 +319,84 @@ func release(d bridge.Decoder) {
 
 // streamFault is what ends a stream whose upstream failed with err at off,
 // and the code its client is told: ErrShutdown when the server's drain
-// closed the upstream (ctx's cause), else the upstream's fault.
+// closed the upstream (ctx's cause), ErrUpstreamIdle when the idle timer
+// did, else the upstream's fault.
 func streamFault(ctx context.Context, err error, off int64) (*Error, frame.ErrorCode) {
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
-		return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
+	if ctx.Err() != nil {
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, ErrShutdown):
+			return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
+		case errors.Is(cause, ErrUpstreamIdle):
+			detail := ""
+			if e := (*Error)(nil); errors.As(cause, &e) {
+				detail = e.Detail
+			}
+			return &Error{Offset: off, Err: ErrUpstreamIdle, Detail: detail}, frame.CodeTimeout
+		}
 	}
 	return upstreamFault(err, off), frame.CodeAPI
 }
 
 // upstreamFault gives an upstream failure the *Error Proxy returns: the
-// module's kind when it is one, else the read error itself.
+// module's kind when it is one, else the read error itself, which the
+// client is not told (clientMessage): it may name internal addresses.
 func upstreamFault(err error, off int64) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return &Error{Offset: e.Offset, Err: e.Err, Detail: "upstream: " + e.Detail}
+	}
+	if err == io.ErrUnexpectedEOF {
+		// Not a stream that ended early but its HTTP body (a chunk, a
+		// Content-Length) cut short, as net/http's readers say it: the
+		// connection went.
+		return &Error{Offset: off, Err: err, Detail: resetMessage}
 	}
 	for _, kind := range []error{ErrTruncated, ErrMalformed, ErrTooLarge} {
 		if errors.Is(err, kind) {
 			return &Error{Offset: off, Err: kind, Detail: "upstream: " + err.Error()}
 		}
 	}
-	return &Error{Offset: off, Err: err, Detail: "upstream read failed"}
+	return &Error{Offset: off, Err: err, Detail: resetMessage}
+}
+
+// resetMessage is what a client is told of an upstream connection that
+// failed during its stream.
+const resetMessage = "upstream reset the stream"
+
+// clientMessage is what the client of a stream that failed with fault is
+// told: all of it for the module's kinds, whose details are the stream's
+// own (offsets, the bridge's complaint), but of any other error (a
+// connection's, naming addresses: "read tcp 10.0.0.5:60308->…") only that
+// the upstream reset the stream. The log gets the rest.
+func clientMessage(fault *Error) string {
+	if fault.Detail == resetMessage {
+		return errkind.Message("anthhttp", fault.Offset, errReset, "")
+	}
+	for _, kind := range []error{ErrShutdown, ErrUpstreamIdle, ErrTruncated, ErrMalformed, ErrTooLarge} {
+		if errors.Is(fault.Err, kind) {
+			return fault.Error()
+		}
+	}
+	return errkind.Message("anthhttp", fault.Offset, errReset, "")
+}
+
+// errReset is the kind clientMessage names in place of a connection's own
+// error.
+var errReset = errors.New(resetMessage)
+
+// faultOf is the Fault a stream's *Error stands for.
+func faultOf(e *Error) Fault {
+	switch {
+	case e.Detail == resetMessage:
+		return FaultReset
+	case errors.Is(e, ErrUpstreamIdle):
+		return FaultIdleTimeout
+	case errors.Is(e, ErrTruncated):
+		return FaultTruncated
+	case errors.Is(e, ErrMalformed), errors.Is(e, ErrTooLarge):
+		return FaultMalformed
+	case errors.Is(e, ErrShutdown):
+		return ""
+	}
+	return FaultReset
 }

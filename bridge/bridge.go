@@ -68,6 +68,18 @@ type API interface {
 	AppendErrorEvent(b []byte, code frame.ErrorCode, message string) []byte
 }
 
+// Usage is an optional interface of an API whose events report token
+// counts: a gateway relaying a stream as the API's events, which it does
+// not convert to frames, reads them with it as it reads an ANTH stream's
+// USAGE frames. EventUsage gives the counts an event reports, ok false for
+// an event that reports none; a count of 0 is one the event does not give
+// (a later event's counts replace an earlier's, an input count of 0 keeps
+// the earlier). It must not keep data, nor allocate: it is called on every
+// event.
+type Usage interface {
+	EventUsage(name, data []byte) (input, output uint64, ok bool)
+}
+
 // Decoder reads an API's event stream as ANTH. If it has a Release()
 // method, the HTTP layer calls it once done with the Decoder, and uses it
 // no more: a bridge may keep Decoders for reuse. If it has a Ready() bool

@@ -26,7 +26,34 @@ type API struct {
 	Decoders *DecoderPool
 }
 
-var _ bridge.API = API{}
+var (
+	_ bridge.API   = API{}
+	_ bridge.Usage = API{}
+)
+
+// EventUsage gives the token counts of message_start (message.usage) and
+// message_delta (usage, whose output_tokens are the response's so far),
+// for bridge.Usage; other events report none. It reads the event's JSON
+// without allocating.
+func (API) EventUsage(name, data []byte) (input, output uint64, ok bool) {
+	var prefix string
+	switch string(name) {
+	case "message_start":
+		prefix = "message"
+	case "message_delta":
+	default:
+		return 0, 0, false
+	}
+	var inOK, outOK bool
+	if prefix != "" {
+		input, inOK = jsonlex.Uint(data, prefix, "usage", "input_tokens")
+		output, outOK = jsonlex.Uint(data, prefix, "usage", "output_tokens")
+	} else {
+		input, inOK = jsonlex.Uint(data, "usage", "input_tokens")
+		output, outOK = jsonlex.Uint(data, "usage", "output_tokens")
+	}
+	return input, output, inOK || outOK
+}
 
 // Path returns the Messages API's endpoint, "/v1/messages".
 func (API) Path() string { return "/v1/messages" }

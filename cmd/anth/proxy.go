@@ -2,16 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,100 +23,368 @@ import (
 	"github.com/layer0/anth/messages"
 )
 
-const proxyUsage = `usage: anth proxy --upstream URL [--listen ADDR] [--max-request-size N] [--drain TIMEOUT]
-                  [--header-timeout T] [--body-timeout T] [--idle-timeout T]
-Serves the Messages API at ADDR (default 127.0.0.1:8080) in front of URL (such as
-https://api.anthropic.com): POST /v1/messages takes a JSON or ANTH body and goes
-upstream as JSON, with the caller's x-api-key, authorization, anthropic-version
-and anthropic-beta; a streaming response goes back as ANTH to a client whose
-Accept asks for it (compressed with anth-deflate if its Accept-Encoding names
-that), else as SSE; everything else passes through. One access-log
-line per request goes to standard error (never a header's value). SIGINT or
-SIGTERM stops taking requests and lets streams in flight finish for up to the
-drain timeout (default 30s), then exits 0. A client gets --header-timeout
-(default 10s) to send its request's headers, --body-timeout (default 1m) its
-body (then 408 and the connection closed), and a kept-alive connection is
-closed after --idle-timeout (default 2m) with no request.
+const proxyUsage = `usage: anth proxy --upstream URL [--listen ADDR] [--metrics-listen ADDR] [flags]
+Serves the Messages API at ADDR in front of URL (such as https://api.anthropic.com):
+POST /v1/messages takes a JSON or ANTH body and goes upstream as JSON; a streaming
+response goes back as ANTH to a client whose Accept asks for it (anth-deflate if it
+names that too), else as SSE; everything else passes through. Request headers go
+upstream but for RFC 9110's hop-by-hop ones. /healthz and /readyz are answered here
+(readyz is 503 while draining). One log line per request goes to standard error,
+never a credential. SIGINT or SIGTERM stops taking requests, lets streams finish for
+up to --drain, then ends those left with an error saying so and exits 0.
+
+Each flag not given is read from its environment variable, if set:
+  --upstream URL               ANTH_UPSTREAM, else ANTHROPIC_BASE_URL  (required)
+  --listen ADDR                ANTH_LISTEN, else :$PORT  (default 127.0.0.1:8080)
+  --metrics-listen ADDR        ANTH_METRICS_LISTEN  Prometheus /metrics, /healthz and
+                               /readyz on their own address (default: none)
+  --log-format text|json       ANTH_LOG_FORMAT  (default text)
+  --tls-cert FILE --tls-key FILE   ANTH_TLS_CERT, ANTH_TLS_KEY  serve HTTPS, with HTTP/2
+  --max-streams N              ANTH_MAX_STREAMS  requests to /v1/messages at once; 503
+                               past it (default 0: no limit)
+  --max-request-size N         ANTH_MAX_REQUEST_SIZE  (default 33554432)
+  --forward-headers LIST       ANTH_FORWARD_HEADERS  comma-separated allow-list of
+                               request headers sent upstream (default: all end-to-end)
+  --cors-origins LIST          ANTH_CORS_ORIGINS  comma-separated origins (or *) whose
+                               pages may call it; preflights answered here (default: none)
+  --upstream-key-file FILE     ANTH_UPSTREAM_KEY_FILE  hold the upstream's API key (the
+                               file's one line) and send it in place of each client's
+  --client-tokens-file FILE    ANTH_CLIENT_TOKENS_FILE  with it: lines "NAME TOKEN"; a
+                               client sends its TOKEN as x-api-key or a bearer token
+  --connect-timeout T          ANTH_CONNECT_TIMEOUT  upstream connect (default 10s)
+  --upstream-header-timeout T  ANTH_UPSTREAM_HEADER_TIMEOUT  upstream response headers
+                               (default 10m, a non-streaming request's whole answer)
+  --upstream-idle-timeout T    ANTH_UPSTREAM_IDLE_TIMEOUT  between a stream's events
+                               (default 5m; 0: none)
+  --header-timeout T           ANTH_HEADER_TIMEOUT  a client's request headers (default 10s)
+  --body-timeout T             ANTH_BODY_TIMEOUT  a client's request body (default 1m)
+  --idle-timeout T             ANTH_IDLE_TIMEOUT  a kept-alive client connection (default 2m)
+  --drain T                    ANTH_DRAIN  at SIGTERM (default 30s)
 `
 
-func proxy(args []string, _ io.Reader, stdout io.Writer) error {
+// proxyEnv is each proxy flag's environment variables, first found first
+// used. --listen's last resort, PORT, is a port to listen on every
+// interface, as the platforms that set it expect.
+var proxyEnv = []struct{ flag, env string }{
+	{"upstream", "ANTH_UPSTREAM"},
+	{"upstream", "ANTHROPIC_BASE_URL"},
+	{"listen", "ANTH_LISTEN"},
+	{"listen", "PORT"},
+	{"metrics-listen", "ANTH_METRICS_LISTEN"},
+	{"log-format", "ANTH_LOG_FORMAT"},
+	{"tls-cert", "ANTH_TLS_CERT"},
+	{"tls-key", "ANTH_TLS_KEY"},
+	{"max-streams", "ANTH_MAX_STREAMS"},
+	{"max-request-size", "ANTH_MAX_REQUEST_SIZE"},
+	{"forward-headers", "ANTH_FORWARD_HEADERS"},
+	{"cors-origins", "ANTH_CORS_ORIGINS"},
+	{"upstream-key-file", "ANTH_UPSTREAM_KEY_FILE"},
+	{"client-tokens-file", "ANTH_CLIENT_TOKENS_FILE"},
+	{"connect-timeout", "ANTH_CONNECT_TIMEOUT"},
+	{"upstream-header-timeout", "ANTH_UPSTREAM_HEADER_TIMEOUT"},
+	{"upstream-idle-timeout", "ANTH_UPSTREAM_IDLE_TIMEOUT"},
+	{"header-timeout", "ANTH_HEADER_TIMEOUT"},
+	{"body-timeout", "ANTH_BODY_TIMEOUT"},
+	{"idle-timeout", "ANTH_IDLE_TIMEOUT"},
+	{"drain", "ANTH_DRAIN"},
+}
+
+// fromEnv sets each flag of fs that args did not from its environment
+// variable; a value the flag refuses is a usage error naming the variable.
+func fromEnv(fs *flag.FlagSet) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, e := range proxyEnv {
+		v, ok := os.LookupEnv(e.env)
+		if !ok || v == "" || set[e.flag] {
+			continue
+		}
+		if e.env == "PORT" {
+			v = ":" + v
+		}
+		if err := fs.Set(e.flag, v); err != nil {
+			return usageErr("proxy", "$%s %q: %v", e.env, v, err)
+		}
+		set[e.flag] = true
+	}
+	return nil
+}
+
+// proxyConfig is anth proxy's command line, checked.
+type proxyConfig struct {
+	listen, metricsListen, logFormat, tlsCert, tlsKey string
+	keyFile, tokensFile                               string
+	upstream                                          *url.URL
+	maxStreams, maxSize                               int
+	forward, corsOrigins                              []string
+	connect, upHeader, upIdle                         time.Duration
+	header, body, idle, drain                         time.Duration
+}
+
+func parseProxy(args []string) (*proxyConfig, error) {
 	fs := flag.NewFlagSet("anth proxy", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:8080", "")
-	upstream := fs.String("upstream", "", "")
-	maxSize := fs.Int("max-request-size", 32<<20, "")
-	drain := fs.Duration("drain", 30*time.Second, "")
-	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "")
-	bodyTimeout := fs.Duration("body-timeout", anthhttp.DefaultBodyTimeout, "")
-	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "")
+	c := &proxyConfig{}
+	var upstream, forward, corsOrigins string
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "")
+	fs.StringVar(&upstream, "upstream", "", "")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "")
+	fs.StringVar(&c.logFormat, "log-format", "text", "")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "")
+	fs.IntVar(&c.maxStreams, "max-streams", 0, "")
+	fs.IntVar(&c.maxSize, "max-request-size", anthhttp.DefaultMaxRequestSize, "")
+	fs.StringVar(&forward, "forward-headers", "", "")
+	fs.StringVar(&corsOrigins, "cors-origins", "", "")
+	fs.StringVar(&c.keyFile, "upstream-key-file", "", "")
+	fs.StringVar(&c.tokensFile, "client-tokens-file", "", "")
+	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "")
+	fs.DurationVar(&c.upHeader, "upstream-header-timeout", 10*time.Minute, "")
+	fs.DurationVar(&c.upIdle, "upstream-idle-timeout", 5*time.Minute, "")
+	fs.DurationVar(&c.header, "header-timeout", 10*time.Second, "")
+	fs.DurationVar(&c.body, "body-timeout", anthhttp.DefaultBodyTimeout, "")
+	fs.DurationVar(&c.idle, "idle-timeout", 2*time.Minute, "")
+	fs.DurationVar(&c.drain, "drain", 30*time.Second, "")
 	if err := parseFlags("proxy", fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return usageErr("proxy", "unexpected argument %q", fs.Arg(0))
+		return nil, usageErr("proxy", "unexpected argument %q", fs.Arg(0))
 	}
-	up, err := url.Parse(*upstream)
-	if err != nil || *upstream == "" || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
-		return usageErr("proxy", "--upstream %q: want an http or https URL", *upstream)
+	if err := fromEnv(fs); err != nil {
+		return nil, err
 	}
-	if *maxSize <= 0 {
-		return usageErr("proxy", "--max-request-size %d: want a positive size", *maxSize)
+	up, err := url.Parse(upstream)
+	if err != nil || upstream == "" || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return nil, usageErr("proxy", "--upstream %q: want an http or https URL (or set ANTHROPIC_BASE_URL)", upstream)
+	}
+	c.upstream = up
+	if c.maxSize <= 0 {
+		return nil, usageErr("proxy", "--max-request-size %d: want a positive size", c.maxSize)
+	}
+	if c.maxStreams < 0 {
+		return nil, usageErr("proxy", "--max-streams %d: want 0 (no limit) or more", c.maxStreams)
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return nil, usageErr("proxy", "--log-format %q: want text or json", c.logFormat)
+	}
+	if (c.keyFile == "") != (c.tokensFile == "") {
+		// A gateway that holds a key and lets anyone use it is an open
+		// relay for the key's bill.
+		return nil, usageErr("proxy", "--upstream-key-file and --client-tokens-file go together")
+	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return nil, usageErr("proxy", "--tls-cert and --tls-key go together")
 	}
 	for _, t := range []struct {
 		name string
 		d    time.Duration
-	}{{"header-timeout", *headerTimeout}, {"body-timeout", *bodyTimeout}, {"idle-timeout", *idleTimeout}} {
-		// Zero would mean no bound to net/http: a slow client could hold
-		// a connection for ever.
+	}{{"header-timeout", c.header}, {"body-timeout", c.body}, {"idle-timeout", c.idle}, {"connect-timeout", c.connect}, {"upstream-header-timeout", c.upHeader}} {
+		// Zero would mean no bound to net/http: a slow peer could hold a
+		// connection for ever.
 		if t.d <= 0 {
-			return usageErr("proxy", "--%s %v: want a positive duration", t.name, t.d)
+			return nil, usageErr("proxy", "--%s %v: want a positive duration", t.name, t.d)
 		}
 	}
-	ln, err := net.Listen("tcp", *listen)
+	if c.upIdle < 0 {
+		return nil, usageErr("proxy", "--upstream-idle-timeout %v: want 0 (none) or more", c.upIdle)
+	}
+	c.forward, c.corsOrigins = list(forward), list(corsOrigins)
+	return c, nil
+}
+
+// list splits a comma-separated flag value; nil for an empty one.
+func list(v string) []string {
+	var l []string
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			l = append(l, s)
+		}
+	}
+	return l
+}
+
+func proxy(args []string, _ io.Reader, _ io.Writer) error {
+	c, err := parseProxy(args)
 	if err != nil {
 		return err
 	}
-	logger := log.New(os.Stderr, "anth proxy: ", log.LstdFlags|log.Lmicroseconds)
-	srv := &http.Server{
-		Handler: anthhttp.NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, anthhttp.GatewayOptions{
-			Upstream:       up,
-			MaxRequestSize: *maxSize,
-			BodyTimeout:    *bodyTimeout,
-			Log:            logger,
-		}),
-		ReadHeaderTimeout: *headerTimeout,
-		IdleTimeout:       *idleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          logger,
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, nil)
+	if c.logFormat == "json" {
+		h = slog.NewJSONHandler(os.Stderr, nil)
 	}
-	logger.Printf("listening on %s, upstream %s", ln.Addr(), up.Redacted())
-	return serve(srv, ln, *drain, logger)
+	logger := slog.New(h)
+	var tlsConfig *tls.Config
+	if c.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+		if err != nil {
+			return err
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	}
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return err
+	}
+	var mln net.Listener
+	if c.metricsListen != "" {
+		if mln, err = net.Listen("tcp", c.metricsListen); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	var creds *anthhttp.Credentials
+	if c.keyFile != "" {
+		if creds, err = readCredentials(c.keyFile, c.tokensFile); err != nil {
+			return err
+		}
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DialContext = (&net.Dialer{Timeout: c.connect, KeepAlive: 30 * time.Second}).DialContext
+	transport.ResponseHeaderTimeout = c.upHeader
+	api := messages.API{Decoders: &messages.DecoderPool{}}
+	var gw *anthhttp.Gateway
+	m := newMetrics(api.Path(), func() int { return gw.InFlight() })
+	gw = anthhttp.NewGateway(api, anthhttp.GatewayOptions{
+		Upstream:            c.upstream,
+		Transport:           transport,
+		MaxRequestSize:      c.maxSize,
+		BodyTimeout:         c.body,
+		UpstreamIdleTimeout: c.upIdle,
+		MaxStreams:          c.maxStreams,
+		ForwardHeaders:      c.forward,
+		CORSOrigins:         c.corsOrigins,
+		Credentials:         creds,
+		Logger:              logger,
+		Observer:            m,
+	})
+	var draining atomic.Bool
+	srv := &http.Server{
+		Handler:           health(&draining, gw),
+		ReadHeaderTimeout: c.header,
+		IdleTimeout:       c.idle,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
+		TLSConfig:         tlsConfig,
+	}
+	var msrv *http.Server
+	if mln != nil {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", m.handler())
+		msrv = &http.Server{Handler: health(&draining, mux), ReadHeaderTimeout: c.header, ErrorLog: srv.ErrorLog}
+		go msrv.Serve(mln)
+		defer msrv.Close()
+	}
+	attrs := []any{"addr", ln.Addr().String(), "upstream", c.upstream.Redacted(), "tls", tlsConfig != nil, "version", buildVersion()}
+	if mln != nil {
+		attrs = append(attrs, "metrics", mln.Addr().String())
+	}
+	// Signals are caught from before the proxy says it listens: one sent
+	// as soon as it does drains, rather than killing it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger.Info("listening", attrs...)
+	return serve(ctx, srv, ln, c, &draining, logger)
 }
 
-// serve runs srv on ln until SIGINT or SIGTERM, then drains: it stops
-// taking requests and gives those in flight until the timeout, then ends
-// the streams still open with an error that says why.
-func serve(srv *http.Server, ln net.Listener, drain time.Duration, logger *log.Logger) error {
+// readCredentials reads the upstream's key (the file's first line) and
+// the clients' tokens ("NAME TOKEN" lines; blank lines and # comments
+// skipped). Its errors name the file and line, never a token.
+func readCredentials(keyFile, tokensFile string) (*anthhttp.Credentials, error) {
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	c := &anthhttp.Credentials{Key: strings.TrimSpace(strings.SplitN(string(key), "\n", 2)[0]), Tokens: map[string]string{}}
+	if c.Key == "" {
+		return nil, fmt.Errorf("%s: no key on its first line", keyFile)
+	}
+	toks, err := os.ReadFile(tokensFile)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for line := range strings.Lines(string(toks)) {
+		n++
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("%s:%d: want NAME TOKEN", tokensFile, n)
+		}
+		if _, dup := c.Tokens[f[1]]; dup {
+			return nil, fmt.Errorf("%s:%d: a token given twice", tokensFile, n)
+		}
+		c.Tokens[f[1]] = f[0]
+	}
+	if len(c.Tokens) == 0 {
+		return nil, fmt.Errorf("%s: no tokens", tokensFile)
+	}
+	return c, nil
+}
+
+// health answers /healthz (the process is up: 200) and /readyz (it takes
+// requests: 200, or 503 once it drains) itself, and passes every other
+// request to next. Neither is logged or counted.
+func health(draining *atomic.Bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			io.WriteString(w, "ok\n")
+		case "/readyz":
+			if draining.Load() {
+				http.Error(w, "draining", http.StatusServiceUnavailable)
+				return
+			}
+			io.WriteString(w, "ready\n")
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// buildVersion is the module version and revision anth was built from.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	return strings.TrimPrefix(versionLine(bi), "anth ")
+}
+
+// serve runs srv on ln until ctx ends (SIGINT or SIGTERM), then drains: /readyz
+// fails, srv stops taking requests and gives those in flight until the
+// drain timeout, then ends the streams still open with an error that says
+// why (each logged with end=cut).
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, c *proxyConfig, draining *atomic.Bool, logger *slog.Logger) error {
 	base, endStreams := context.WithCancelCause(context.Background())
 	defer endStreams(nil)
 	srv.BaseContext = func(net.Listener) context.Context { return base }
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			// ServeTLS offers HTTP/2 (ALPN h2) and HTTP/1.1.
+			done <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		done <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
 	}
-	logger.Printf("draining for up to %v", drain)
-	dctx, cancel := context.WithTimeout(context.Background(), drain)
+	draining.Store(true)
+	logger.Info("draining", "timeout", c.drain.String())
+	dctx, cancel := context.WithTimeout(context.Background(), c.drain)
 	defer cancel()
 	err := srv.Shutdown(dctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		// Each stream left is told why it ends (anthhttp.ErrShutdown: an ERROR
 		// frame or error event of overloaded_error) before its connection
 		// goes; a second of grace for that, then whatever is left is cut.
-		logger.Printf("drain timed out: ending the streams left")
+		logger.Warn("drain timed out: ending the streams left")
 		endStreams(anthhttp.ErrShutdown)
 		gctx, gcancel := context.WithTimeout(context.Background(), time.Second)
 		if srv.Shutdown(gctx) != nil {
@@ -125,7 +397,7 @@ func serve(srv *http.Server, ln net.Listener, drain time.Duration, logger *log.L
 		err = serr
 	}
 	if err == nil {
-		fmt.Fprintln(os.Stderr, "anth proxy: stopped")
+		logger.Info("stopped")
 	}
 	return err
 }

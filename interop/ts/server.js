@@ -94,7 +94,7 @@ export async function startServer() {
       const rec = recs.get(m[1]);
       const mode = m[2];
       const call = JSON.parse(body.toString());
-      const entry = { path: url.pathname, accept: req.headers.accept, served: '' };
+      const entry = { path: url.pathname, accept: req.headers.accept, key: req.headers['x-api-key'], served: '' };
       log.push(entry);
       res.on('close', () => (entry.closedEarly = !res.writableFinished));
       if (!rec) return void res.writeHead(404).end();
