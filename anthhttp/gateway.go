@@ -177,7 +177,7 @@ const RequestIDHeader = "X-Request-Id"
 // (Record.Err). Every response carries the request's ID in
 // RequestIDHeader.
 type Gateway struct {
-	api      bridge.API
+	apis     []bridge.API // the first answers paths no API serves
 	opts     GatewayOptions
 	rp       *httputil.ReverseProxy
 	allow    map[string]bool // ForwardHeaders, canonical; nil for none
@@ -186,15 +186,19 @@ type Gateway struct {
 	inFlight atomic.Int64
 }
 
-// NewGateway returns a Gateway for api, configured by opts.
-func NewGateway(api bridge.API, opts GatewayOptions) *Gateway {
+// NewGateway returns a Gateway for api, and for the further APIs more,
+// configured by opts. Each API's Path is bridged (a Gateway for
+// messages.API and chat.API serves /v1/messages and /v1/chat/completions);
+// every other path passes through, and the gateway's own errors there (an
+// upstream unreachable, say) are api's error JSON.
+func NewGateway(api bridge.API, opts GatewayOptions, more ...bridge.API) *Gateway {
 	if opts.Transport == nil {
 		opts.Transport = http.DefaultTransport
 	}
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &Gateway{api: api, opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials)}
+	g := &Gateway{apis: append([]bridge.API{api}, more...), opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials)}
 	if opts.ForwardHeaders != nil {
 		g.allow = make(map[string]bool, len(opts.ForwardHeaders))
 		for _, h := range opts.ForwardHeaders {
@@ -214,7 +218,7 @@ func NewGateway(api bridge.API, opts GatewayOptions) *Gateway {
 	return g
 }
 
-// InFlight returns the requests to the API's path being served now, the
+// InFlight returns the requests to the APIs' paths being served now, the
 // ones GatewayOptions.MaxStreams bounds.
 func (g *Gateway) InFlight() int { return int(g.inFlight.Load()) }
 
@@ -222,6 +226,7 @@ func (g *Gateway) InFlight() int { return int(g.inFlight.Load()) }
 // request to its response and its Record.
 type exchange struct {
 	rec     Record
+	api     bridge.API // the API whose path it is, else the gateway's first
 	bridged bool // a POST to the API's path, whose body was read
 	wire    wire
 	relay   *relay
@@ -241,7 +246,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// end, so it never cuts the response's stream.
 		http.NewResponseController(w).SetReadDeadline(start.Add(g.opts.BodyTimeout))
 	}
-	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}, origin: r.Header.Get("Origin")}
+	api, bridged := g.apiFor(r.URL.Path)
+	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}, api: api, origin: r.Header.Get("Origin")}
 	cw := &countingWriter{ResponseWriter: w}
 	in := &countingReader{r: r.Body}
 	r.Body = in
@@ -258,14 +264,14 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// beside it (https://host/base/../admin); net/http's server does
 		// not clean a path for a handler that is not a ServeMux.
 		g.apiError(cw, ex, http.StatusBadRequest, frame.CodeInvalidRequest, "the path has a . or .. segment")
-	case r.Method == http.MethodPost && r.URL.Path == g.api.Path():
+	case r.Method == http.MethodPost && bridged:
 		n := g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
 		if max := g.opts.MaxStreams; max > 0 && n > int64(max) {
 			g.apiError(cw, ex, http.StatusServiceUnavailable, frame.CodeOverloaded, "too many streams in flight: the gateway serves at most "+strconv.Itoa(max)+" at once")
 			return
 		}
-		body, err := ReadRequestBody(r, g.api, g.opts.MaxRequestSize)
+		body, err := ReadRequestBody(r, api, g.opts.MaxRequestSize)
 		if err != nil {
 			status, code := http.StatusBadRequest, frame.CodeInvalidRequest
 			switch {
@@ -413,7 +419,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	setStreamHeaders(resp.Header, resp.Request.Method, ex.wire)
 	resp.Header.Del("Content-Length")
 	resp.ContentLength = -1
-	rl := newRelay(resp.Request.Context(), resp.Body, g.api, ex.wire, g.opts.Proxy.Padding)
+	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
@@ -524,8 +530,23 @@ func (g *Gateway) apiError(w http.ResponseWriter, ex *exchange, status int, code
 			g.cors.respond(h, ex.origin)
 		}
 	}
+	api := g.apis[0]
+	if ex != nil {
+		api = ex.api
+	}
 	w.WriteHeader(status)
-	w.Write(g.api.AppendError(nil, code, message))
+	w.Write(api.AppendError(nil, code, message))
+}
+
+// apiFor returns the API whose Path is path and true, or the gateway's
+// first API and false.
+func (g *Gateway) apiFor(path string) (bridge.API, bool) {
+	for _, a := range g.apis {
+		if a.Path() == path {
+			return a, true
+		}
+	}
+	return g.apis[0], false
 }
 
 // countingWriter counts the bytes written and keeps the status, for the

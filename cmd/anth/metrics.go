@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,13 +18,13 @@ import (
 // on --metrics-listen. The library knows nothing of Prometheus: a user of
 // anthhttp who wants other metrics implements the Observer.
 //
-// Labels are bounded sets: path is the API's streaming path or "other"
+// Labels are bounded sets: path is an API's streaming path or "other"
 // (the client's path would give a series per path anyone cares to send),
 // kind a wire kind, status a status code, end an anthhttp.End, fault an
 // anthhttp.Fault.
 type metrics struct {
 	reg      *prometheus.Registry
-	apiPath  string
+	apiPaths []string
 	requests *prometheus.CounterVec
 	ttfb     *prometheus.HistogramVec
 	stream   *prometheus.HistogramVec
@@ -35,13 +36,13 @@ type metrics struct {
 
 // newMetrics registers anth proxy's metrics; inFlight gives the streams in
 // flight when scraped.
-func newMetrics(apiPath string, inFlight func() int) *metrics {
+func newMetrics(apiPaths []string, inFlight func() int) *metrics {
 	const ns = "anth_proxy"
 	m := &metrics{
-		reg:     prometheus.NewRegistry(),
-		apiPath: apiPath,
+		reg:      prometheus.NewRegistry(),
+		apiPaths: apiPaths,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "requests_total",
-			Help: "Requests answered, by path (the API's streaming path or other), status and wire kind (anth, sse, json, proxy)."},
+			Help: "Requests answered, by path (an API's streaming path or other), status and wire kind (anth, sse, json, proxy)."},
 			[]string{"path", "status", "kind"}),
 		ttfb: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "time_to_first_byte_seconds",
 			Help:    "Time from a request to its response body's first byte, by wire kind.",
@@ -83,8 +84,8 @@ func newMetrics(apiPath string, inFlight func() int) *metrics {
 // Observe counts one request (anthhttp.Observer).
 func (m *metrics) Observe(rec *anthhttp.Record) {
 	path := "other"
-	if rec.Path == m.apiPath {
-		path = m.apiPath
+	if slices.Contains(m.apiPaths, rec.Path) {
+		path = rec.Path
 	}
 	m.requests.WithLabelValues(path, strconv.Itoa(rec.Status), rec.Kind).Inc()
 	if rec.FirstByte > 0 {

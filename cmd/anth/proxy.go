@@ -20,14 +20,17 @@ import (
 	"time"
 
 	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/messages"
 )
 
 const proxyUsage = `usage: anth proxy --upstream URL [--listen ADDR] [--metrics-listen ADDR] [flags]
-Serves the Messages API at ADDR in front of URL (such as https://api.anthropic.com):
-POST /v1/messages takes a JSON or ANTH body and goes upstream as JSON; a streaming
-response goes back as ANTH to a client whose Accept asks for it (anth-deflate if it
-names that too), else as SSE; everything else passes through. Request headers go
+Serves the Anthropic Messages API and OpenAI's Chat Completions API at ADDR in front
+of URL (such as https://api.anthropic.com, or a vLLM, SGLang, llama.cpp or Ollama
+server's http://host:8000): POST /v1/messages and POST /v1/chat/completions take a
+JSON or ANTH body and go upstream as JSON; a streaming response goes back as ANTH to
+a client whose Accept asks for it (anth-deflate if it names that too), else as the
+upstream's SSE; everything else (/v1/models, /v1/embeddings, ...) passes through. Request headers go
 upstream but for RFC 9110's hop-by-hop ones. /healthz and /readyz are answered here
 (readyz is 503 while draining). One log line per request goes to standard error,
 never a credential. SIGINT or SIGTERM stops taking requests, lets streams finish for
@@ -40,7 +43,7 @@ Each flag not given is read from its environment variable, if set:
                                /readyz on their own address (default: none)
   --log-format text|json       ANTH_LOG_FORMAT  (default text)
   --tls-cert FILE --tls-key FILE   ANTH_TLS_CERT, ANTH_TLS_KEY  serve HTTPS, with HTTP/2
-  --max-streams N              ANTH_MAX_STREAMS  requests to /v1/messages at once; 503
+  --max-streams N              ANTH_MAX_STREAMS  requests to the two APIs at once; 503
                                past it (default 0: no limit)
   --max-request-size N         ANTH_MAX_REQUEST_SIZE  (default 33554432)
   --forward-headers LIST       ANTH_FORWARD_HEADERS  comma-separated allow-list of
@@ -241,9 +244,11 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = (&net.Dialer{Timeout: c.connect, KeepAlive: 30 * time.Second}).DialContext
 	transport.ResponseHeaderTimeout = c.upHeader
-	api := messages.API{Decoders: &messages.DecoderPool{}}
+	// Both APIs at their paths; other paths pass through, answered in the
+	// Messages API's error JSON when the gateway must answer itself.
+	api, chatAPI := messages.API{Decoders: &messages.DecoderPool{}}, chat.API{Decoders: &chat.DecoderPool{}}
 	var gw *anthhttp.Gateway
-	m := newMetrics(api.Path(), func() int { return gw.InFlight() })
+	m := newMetrics([]string{api.Path(), chatAPI.Path()}, func() int { return gw.InFlight() })
 	gw = anthhttp.NewGateway(api, anthhttp.GatewayOptions{
 		Upstream:            c.upstream,
 		Transport:           transport,
@@ -256,7 +261,7 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		Credentials:         creds,
 		Logger:              logger,
 		Observer:            m,
-	})
+	}, chatAPI)
 	var draining atomic.Bool
 	srv := &http.Server{
 		Handler:           health(&draining, gw),
