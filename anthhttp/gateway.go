@@ -227,7 +227,7 @@ func (g *Gateway) InFlight() int { return int(g.inFlight.Load()) }
 type exchange struct {
 	rec     Record
 	api     bridge.API // the API whose path it is, else the gateway's first
-	bridged bool // a POST to the API's path, whose body was read
+	bridged bool       // a POST to the API's path, whose body was read
 	wire    wire
 	relay   *relay
 	cancel  context.CancelCauseFunc // the upstream request's, for the idle timer
