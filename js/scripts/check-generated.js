@@ -1,7 +1,8 @@
 // Checks that what is generated and committed is current: the .d.ts files in
 // types/ (tsc --allowJs --declaration --emitDeclarationOnly, which also
-// type-checks the JSDoc with checkJs and strict) and src/dictionary.js
-// (from messages/dictionary.go); and that the package has no runtime
+// type-checks the JSDoc with checkJs and strict), src/dictionary.js
+// (from messages/dictionary.go) and src/chatdict.js (from
+// chat/dictionary.go); and that the package has no runtime
 // dependency. Exits non-zero, saying what differs, otherwise.
 // Run: npm run check. Regenerate: npm run generate.
 
@@ -12,6 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import {
+  chatDictionaryModule,
+  chatGoSource,
+  chatJsFile,
   dictionaryFromGo,
   dictionaryModule,
   goSource,
@@ -32,6 +36,9 @@ for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']
 
 if (readFileSync(jsFile, 'utf8') !== dictionaryModule(dictionaryFromGo(readFileSync(goSource, 'utf8')))) {
   problems.push('src/dictionary.js differs from messages/dictionary.go: run npm run generate');
+}
+if (readFileSync(chatJsFile, 'utf8') !== chatDictionaryModule(dictionaryFromGo(readFileSync(chatGoSource, 'utf8'), 'chat/dictionary.go'))) {
+  problems.push('src/chatdict.js differs from chat/dictionary.go: run npm run generate');
 }
 if (readFileSync(requestJsFile, 'utf8') !== requestDictionaryModule(requestDictionaryFromGo(readFileSync(requestGoSource, 'utf8')))) {
   problems.push('src/requestdict.js differs from request/dictionary.go: run npm run generate');
@@ -60,4 +67,4 @@ if (problems.length > 0) {
   for (const p of problems) console.error('check: ' + p);
   process.exit(1);
 }
-console.log('check: types/ and src/dictionary.js are current; no runtime dependencies');
+console.log('check: types/, src/dictionary.js and src/chatdict.js are current; no runtime dependencies');
