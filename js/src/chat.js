@@ -64,6 +64,11 @@ const openFields = [
   },
 ];
 
+const FIELD_ARGUMENTS = 4;
+
+/** The most token IDs before a chunk's text: what one TOKEN32 frame holds (Go's maxIDs). */
+const MAX_IDS = Math.floor(0xffff / 4);
+
 /** @type {Record<number, string>} the error types of ERROR codes (SPEC.md §7b.3) */
 const errorTypes = {
   400: 'invalid_request_error',
@@ -105,86 +110,133 @@ export function chatFinishReason(reason) {
 }
 
 /**
- * locate returns where the value at path lies in the compact JSON js: [start,
- * end), strings naming the first member of that key of an object, numbers an
- * element of an array; null when a step is missing or of another kind.
- * @param {Uint8Array} js
- * @param {Array<string | number>} path
- * @returns {[number, number] | null}
+ * elements returns the raw elements of the JSON array arr, or null when arr
+ * is not an array whose outline is well formed.
+ * @param {Uint8Array} arr
+ * @returns {Uint8Array[] | null}
  */
-function locate(js, path) {
-  let i = space(js, 0);
-  let end = skipValue(js, i);
-  if (end < 0) return null;
-  for (const step of path) {
-    if (typeof step === 'string') {
-      if (js[i] !== 0x7b) return null;
-      const ms = members(js.subarray(i, end));
-      if (!ms) return null;
-      const key = enc(JSON.stringify(step));
-      const m = ms.find(([k]) => sameBytes(k, key));
-      if (!m) return null;
-      i = m[1].byteOffset - js.byteOffset;
-      end = i + m[1].length;
-    } else {
-      if (js[i] !== 0x5b) return null;
-      let at = space(js, i + 1);
-      if (js[at] === 0x5d) return null;
-      for (let n = 0; ; n++) {
-        const e = skipValue(js, at);
-        if (e < 0) return null;
-        if (n === step) {
-          i = at;
-          end = e;
-          break;
-        }
-        at = space(js, e);
-        if (js[at] !== 0x2c) return null;
-        at = space(js, at + 1);
-      }
+function elements(arr) {
+  let i = space(arr, 0);
+  if (arr[i] !== 0x5b) return null;
+  /** @type {Uint8Array[]} */
+  const out = [];
+  i = space(arr, i + 1);
+  if (arr[i] === 0x5d) return out;
+  for (;;) {
+    const e = skipValue(arr, i);
+    if (e < 0) return null;
+    out.push(arr.subarray(i, e));
+    i = space(arr, e);
+    if (arr[i] === 0x2c) {
+      i = space(arr, i + 1);
+      continue;
     }
+    return arr[i] === 0x5d ? out : null;
   }
-  return [i, end];
 }
+
+/**
+ * byKey returns the values of the members of obj whose keys are named,
+ * by name; null when obj is not an object, or one of those keys comes twice.
+ * @param {Uint8Array} obj
+ * @param {string[]} names
+ * @returns {Map<string, Uint8Array> | null}
+ */
+function byKey(obj, names) {
+  const ms = members(obj);
+  if (!ms) return null;
+  const out = new Map();
+  for (const [k, v] of ms) {
+    const name = names.find((n) => sameBytes(k, enc('"' + n + '"')));
+    if (name === undefined) continue;
+    if (out.has(name)) return null;
+    out.set(name, v);
+  }
+  return out;
+}
+
+/**
+ * parseUint reads a minimal decimal integer of at most max, or -1.
+ * @param {Uint8Array | undefined} v
+ * @param {number} max
+ */
+function parseUint(v, max) {
+  if (!v || v.length === 0 || v.length > 20 || (v.length > 1 && v[0] === 0x30)) return -1;
+  let n = 0;
+  for (const c of v) {
+    if (c < 0x30 || c > 0x39) return -1;
+    n = n * 10 + (c - 0x30);
+    if (n > max) return -1;
+  }
+  return n;
+}
+
+const HOLE_TEXT = 0;
+const HOLE_OBFUSCATION = 1;
+const HOLE_TOKENS = 2;
+const HOLE_LOGPROBS = 3;
 
 /**
  * @typedef {object} Template
  * @property {Uint8Array} js the chunk with its holes emptied
  * @property {number} field the open field, an index of openFields
- * @property {[number, number]} text where the open field's "" is
- * @property {[number, number] | null} obfuscation where a top-level "obfuscation":"" is
- * @property {[number, number] | null} tokens where a choices[0].token_ids:[] is
- * @property {[number, number] | null} logprobs where an empty logprobs.content (or .refusal) array is
+ * @property {string} key the block it is of: choice, field and tool call
+ * @property {Array<{kind: number, start: number, end: number}>} holes in order of place
+ * @property {boolean} once longer than CHAT_MAX_TEMPLATE: it serves one chunk
  */
 
 const emptyString = enc('""');
 const emptyArray = enc('[]');
 
 /**
- * template reads an EVENT named after an open field as the template of its
- * block (SPEC.md §7b.2), finding its holes; null when its open field is not
- * an empty string there.
+ * template reads an EVENT named after an open field as a template (SPEC.md
+ * §7b.2), as Go's shape does with the field forced: one choice whose index
+ * is a minimal integer ≤ 65,535, a delta whose open field is "" (for
+ * arguments, in one tool call of such an index), no key of these twice; a
+ * hole is where the template is empty. null when it does not fit.
  * @param {Uint8Array} js
  * @param {number} field
  * @returns {Template | null}
  */
 function template(js, field) {
-  const f = openFields[field];
-  const text = locate(js, f.path);
-  if (!text || !sameBytes(js.subarray(text[0], text[1]), emptyString)) return null;
-  /** @param {Array<string | number>} path @param {Uint8Array} empty */
-  const hole = (path, empty) => {
-    const at = locate(js, path);
-    return at && sameBytes(js.subarray(at[0], at[1]), empty) ? at : null;
-  };
-  return {
-    js: js.slice(),
-    field,
-    text,
-    obfuscation: hole(['obfuscation'], emptyString),
-    tokens: hole(['choices', 0, 'token_ids'], emptyArray),
-    logprobs: f.logprobs ? hole(['choices', 0, 'logprobs', f.logprobs], emptyArray) : null,
-  };
+  const top = byKey(js, ['choices', 'obfuscation', 'usage', 'error']);
+  const choices = top?.get('choices');
+  if (!top || !choices) return null;
+  const list = elements(choices);
+  if (!list || list.length !== 1) return null;
+  const choice = byKey(list[0], ['index', 'delta', 'logprobs', 'token_ids', 'finish_reason', 'stop_reason']);
+  if (!choice) return null;
+  const index = parseUint(choice.get('index'), 0xffff);
+  const delta = choice.get('delta');
+  if (index < 0 || !delta) return null;
+  const fields = byKey(delta, ['content', 'refusal', 'reasoning_content', 'reasoning', 'tool_calls']);
+  if (!fields) return null;
+  let raw = fields.get(openFields[field].path[3] === 'tool_calls' ? 'tool_calls' : /** @type {string} */ (openFields[field].path[3]));
+  let tool = 0;
+  if (field === FIELD_ARGUMENTS && raw) {
+    const calls = elements(raw);
+    const call = calls && calls.length === 1 ? byKey(calls[0], ['index', 'function']) : null;
+    const fn = call?.get('function');
+    const args = fn ? byKey(fn, ['arguments'])?.get('arguments') : undefined;
+    tool = parseUint(call?.get('index'), 0xffff);
+    if (!args || tool < 0) return null;
+    raw = args;
+  }
+  if (!raw || !sameBytes(raw, emptyString)) return null;
+  const off = (/** @type {Uint8Array} */ v) => v.byteOffset - js.byteOffset;
+  /** @type {Template['holes']} */
+  const holes = [{ kind: HOLE_TEXT, start: off(raw), end: off(raw) + 2 }];
+  const obf = top.get('obfuscation');
+  if (obf && sameBytes(obf, emptyString)) holes.push({ kind: HOLE_OBFUSCATION, start: off(obf), end: off(obf) + 2 });
+  const ids = choice.get('token_ids');
+  if (ids && sameBytes(ids, emptyArray)) holes.push({ kind: HOLE_TOKENS, start: off(ids), end: off(ids) + 2 });
+  const logprobs = choice.get('logprobs');
+  if (logprobs && openFields[field].logprobs) {
+    const lp = members(logprobs)?.find(([k]) => sameBytes(k, enc(`"${openFields[field].logprobs}"`)))?.[1];
+    if (lp && sameBytes(lp, emptyArray)) holes.push({ kind: HOLE_LOGPROBS, start: off(lp), end: off(lp) + 2 });
+  }
+  holes.sort((a, b) => a.start - b.start);
+  return { js: js.slice(), field, key: `${index}/${field}/${field === FIELD_ARGUMENTS ? tool : 0}`, holes, once: js.length > CHAT_MAX_TEMPLATE };
 }
 
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -204,7 +256,7 @@ function obfuscation(n) {
 
 /**
  * ToChat maps the frames of one ANTH response to Chat Completions chunks,
- * as Go's chat.Encoder does.
+ * as Go's chat toSSE does.
  */
 class ToChat {
   /** @param {ChatEncoderOptions} opts */
@@ -213,23 +265,31 @@ class ToChat {
     this.events = new EventReader({ maxEvent: opts.maxEvent, rawOnly: opts.coded, dictionary: CHAT_EVENT_DICTIONARY });
     this.out = new Sink();
     this.text = new TextReassembler();
-    /** @type {Map<number, Template>} the template kept for each block */
-    this.templates = new Map();
-    /** @type {Template | null} the template an EVENT just gave, for the next hole frame */
-    this.next = null;
-    this.pad = 0; // the last PAD's length since the last hole frame
-    /** @type {number[]} the IDs of the TOKEN frames since the last hole frame */
-    this.tokens = [];
-    /** @type {Uint8Array | null} the number of an EVENT logprob, for the next hole frame */
+    this.bridged = false; // the stream carries chunks of its own (an EVENT came first)
+    this.native = false; // content came before any EVENT: chunks are made (§7b.5)
+    this.errWritten = false; // an error chunk came whole, before its ERROR
+    /** @type {Array<{key: string, tpl: Template | null}>} the blocks, numbered as their templates first came */
+    this.blocks = [];
+    // The hole frames of the chunk being assembled (§7b.2).
+    this.obf = 0;
+    /** @type {number[]} */
+    this.ids = [];
+    /** @type {string | null} */
     this.logprob = null;
-    /** @type {Uint8Array | null} an EVENT usage waiting for its USAGE */
+    // An EVENT usage waiting for its USAGE (§7b.3), and its CACHE_USAGE.
+    /** @type {Uint8Array | null} */
     this.usageEvent = null;
-    /** @type {number | null} the cached tokens of the CACHE_USAGE after it */
+    /** @type {number | null} */
     this.cached = null;
-    this.bridged = false; // the stream carries chunks of its own
-    this.errWritten = false; // an error chunk came as an EVENT
-    // A stream with no chunks of its own (SPEC.md §7b.5).
-    this.native = { started: false, /** @type {Map<number, number>} tool call of each block */ tools: new Map(), input: 0, output: 0, hasUsage: false, cached: 0, hasCache: false };
+    // A stream with no chunks of its own.
+    this.started = false;
+    this.created = 0;
+    /** @type {number[]} the blocks of tool arguments, by tool index */
+    this.tools = [];
+    /** @type {{input: number, output: number} | null} */
+    this.usage = null;
+    /** @type {number | null} */
+    this.cacheRead = null;
   }
 
   /**
@@ -243,33 +303,42 @@ class ToChat {
       case Type.EVENT:
         return this.event(f);
       case Type.PAD:
-        this.pad = f.payload.length;
+        this.obf = f.payload.length;
         return;
       case Type.TOKEN:
-      case Type.TOKEN32:
-        for (const id of f.tokens()) this.tokens.push(id);
+      case Type.TOKEN32: {
+        this.markContent();
+        if (this.native) return; // a stream's own token IDs: no chunk field spells them
+        const ids = f.tokens();
+        if (this.ids.length + ids.length > MAX_IDS) throw new AnthError('TooLarge', -1, "more token IDs before a chunk's text than one frame holds");
+        for (const id of ids) this.ids.push(id);
         return;
+      }
       case Type.TEXT: {
         const { block, text } = f.text();
-        return this.hole(block, 0, text);
+        return this.content(block, 0, text);
       }
       case Type.DELTA: {
         const { block, kind, data } = f.delta();
-        return this.hole(block, kind, data);
-      }
-      case Type.CACHE_USAGE: {
-        const u = f.cacheUsage();
-        this.cached = u.cacheReadInputTokens;
-        this.native.cached = u.cacheReadInputTokens;
-        this.native.hasCache = true;
-        return;
+        if (kind > DeltaKind.SIGNATURE) return; // citations: no chunk carries them
+        return this.content(block, kind, data);
       }
       case Type.USAGE: {
         const u = f.usage();
-        this.native.input = u.inputTokens;
-        this.native.output = u.outputTokens;
-        this.native.hasUsage = true;
-        if (this.usageEvent) this.usageChunk(u.inputTokens, u.outputTokens);
+        if (this.usageEvent) return this.usageChunk(u.inputTokens, u.outputTokens);
+        this.markContent();
+        this.usage = { input: u.inputTokens, output: u.outputTokens };
+        return;
+      }
+      case Type.CACHE_USAGE: {
+        const c = f.cacheUsage();
+        if (this.usageEvent) this.cached = c.cacheReadInputTokens;
+        else this.cacheRead = c.cacheReadInputTokens;
+        return;
+      }
+      case Type.BLOCK: {
+        const { block, op } = f.block();
+        if (op === 0 && this.native) this.flush(block);
         return;
       }
       case Type.ERROR: {
@@ -279,9 +348,16 @@ class ToChat {
         return;
       }
       case Type.DONE:
-        return this.done(f.done().reason);
+        if (this.native) this.nativeEnd(f.done().reason);
+        this.data('[DONE]');
+        return;
     }
-    // BLOCK (implied by TEXT and DELTA, §7b.1), and unknown ignorable frames: nothing.
+    // unknown ignorable frames: nothing.
+  }
+
+  /** markContent notes that content came: before any EVENT, the stream has no chunks of its own. */
+  markContent() {
+    if (!this.bridged) this.native = true;
   }
 
   /**
@@ -293,179 +369,168 @@ class ToChat {
   }
 
   /**
-   * event writes or holds an EVENT's chunk, once its frames are joined.
+   * event writes, or keeps, what an EVENT carries, once its frames are joined.
    * @param {Frame} f
    */
   async event(f) {
     const ev = await this.events.add(f);
     if (!ev) return;
+    if (!this.native) this.bridged = true;
     const { name, data } = ev;
-    const field = openFields.findIndex((o) => sameBytes(o.name, name));
-    if (field >= 0) {
-      const t = template(data, field);
-      if (!t) throw new AnthError('Malformed', -1, `EVENT ${openFields[field].path.join('.')} template without an empty string there`);
-      this.bridged = true;
-      this.next = t;
-    } else if (sameBytes(name, nameLogprob)) {
-      if (data[0] !== 0x2d && (data[0] < 0x30 || data[0] > 0x39)) throw new AnthError('Malformed', -1, 'EVENT logprob is not a number');
-      this.logprob = data;
-    } else if (sameBytes(name, nameChunk)) {
-      this.bridged = true;
-      this.data(data);
-    } else if (sameBytes(name, nameUsage)) {
-      if (data[0] !== 0x7b) throw new AnthError('Malformed', -1, 'EVENT usage is not a JSON object');
-      this.bridged = true;
-      this.usageEvent = data;
-      this.cached = null;
-    } else if (sameBytes(name, nameError)) {
-      this.bridged = true;
-      this.errWritten = true;
+    if (sameBytes(name, nameChunk)) {
       this.data(data);
     } else if (sameBytes(name, nameDone)) {
       this.data('[DONE]');
+    } else if (sameBytes(name, nameUsage)) {
+      this.usageEvent = data.slice();
+      this.cached = null;
+    } else if (sameBytes(name, nameError)) {
+      this.errWritten = true;
+      this.data(data);
+    } else if (sameBytes(name, nameLogprob)) {
+      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(new TextDecoder().decode(data))) {
+        throw new AnthError('Malformed', -1, 'EVENT logprob is not a number');
+      }
+      this.logprob = new TextDecoder().decode(data);
     } else if (name.length > nameEventPrefix.length && sameBytes(name.subarray(0, nameEventPrefix.length), nameEventPrefix)) {
-      this.bridged = true;
       this.out.event(name.subarray(nameEventPrefix.length), data);
+    } else {
+      const field = openFields.findIndex((o) => sameBytes(o.name, name));
+      if (field >= 0) this.template(field, data);
+      // EVENTs of another bridge, or of a later version: nothing.
     }
-    // EVENTs of other names are not this bridge's: ignored, as an unknown frame is.
   }
 
   /**
-   * hole writes the chunk of a TEXT (kind 0) or DELTA frame: its block's
-   * template with the holes filled from the frames before it, or, in a
-   * stream with no chunks of its own, a chunk of the encoder's.
+   * template keeps a block's template, numbering the block if it is new.
+   * @param {number} field
+   * @param {Uint8Array} js
+   */
+  template(field, js) {
+    const t = template(js, field);
+    if (!t) throw new AnthError('Malformed', -1, `EVENT ${new TextDecoder().decode(openFields[field].name)} is not a template (SPEC.md §7b.2)`);
+    let b = this.blocks.find((x) => x.key === t.key);
+    if (!b) {
+      if (this.blocks.length >= CHAT_MAX_BLOCKS) throw new AnthError('Malformed', -1, `more than ${CHAT_MAX_BLOCKS} blocks (SPEC.md §7b.2)`);
+      b = { key: t.key, tpl: null };
+      this.blocks.push(b);
+    }
+    b.tpl = t;
+  }
+
+  /**
+   * content writes the chunk that a TEXT (kind 0) or DELTA frame completes:
+   * its block's template with the holes filled from the frames before it.
    * @param {number} block
    * @param {number} kind
    * @param {Uint8Array} bytes
    */
-  hole(block, kind, bytes) {
-    if (block >= CHAT_MAX_BLOCKS) throw new AnthError('Malformed', -1, `block ${block}: a stream numbers at most ${CHAT_MAX_BLOCKS}`);
-    const t = this.next ?? this.templates.get(block);
-    if (!t) {
-      if (this.bridged) throw new AnthError('Malformed', -1, `text of block ${block}, which has no template`);
-      return this.nativeDelta(block, kind, bytes);
+  content(block, kind, bytes) {
+    this.markContent();
+    if (this.native) return this.nativeContent(block, kind, bytes);
+    const b = this.blocks[block];
+    const t = b?.tpl;
+    if (!t) throw new AnthError('Malformed', -1, `text for block ${block}, which has no template (SPEC.md §7b.2)`);
+    if (openFields[t.field].kind !== kind) throw new AnthError('Malformed', -1, `a frame of another kind than block ${block}'s`);
+    const has = (/** @type {number} */ kind) => t.holes.some((h) => h.kind === kind);
+    if ((this.ids.length > 0 && !has(HOLE_TOKENS)) || (this.logprob !== null && !has(HOLE_LOGPROBS))) {
+      throw new AnthError('Malformed', -1, 'token IDs or a logprob for a template without their hole');
     }
-    if (openFields[t.field].kind !== kind) {
-      throw new AnthError('Malformed', -1, `${kind === 0 ? 'TEXT' : `DELTA kind ${kind}`} for block ${block}, whose template is for ${openFields[t.field].path.at(-1)}`);
-    }
-    if (this.tokens.length > 0 && !t.tokens) throw new AnthError('Malformed', -1, `token frames for block ${block}, whose template has no token_ids`);
-    if (this.logprob && !t.logprobs) throw new AnthError('Malformed', -1, `EVENT logprob for block ${block}, whose template has no logprobs`);
     const text = this.text.decode(block, kind, bytes);
-    if (text === '' && bytes.length > 0) return; // all held back: no chunk yet
-    if (this.next) {
-      this.next = null;
-      if (t.js.length <= CHAT_MAX_TEMPLATE) this.templates.set(block, t);
-    }
-    /** @type {Array<[[number, number], string]>} */
-    const fills = [[t.text, '"' + escape(text) + '"']];
-    if (t.obfuscation) fills.push([t.obfuscation, '"' + obfuscation(this.pad) + '"']);
-    if (t.tokens && this.tokens.length > 0) fills.push([t.tokens, '[' + this.tokens.join(',') + ']']);
-    if (t.logprobs && this.logprob) {
-      const lp = new TextDecoder().decode(this.logprob);
-      const tokenBytes = enc(text).join(',');
-      fills.push([t.logprobs, `[{"token":"${escape(text)}","logprob":${lp},"bytes":[${tokenBytes}],"top_logprobs":[]}]`]);
-    }
-    fills.sort((a, b) => a[0][0] - b[0][0]);
+    const str = '"' + escape(text) + '"';
     this.out.text('data: ');
-    let at = 0;
-    for (const [[start, end], s] of fills) {
-      this.out.bytes(t.js.subarray(at, start));
-      this.out.text(s);
-      at = end;
+    let last = 0;
+    for (const h of t.holes) {
+      this.out.bytes(t.js.subarray(last, h.start));
+      last = h.end;
+      switch (h.kind) {
+        case HOLE_TEXT:
+          this.out.text(str);
+          break;
+        case HOLE_OBFUSCATION:
+          this.out.text('"' + obfuscation(this.obf) + '"');
+          break;
+        case HOLE_TOKENS:
+          this.out.text('[' + this.ids.join(',') + ']');
+          break;
+        case HOLE_LOGPROBS:
+          this.out.text(this.logprob === null ? '[]' : `[{"token":${str},"logprob":${this.logprob},"bytes":[${enc(text).join(',')}],"top_logprobs":[]}]`);
+          break;
+      }
     }
-    this.out.bytes(t.js.subarray(at));
+    this.out.bytes(t.js.subarray(last));
     this.out.text('\n\n');
-    this.pad = 0;
-    this.tokens = [];
+    this.obf = 0;
+    this.ids = [];
     this.logprob = null;
+    if (t.once) b.tpl = null;
   }
 
   /**
    * usageChunk writes the EVENT usage held with the counts of its USAGE (and
    * the CACHE_USAGE before it) put back: prompt_tokens and completion_tokens
-   * first in usage, cached_tokens first in prompt_tokens_details (SPEC.md
-   * §7b.3).
+   * first in usage, cached_tokens first in prompt_tokens_details, made if
+   * the EVENT has none (SPEC.md §7b.3).
    * @param {number} input
    * @param {number} output
    */
   usageChunk(input, output) {
-    const js = /** @type {Uint8Array} */ (this.usageEvent);
+    const ev = /** @type {Uint8Array} */ (this.usageEvent);
     const cached = this.cached;
     this.usageEvent = null;
     this.cached = null;
-    const counts = `"prompt_tokens":${input},"completion_tokens":${output}`;
-    const details = cached === null ? '' : `"cached_tokens":${cached}`;
-    const at = locate(js, ['usage']);
-    this.out.text('data: ');
-    if (!at || js[at[0]] !== 0x7b) {
-      // No usage object to put them in: one of the chunk's own, at its end.
-      const ms = members(js);
-      this.out.bytes(js.subarray(0, js.length - 1));
-      this.out.text(`${ms && ms.length > 0 ? ',' : ''}"usage":{${counts}${details ? `,"prompt_tokens_details":{${details}}` : ''}}}`);
-      this.out.text('\n\n');
-      return;
-    }
-    const usage = js.subarray(at[0], at[1]);
-    this.out.bytes(js.subarray(0, at[0]));
-    this.out.text('{' + counts);
-    const ms = /** @type {Array<[Uint8Array, Uint8Array]>} */ (members(usage));
-    let detailed = false;
-    for (const [k, v] of ms) {
-      this.out.text(',');
+    const top = members(ev);
+    const i = top ? top.findIndex(([k, v]) => sameBytes(k, quotedUsage) && v[0] === 0x7b) : -1;
+    if (!top || i < 0) throw new AnthError('Malformed', -1, 'EVENT usage with no usage object');
+    this.out.text('data: {');
+    top.forEach(([k, v], j) => {
+      if (j > 0) this.out.text(',');
       this.out.bytes(k);
       this.out.text(':');
-      if (details && !detailed && v[0] === 0x7b && sameBytes(k, quotedDetails)) {
-        detailed = true;
-        const inner = members(v);
-        this.out.text('{' + details);
-        if (inner && inner.length > 0) {
-          this.out.text(',');
-          this.out.bytes(v.subarray(1, v.length - 1));
-        }
-        this.out.text('}');
-      } else {
+      if (j !== i) {
         this.out.bytes(v);
+        return;
       }
-    }
-    if (details && !detailed) this.out.text(`,"prompt_tokens_details":{${details}}`);
-    this.out.text('}');
-    this.out.bytes(js.subarray(at[1]));
-    this.out.text('\n\n');
+      this.out.text(`{"prompt_tokens":${input},"completion_tokens":${output}`);
+      let details = false;
+      for (const [k2, v2] of members(v) ?? []) {
+        this.out.text(',');
+        this.out.bytes(k2);
+        this.out.text(':');
+        if (cached !== null && !details && v2[0] === 0x7b && sameBytes(k2, quotedDetails)) {
+          details = true;
+          this.out.text(`{"cached_tokens":${cached}`);
+          if (v2.length > 2) this.out.text(',');
+          this.out.bytes(v2.subarray(1));
+        } else {
+          this.out.bytes(v2);
+        }
+      }
+      if (cached !== null && !details) this.out.text(`,"prompt_tokens_details":{"cached_tokens":${cached}}`);
+      this.out.text('}');
+    });
+    this.out.text('}\n\n');
   }
 
   /** The envelope of the encoder's own chunks (SPEC.md §7b.5), up to choices. */
-  envelope() {
-    const id = quote(enc(this.opts.id || 'chatcmpl-anth'));
-    const model = quote(enc(this.opts.model || 'unknown'));
-    const created = this.opts.created ?? Math.floor(Date.now() / 1000);
-    this.opts = { ...this.opts, created }; // one created for the whole stream
-    return `{"id":${id},"object":"chat.completion.chunk","created":${created},"model":${model},"choices":`;
+  head() {
+    if (this.created === 0) this.created = this.opts.created || Math.floor(Date.now() / 1000);
+    return `{"id":${quote(enc(this.opts.id || 'chatcmpl-anth'))},"object":"chat.completion.chunk","created":${this.created},"model":${quote(enc(this.opts.model || 'unknown'))},"choices":`;
   }
 
   /**
-   * nativeChoice writes one of the encoder's own chunks with one choice.
-   * @param {string} delta the delta object's members
-   * @param {string} finish the finish_reason, JSON
-   */
-  nativeChoice(delta, finish) {
-    const role = this.native.started ? '' : '"role":"assistant"' + (delta ? ',' : '');
-    this.native.started = true;
-    this.data(`${this.envelope()}[{"index":0,"delta":{${role}${delta}},"logprobs":null,"finish_reason":${finish}}]}`);
-  }
-
-  /**
-   * nativeDelta writes the text of a frame in a stream with no chunks of its
-   * own: TEXT as content, DELTA kind 2 as reasoning_content, kind 1 as the
-   * arguments of the block's tool call; other kinds have no field.
+   * nativeContent writes a chunk of a stream with no chunks of its own:
+   * TEXT as content, thinking as reasoning_content, tool input as the
+   * arguments of the tool call its block is; signatures have no field.
    * @param {number} block
    * @param {number} kind
    * @param {Uint8Array} bytes
    */
-  nativeDelta(block, kind, bytes) {
-    if (kind !== 0 && kind !== DeltaKind.INPUT_JSON && kind !== DeltaKind.THINKING) return;
+  nativeContent(block, kind, bytes) {
+    if (kind === DeltaKind.SIGNATURE) return;
     const text = this.text.decode(block, kind, bytes);
-    if (text === '' && bytes.length > 0) return;
-    this.nativeText(block, kind, text);
+    if (text === '' && bytes.length > 0) return; // all held back: no chunk yet
+    this.nativeDelta(block, kind, text);
   }
 
   /**
@@ -473,42 +538,54 @@ class ToChat {
    * @param {number} kind
    * @param {string} text
    */
-  nativeText(block, kind, text) {
+  nativeDelta(block, kind, text) {
+    const role = this.started ? '' : '"role":"assistant",';
+    this.started = true;
     const s = '"' + escape(text) + '"';
-    if (kind === 0) return this.nativeChoice(`"content":${s}`, 'null');
-    if (kind === DeltaKind.THINKING) return this.nativeChoice(`"reasoning_content":${s}`, 'null');
-    let k = this.native.tools.get(block);
-    if (k === undefined) {
-      k = this.native.tools.size;
-      this.native.tools.set(block, k);
+    let delta;
+    if (kind === DeltaKind.THINKING) {
+      delta = `"reasoning_content":${s}`;
+    } else if (kind === DeltaKind.INPUT_JSON) {
+      let tool = this.tools.indexOf(block);
+      if (tool < 0) {
+        if (this.tools.length >= CHAT_MAX_BLOCKS) throw new AnthError('TooLarge', -1, `more than ${CHAT_MAX_BLOCKS} tool calls`);
+        tool = this.tools.length;
+        this.tools.push(block);
+      }
+      delta = `"tool_calls":[{"index":${tool},"function":{"arguments":${s}}}]`;
+    } else {
+      delta = `"content":${s}`;
     }
-    this.nativeChoice(`"tool_calls":[{"index":${k},"function":{"arguments":${s}}}]`, 'null');
+    this.data(`${this.head()}[{"index":0,"delta":{${role}${delta}},"logprobs":null,"finish_reason":null}]}`);
   }
 
   /**
-   * done writes the end: `data: [DONE]`, after, in a stream with no chunks
-   * of its own, what its blocks still held, a finish chunk and a usage
-   * chunk.
+   * flush writes what a block's UTF-8 reassembly holds, a character cut off
+   * by its end, as U+FFFD (SPEC.md §7).
+   * @param {number} block
+   */
+  flush(block) {
+    const held = this.text.end(block);
+    for (let kind = 0; kind <= DeltaKind.SIGNATURE; kind++) if (held[kind] !== '') this.nativeDelta(block, kind, held[kind]);
+  }
+
+  /**
+   * nativeEnd writes the end of a stream with no chunks of its own: what
+   * reassembly holds, a finish chunk and a usage chunk (SPEC.md §7b.5).
    * @param {number} reason
    */
-  done(reason) {
-    if (this.usageEvent) throw new AnthError('Malformed', -1, 'EVENT usage without its USAGE frame');
-    if (!this.bridged) {
-      const n = this.native;
-      for (const block of [...Array(CHAT_MAX_BLOCKS).keys()]) {
-        const held = this.text.end(block);
-        for (const kind of [0, DeltaKind.INPUT_JSON, DeltaKind.THINKING]) if (held[kind] !== '') this.nativeText(block, kind, held[kind]);
-      }
-      this.nativeChoice('', `"${chatFinishReason(reason)}"`);
-      if (n.hasUsage) {
-        const details = n.hasCache ? `,"prompt_tokens_details":{"cached_tokens":${n.cached}}` : '';
-        this.data(`${this.envelope()}[],"usage":{"prompt_tokens":${n.input},"completion_tokens":${n.output},"total_tokens":${n.input + n.output}${details}}}`);
-      }
+  nativeEnd(reason) {
+    for (const block of this.text.blocks()) this.flush(block);
+    this.data(`${this.head()}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${chatFinishReason(reason)}"}]}`);
+    if (this.usage) {
+      const { input, output } = this.usage;
+      const details = this.cacheRead === null ? '' : `,"prompt_tokens_details":{"cached_tokens":${this.cacheRead}}`;
+      this.data(`${this.head()}[],"usage":{"prompt_tokens":${input},"completion_tokens":${output},"total_tokens":${input + output}${details}}}`);
     }
-    this.data('[DONE]');
   }
 }
 
+const quotedUsage = enc('"usage"');
 const quotedDetails = enc('"prompt_tokens_details"');
 
 /**

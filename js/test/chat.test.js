@@ -6,19 +6,9 @@ import { readFileSync } from 'node:fs';
 import test from 'node:test';
 
 import { ChatEncoder, EventEncoding, StopReason, encodeDelta, encodeDone, encodeError, encodeEvent, encodeMagic, encodePad, encodeText, encodeToken, encodeUsage, encodeCacheUsage, toChatSSE, CHAT_MAX_TEMPLATE, CHAT_MAX_BLOCKS } from '../src/index.js';
-import { chunk, concat, fromHex, rng, root } from './helpers.js';
+import { chunk, chunkValues, concat, fromHex, maskObfuscation, rng, root } from './helpers.js';
 
 const text = (/** @type {Uint8Array} */ b) => new TextDecoder().decode(b);
-
-/**
- * maskObfuscation replaces each obfuscation string's characters by x, so
- * two streams that differ in those random strings alone compare equal when
- * the strings have the same lengths (SPEC.md §7b.4).
- * @param {string} s
- */
-export function maskObfuscation(s) {
-  return s.replace(/"obfuscation":"((?:[^"\\]|\\.)*)"/g, (_, o) => `"obfuscation":"${'x'.repeat(o.length)}"`);
-}
 
 /** readChatVectors reads the valid vectors of SPEC.md §7b.6: SSE and the ANTH it decodes to. */
 function readChatVectors() {
@@ -62,4 +52,81 @@ test('obfuscation is fresh, of the PAD length, from A-Z a-z 0-9', async () => {
     seen.add(m[1]);
   }
   assert.ok(seen.size > 1, 'the same string eight times');
+});
+
+const ev = (/** @type {string} */ name, /** @type {string} */ js) => encodeEvent(EventEncoding.JSON, name, new TextEncoder().encode(js));
+const tpl = '{"id":"c","choices":[{"index":0,"delta":{"content":""}}]}';
+
+/** @param {Uint8Array[]} frames */
+const anthOf = (frames) => concat([encodeMagic(), ...frames]);
+
+for (const [name, frames, kind] of /** @type {Array<[string, Uint8Array[], string]>} */ ([
+  ['text of a block with no template', [ev('chunk', '{"id":"c"}'), encodeText(0, 'Hi')], 'Malformed'],
+  ['text of a block past the templates', [ev('content', tpl), encodeText(1, 'Hi')], 'Malformed'],
+  ['a DELTA for a content block', [ev('content', tpl), encodeDelta(0, 2, new TextEncoder().encode('x'))], 'Malformed'],
+  ['TOKEN frames for a template with no token_ids', [ev('content', tpl), encodeToken([1]), encodeText(0, 'Hi')], 'Malformed'],
+  ['an EVENT logprob for a template with no logprobs', [ev('content', tpl), ev('logprob', '-0.5'), encodeText(0, 'Hi')], 'Malformed'],
+  ['an EVENT logprob that is not a number', [ev('content', tpl), ev('logprob', '"x"')], 'Malformed'],
+  ['a template whose open field is not empty', [ev('content', '{"choices":[{"index":0,"delta":{"content":"a"}}]}')], 'Malformed'],
+  ['a template with two choices', [ev('content', '{"choices":[{"index":0,"delta":{"content":""}},{"index":1}]}')], 'Malformed'],
+  ['a template with a key twice', [ev('content', '{"choices":[{"index":0,"index":0,"delta":{"content":""}}]}')], 'Malformed'],
+  ['an EVENT usage with no usage object', [ev('usage', '{"id":"c"}'), encodeUsage({ inputTokens: 1, outputTokens: 1, cacheHitRatio: 0 })], 'Malformed'],
+  [
+    `more than ${CHAT_MAX_BLOCKS} blocks`,
+    Array.from({ length: CHAT_MAX_BLOCKS + 1 }, (_, i) => ev('content', `{"choices":[{"index":${i},"delta":{"content":""}}]}`)),
+    'Malformed',
+  ],
+])) {
+  test(`ChatEncoder refuses ${name}, at the frame's end`, async () => {
+    const anth = anthOf([...frames, encodeDone(StopReason.END_TURN)]);
+    const e = new ChatEncoder();
+    const err = await e.write(anth).then(
+      () => e.write(new Uint8Array(0)),
+      (x) => Promise.reject(x),
+    ).then(() => null, (x) => x);
+    assert.ok(err, 'no error');
+    assert.equal(err.kind, kind);
+    assert.ok(err.offset > 4 && err.offset <= anth.length, `offset ${err.offset}`);
+  });
+}
+
+test(`a template over ${CHAT_MAX_TEMPLATE} bytes serves one chunk, then is forgotten`, async () => {
+  const long = `{"id":"${'x'.repeat(CHAT_MAX_TEMPLATE)}","choices":[{"index":0,"delta":{"content":""}}]}`;
+  const one = anthOf([ev('content', long), encodeText(0, 'a'), encodeDone(StopReason.END_TURN)]);
+  assert.equal(text(await toChatSSE(one)), `data: ${long.replace('""', '"a"')}\n\ndata: [DONE]\n\n`);
+  const two = anthOf([ev('content', long), encodeText(0, 'a'), encodeText(0, 'b'), encodeDone(StopReason.END_TURN)]);
+  await assert.rejects(toChatSSE(two), (/** @type {any} */ e) => e.kind === 'Malformed');
+});
+
+test('output bound: an empty TEXT frame refilling a 2,048-byte template writes at most 420 bytes per ANTH byte', async () => {
+  const head = `{"id":"","choices":[{"index":0,"delta":{"content":""}}]}`;
+  const full = head.replace('"id":""', `"id":"${'x'.repeat(CHAT_MAX_TEMPLATE - head.length)}"`);
+  assert.equal(full.length, CHAT_MAX_TEMPLATE);
+  const frames = [ev('content', full), ...Array.from({ length: 10000 }, () => encodeText(0, new Uint8Array(0))), encodeDone(StopReason.END_TURN)];
+  const anth = anthOf(frames);
+  const out = await toChatSSE(anth);
+  assert.ok(out.length / anth.length <= 420, `${out.length / anth.length} per byte`);
+  assert.ok(out.length / anth.length > 380, `the worst case is near the bound: ${out.length / anth.length}`);
+});
+
+test('a stream with no chunks of its own gets chunks, a finish chunk, a usage chunk and [DONE] (SPEC §7b.5)', async () => {
+  const anth = anthOf([
+    encodeText(0, 'Hi'),
+    encodeDelta(1, 2, new TextEncoder().encode('hm')),
+    encodeDelta(2, 1, new TextEncoder().encode('{}')),
+    encodeUsage({ inputTokens: 4, outputTokens: 2, cacheHitRatio: 0 }),
+    encodeCacheUsage({ cacheReadInputTokens: 1, cacheCreationInputTokens: 0 }),
+    encodeDone(StopReason.TOOL_USE),
+  ]);
+  const chunks = chunkValues(await toChatSSE(anth, { id: 'x', model: 'm', created: 7 }));
+  const env = { id: 'x', object: 'chat.completion.chunk', created: 7, model: 'm' };
+  const choice = (/** @type {object} */ delta, /** @type {string | null} */ finish = null) => ({ ...env, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  assert.deepStrictEqual(chunks, [
+    choice({ role: 'assistant', content: 'Hi' }),
+    choice({ reasoning_content: 'hm' }),
+    choice({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }),
+    choice({}, 'tool_calls'),
+    { ...env, choices: [], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6, prompt_tokens_details: { cached_tokens: 1 } } },
+    '[DONE]',
+  ]);
 });

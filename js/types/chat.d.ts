@@ -113,19 +113,19 @@ export type Template = {
      */
     field: number;
     /**
-     * where the open field's "" is
+     * the block it is of: choice, field and tool call
      */
-    text: [number, number];
+    key: string;
     /**
-     * where a top-level "obfuscation":"" is
+     * in order of place
      */
-    obfuscation: [number, number] | null;
+    holes: Array<{
+        kind: number;
+        start: number;
+        end: number;
+    }>;
     /**
-     * where a choices[0].token_ids:[] is
+     * longer than CHAT_MAX_TEMPLATE: it serves one chunk
      */
-    tokens: [number, number] | null;
-    /**
-     * where an empty logprobs.content (or .refusal) array is
-     */
-    logprobs: [number, number] | null;
+    once: boolean;
 };

@@ -1,0 +1,80 @@
+// The SSE this package writes from each Chat Completions recording's ANTH
+// must be testdata/golden/chat/NAME.sse, what Go's chat.Encoder writes, byte
+// for byte apart from the random obfuscation strings (of the same lengths),
+// for any chunking of the input; and so must the anth-deflate body Go's
+// gateway sends for it (the chat dictionary's DICTID).
+
+import assert from 'node:assert/strict';
+import test from 'node:test';
+
+import { ChatEncoder, ChatEncoderStream, DeflateReader, readFrames } from '../src/index.js';
+import { chatGoldens, chunk, chunkValues, concat, maskObfuscation, rng } from './helpers.js';
+
+/**
+ * @param {Uint8Array[]} pieces
+ * @param {import('../src/index.js').ChatEncoderOptions} [options]
+ */
+async function encode(pieces, options) {
+  const e = new ChatEncoder(options);
+  const out = [];
+  for (const p of pieces) out.push(await e.write(p));
+  e.end();
+  return concat(out);
+}
+
+const text = (/** @type {Uint8Array} */ b) => new TextDecoder().decode(b);
+const same = (/** @type {Uint8Array} */ a, /** @type {Uint8Array} */ b) => maskObfuscation(text(a)) === maskObfuscation(text(b));
+
+for (const g of chatGoldens()) {
+  test(`chat golden ${g.name}: whole, byte by byte and 100 random chunkings`, async () => {
+    assert.equal(maskObfuscation(text(await encode([g.anth]))), maskObfuscation(text(g.sse)));
+    assert.ok(same(await encode(chunk(g.anth, 1)), g.sse), 'byte by byte');
+    const rand = rng(g.anth.length);
+    for (let i = 0; i < 100; i++) {
+      const pieces = chunk(g.anth, rand);
+      assert.ok(same(await encode(pieces), g.sse), `chunking ${pieces.map((p) => p.length)}`);
+    }
+  });
+
+  test(`chat golden ${g.name}: the recording comes back as the same chunks, obfuscation and key order aside`, async () => {
+    const back = chunkValues(await encode([g.anth]));
+    assert.ok(back.length > 3);
+    assert.deepStrictEqual(back, chunkValues(g.recording));
+  });
+
+  test(`chat golden ${g.name}: through ChatEncoderStream`, async () => {
+    const body = new Blob(chunk(g.anth, rng(7))).stream().pipeThrough(new ChatEncoderStream());
+    assert.ok(same(new Uint8Array(await new Response(body).arrayBuffer()), g.sse));
+  });
+
+  test(`chat golden ${g.name}: Go's anth-deflate body, the chat DICTID, converts to the same SSE`, async () => {
+    const z = new DeflateReader();
+    const anth = concat(chunk(g.anthz, rng(3)).map((p) => z.feed(p)));
+    z.end();
+    assert.equal(z.api, 'chat');
+    assert.ok(same(await encode(chunk(anth, rng(5)), { coded: true }), g.sse));
+    // A deflated EVENT inside anth-deflate is refused: the coded body's are raw.
+    await assert.rejects(encode([g.anth], { coded: true }), (/** @type {any} */ e) => e.kind === 'Malformed');
+    // readFrames reads the coded body as a Response and gives the plain body's frames.
+    const res = new Response(new Blob([g.anthz]).stream(), { headers: { 'Content-Type': 'application/x-anthropic-binary', 'Content-Encoding': 'anth-deflate' } });
+    let n = 0;
+    for await (const _ of readFrames(res)) n++;
+    let m = 0;
+    for await (const _ of readFrames([g.anth])) m++;
+    assert.equal(n, m);
+  });
+
+  test(`chat golden ${g.name}: every prefix cut before the end is an error, never a shorter response`, async () => {
+    for (let n = 0; n < g.anth.length; n++) {
+      const e = new ChatEncoder();
+      await assert.rejects(
+        (async () => {
+          await e.write(g.anth.subarray(0, n));
+          e.end();
+        })(),
+        (/** @type {any} */ err) => err.kind === 'Truncated' && err.offset === n,
+        `cut at ${n}`,
+      );
+    }
+  });
+}
