@@ -31,5 +31,5 @@ ROUNDS=5 node bench/bench.js >/dev/null
 echo "== interop/ts: npm ci"
 cd ../interop/ts
 npm ci --no-audit --no-fund
-echo "== interop/ts: the official TypeScript SDK and headless Chromium"
-node --test --test-concurrency=1 sdk.test.js browser.test.js
+echo "== interop/ts: the official TypeScript SDKs (Anthropic and OpenAI) and headless Chromium"
+node --test --test-concurrency=1 sdk.test.js chat.test.js browser.test.js
