@@ -369,12 +369,24 @@ class ToChat {
   }
 
   /**
-   * event writes, or keeps, what an EVENT carries, once its frames are joined.
+   * event writes, or keeps, what an EVENT carries, once its frames are
+   * joined; it returns a Promise only when it has to inflate them.
    * @param {Frame} f
+   * @returns {void | Promise<void>}
    */
-  async event(f) {
-    const ev = await this.events.add(f);
-    if (!ev) return;
+  event(f) {
+    // Raw EVENTs (a logprob before most chunks, every EVENT inside
+    // anth-deflate) are read without a Promise; deflated ones are inflated.
+    const ev = this.events.addSync(f);
+    if (ev === undefined) return this.events.add(f).then((e) => void (e && this.joined(e)));
+    if (ev) this.joined(ev);
+  }
+
+  /**
+   * joined writes, or keeps, what an EVENT carries.
+   * @param {import('./events.js').JoinedEvent} ev
+   */
+  joined(ev) {
     if (!this.native) this.bridged = true;
     const { name, data } = ev;
     if (sameBytes(name, nameChunk)) {

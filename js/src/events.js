@@ -144,6 +144,33 @@ export class EventReader {
    */
   async add(f) {
     const ev = f.event();
+    let data = this.#join(ev);
+    if (!data) return null;
+    if (this.#enc === EventEncoding.DEFLATE) data = await inflateEvent(data, this.#max, this.#dict);
+    return this.#finish(data);
+  }
+
+  /**
+   * addSync is add without a Promise for an event that needs no inflating:
+   * it returns what add would, or undefined, having done nothing, for a
+   * frame of a deflated event (outside anth-deflate), which only add reads.
+   * @param {import('./frame.js').Frame} f
+   * @returns {JoinedEvent | null | undefined}
+   */
+  addSync(f) {
+    const ev = f.event();
+    if (ev.encoding === EventEncoding.DEFLATE && !this.#rawOnly) return undefined;
+    const data = this.#join(ev);
+    return data ? this.#finish(data) : null;
+  }
+
+  /**
+   * join takes an EVENT frame's event and returns the data of the event it
+   * completes, joined and not yet inflated, or null when it continues.
+   * @param {import('./frame.js').Event} ev
+   * @returns {Uint8Array | null}
+   */
+  #join(ev) {
     if (this.#rawOnly && ev.encoding === EventEncoding.DEFLATE) {
       throw new AnthError('Malformed', -1, 'a deflated EVENT inside anth-deflate, whose EVENTs are raw');
     }
@@ -160,9 +187,17 @@ export class EventReader {
     this.#parts.push(ev.data.slice());
     this.#size += ev.data.length;
     if ((this.#pending = ev.more)) return null;
-    let data = this.#parts.length === 1 ? this.#parts[0] : join(this.#parts, this.#size);
+    const data = this.#parts.length === 1 ? this.#parts[0] : join(this.#parts, this.#size);
     this.#parts = [];
-    if (this.#enc === EventEncoding.DEFLATE) data = await inflateEvent(data, this.#max, this.#dict);
+    return data;
+  }
+
+  /**
+   * finish checks an event's data, inflated, and returns the event.
+   * @param {Uint8Array} data
+   * @returns {JoinedEvent}
+   */
+  #finish(data) {
     if (this.#name.includes(0x0a) || this.#name.includes(0x0d)) {
       throw new AnthError('Malformed', -1, 'EVENT name with a line break');
     }

@@ -55,6 +55,14 @@ export class EventReader {
      * @returns {Promise<JoinedEvent | null>}
      */
     add(f: import("./frame.js").Frame): Promise<JoinedEvent | null>;
+    /**
+     * addSync is add without a Promise for an event that needs no inflating:
+     * it returns what add would, or undefined, having done nothing, for a
+     * frame of a deflated event (outside anth-deflate), which only add reads.
+     * @param {import('./frame.js').Frame} f
+     * @returns {JoinedEvent | null | undefined}
+     */
+    addSync(f: import("./frame.js").Frame): JoinedEvent | null | undefined;
     #private;
 }
 export type JoinedEvent = {
