@@ -47,7 +47,9 @@ export const CHAT_MAX_BLOCKS: 64;
  *
  * write is async because a deflated EVENT is inflated with
  * DecompressionStream; await each write before the next. Errors are
- * AnthErrors with the offset in the ANTH stream, and sticky.
+ * AnthErrors with the offset in the ANTH stream (for a frame the mapping
+ * refuses, where that frame starts), and sticky: when a write gives SSE and
+ * then fails, it returns the SSE and the next call throws.
  */
 export class ChatEncoder {
     /** @param {ChatEncoderOptions} [options] */
