@@ -270,6 +270,7 @@ class ToChat {
     this.errWritten = false; // an error chunk came whole, before its ERROR
     /** @type {Array<{key: string, tpl: Template | null}>} the blocks, numbered as their templates first came */
     this.blocks = [];
+    this.once = -1; // the block whose template serves one chunk, or -1
     // The hole frames of the chunk being assembled (§7b.2).
     this.obf = 0;
     /** @type {number[]} */
@@ -427,6 +428,10 @@ class ToChat {
       b = { key: t.key, tpl: null };
       this.blocks.push(b);
     }
+    // A template over CHAT_MAX_TEMPLATE serves the one chunk that follows
+    // it (SPEC.md §7b.2): one such is held at a time.
+    if (this.once >= 0 && this.once < this.blocks.length) this.blocks[this.once].tpl = null;
+    this.once = t.once ? this.blocks.indexOf(b) : -1;
     b.tpl = t;
   }
 
@@ -475,7 +480,10 @@ class ToChat {
     this.obf = 0;
     this.ids = [];
     this.logprob = null;
-    if (t.once) b.tpl = null;
+    if (t.once) {
+      b.tpl = null;
+      this.once = -1;
+    }
   }
 
   /**
@@ -614,7 +622,8 @@ const quotedDetails = enc('"prompt_tokens_details"');
  * nothing a frame carries breaks out of its JSON string or data line.
  *
  * Bounds: it holds at most CHAT_MAX_BLOCKS templates of CHAT_MAX_TEMPLATE
- * bytes, a usage chunk and an event (maxEvent), and writes at most 420
+ * bytes and one longer (which serves one chunk), a usage chunk and an event
+ * (maxEvent), and writes at most 420
  * bytes of SSE per byte of ANTH (an empty TEXT frame refilling a 2,048-byte
  * template). ANTH that sends text for a block with no template, a block
  * past CHAT_MAX_BLOCKS, or hole frames its template has no hole for, is

@@ -39,7 +39,8 @@ export const CHAT_MAX_BLOCKS: 64;
  * nothing a frame carries breaks out of its JSON string or data line.
  *
  * Bounds: it holds at most CHAT_MAX_BLOCKS templates of CHAT_MAX_TEMPLATE
- * bytes, a usage chunk and an event (maxEvent), and writes at most 420
+ * bytes and one longer (which serves one chunk), a usage chunk and an event
+ * (maxEvent), and writes at most 420
  * bytes of SSE per byte of ANTH (an empty TEXT frame refilling a 2,048-byte
  * template). ANTH that sends text for a block with no template, a block
  * past CHAT_MAX_BLOCKS, or hole frames its template has no hole for, is
