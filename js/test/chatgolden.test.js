@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
-import { ChatEncoder, ChatEncoderStream, DeflateReader, FrameReader, Type, readFrames } from '../src/index.js';
+import { AnthError, ChatEncoder, ChatEncoderStream, DeflateReader, FrameReader, Type, readFrames } from '../src/index.js';
 import { chatGoldens, chunk, chunkValues, concat, maskObfuscation, rng } from './helpers.js';
 
 /**
@@ -85,3 +85,39 @@ for (const g of chatGoldens()) {
     }
   });
 }
+
+test('bad input never escapes as anything but an AnthError: the goldens with bytes flipped, dropped and repeated, and random frames', async () => {
+  const rand = rng(2207);
+  let errors = 0;
+  let runs = 0;
+  const inputs = [];
+  for (const g of chatGoldens()) {
+    for (let k = 0; k < 60; k++) {
+      const b = Array.from(g.anth);
+      const i = 4 + Math.floor(rand() * (b.length - 4));
+      const m = k % 3;
+      if (m === 0) b[i] ^= 1 << Math.floor(rand() * 8);
+      else if (m === 1) b.splice(i, 1 + Math.floor(rand() * 8));
+      else b.splice(i, 0, ...b.slice(i, i + 1 + Math.floor(rand() * 16)));
+      inputs.push(Uint8Array.from(b));
+    }
+  }
+  for (let k = 0; k < 300; k++) {
+    const b = [0x41, 0x4e, 0x54, 0x48];
+    for (let n = Math.floor(rand() * 64); n > 0; n--) b.push(Math.floor(rand() * 256));
+    inputs.push(Uint8Array.from(b));
+  }
+  for (const input of inputs) {
+    for (const pieces of [[input], chunk(input, rand)]) {
+      runs++;
+      try {
+        await encode(pieces);
+      } catch (e) {
+        errors++;
+        assert.ok(e instanceof AnthError, `not an AnthError: ${e}`);
+        assert.ok(Number.isInteger(e.offset) && e.offset >= 0 && e.offset <= input.length, `offset ${e.offset} of ${input.length}`);
+      }
+    }
+  }
+  assert.ok(errors > runs / 2 && errors < runs, `${errors} errors in ${runs} runs`);
+});
