@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
-import { AnthError, ChatEncoder, ChatEncoderStream, DeflateReader, FrameReader, Type, readFrames } from '../src/index.js';
+import { AnthError, EVENT_DICTIONARY, ChatEncoder, ChatEncoderStream, DeflateReader, FrameReader, Type, readFrames } from '../src/index.js';
 import { chatGoldens, chunk, chunkValues, concat, maskObfuscation, rng } from './helpers.js';
 
 /**
@@ -52,6 +52,9 @@ for (const g of chatGoldens()) {
     const anth = concat(chunk(g.anthz, rng(3)).map((p) => z.feed(p)));
     z.end();
     assert.equal(z.api, 'chat');
+    // A reader held to the Messages dictionary refuses the chat DICTID, at offset 0.
+    const messagesOnly = new DeflateReader({ dictionary: new TextEncoder().encode(EVENT_DICTIONARY) });
+    assert.throws(() => messagesOnly.feed(g.anthz), (/** @type {any} */ e) => e.kind === 'Malformed' && e.offset === 0);
     assert.ok(same(await encode(chunk(anth, rng(5)), { coded: true }), g.sse));
     // A deflated EVENT inside anth-deflate is refused: the coded body's are raw.
     await assert.rejects(encode([g.anth], { coded: true }), (/** @type {any} */ e) => e.kind === 'Malformed');
