@@ -148,3 +148,23 @@ test('a stream with no chunks of its own gets chunks, a finish chunk, a usage ch
     '[DONE]',
   ]);
 });
+
+test('EVENTs that travel whole: event:N with its name, chunk and done after the end, error before its ERROR (SPEC §7b.3)', async () => {
+  const anth = anthOf([
+    ev('event:ping', '{ "a" : 1 }'),
+    ev('chunk', '{"id":"c","choices":[{"index":0,"delta":{"role":"assistant"}}]}'),
+    ev('somebody-else', '{"x":1}'),
+    ev('error', '{"error":{"message":"m","type":"t","code":7}}'),
+    encodeError(500, 'm'),
+    ev('done', 'null'),
+    ev('chunk', '{"late":true}'),
+  ]);
+  assert.equal(
+    text(await toChatSSE(anth)),
+    'event: ping\ndata: {"a":1}\n\n' +
+      'data: {"id":"c","choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n' +
+      'data: {"error":{"message":"m","type":"t","code":7}}\n\n' +
+      'data: [DONE]\n\n' +
+      'data: {"late":true}\n\n',
+  );
+});
