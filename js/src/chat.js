@@ -239,6 +239,56 @@ function template(js, field) {
   return { js: js.slice(), field, key: `${index}/${field}/${field === FIELD_ARGUMENTS ? tool : 0}`, holes, once: js.length > CHAT_MAX_TEMPLATE };
 }
 
+/**
+ * incompleteTail returns the bytes at the end of tail + bytes that begin a
+ * UTF-8 character and do not finish it, as a streaming decoder holds them
+ * (WHATWG, SPEC.md §7): the last lead byte of the last three, when what
+ * follows it is a valid start of its sequence and shorter than it.
+ * @param {Uint8Array} tail what was held before (at most 3 bytes)
+ * @param {Uint8Array} bytes
+ * @returns {Uint8Array}
+ */
+function incompleteTail(tail, bytes) {
+  const b = tail.length === 0 ? bytes.subarray(Math.max(0, bytes.length - 3)) : concatBytes(tail, bytes.subarray(Math.max(0, bytes.length - 3)));
+  const w = b.subarray(Math.max(0, b.length - 3));
+  for (let i = w.length - 1; i >= 0; i--) {
+    const c = w[i];
+    if (c < 0xc2 || c > 0xf4) {
+      if (c >= 0x80 && c <= 0xbf) continue; // a continuation: look further back
+      return empty;
+    }
+    const need = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    const have = w.length - i;
+    if (have >= need) return empty;
+    for (let j = i + 1; j < w.length; j++) {
+      let lo = 0x80;
+      let hi = 0xbf;
+      if (j === i + 1) {
+        if (c === 0xe0) lo = 0xa0;
+        else if (c === 0xed) hi = 0x9f;
+        else if (c === 0xf0) lo = 0x90;
+        else if (c === 0xf4) hi = 0x8f;
+      }
+      if (w[j] < lo || w[j] > hi) return empty;
+    }
+    return w.slice(i);
+  }
+  return empty;
+}
+
+const empty = new Uint8Array(0);
+
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
+function concatBytes(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
@@ -271,6 +321,8 @@ class ToChat {
     /** @type {Array<{key: string, tpl: Template | null}>} the blocks, numbered as their templates first came */
     this.blocks = [];
     this.once = -1; // the block whose template serves one chunk, or -1
+    /** @type {Map<number, Uint8Array>} what reassembly holds of each block and kind (block * 4 + kind): part of a character */
+    this.tails = new Map();
     // The hole frames of the chunk being assembled (§7b.2).
     this.obf = 0;
     /** @type {number[]} */
@@ -350,6 +402,7 @@ class ToChat {
       }
       case Type.DONE:
         if (this.native) this.nativeEnd(f.done().reason);
+        else this.flushBridged();
         this.data('[DONE]');
         return;
     }
@@ -453,7 +506,17 @@ class ToChat {
     if ((this.ids.length > 0 && !has(HOLE_TOKENS)) || (this.logprob !== null && !has(HOLE_LOGPROBS))) {
       throw new AnthError('Malformed', -1, 'token IDs or a logprob for a template without their hole');
     }
-    const text = this.text.decode(block, kind, bytes);
+    this.chunk(b, t, this.decode(block, kind, bytes));
+  }
+
+  /**
+   * chunk writes the chunk of a block's template with its holes filled:
+   * text, and the hole frames that came before it.
+   * @param {{tpl: Template | null}} b
+   * @param {Template} t
+   * @param {string} text
+   */
+  chunk(b, t, text) {
     const str = '"' + escape(text) + '"';
     this.out.text('data: ');
     let last = 0;
@@ -484,6 +547,54 @@ class ToChat {
       b.tpl = null;
       this.once = -1;
     }
+  }
+
+  /**
+   * decode returns the whole characters that bytes of a block's kind
+   * complete, holding part of one for the next frame, and keeps track of
+   * what is held (pending).
+   * @param {number} block
+   * @param {number} kind
+   * @param {Uint8Array} bytes
+   */
+  decode(block, kind, bytes) {
+    const text = this.text.decode(block, kind, bytes);
+    const key = block * 4 + kind;
+    const tail = incompleteTail(this.tails.get(key) ?? empty, bytes);
+    if (tail.length > 0) this.tails.set(key, tail);
+    else this.tails.delete(key);
+    return text;
+  }
+
+  /**
+   * pending reports whether reassembly holds part of a character of a block's kind.
+   * @param {number} block
+   * @param {number} kind
+   */
+  pending(block, kind) {
+    return this.tails.has(block * 4 + kind);
+  }
+
+  /**
+   * end forgets a block's reassembly and returns what it held, by kind.
+   * @param {number} block
+   */
+  end(block) {
+    for (let kind = 0; kind < 4; kind++) this.tails.delete(block * 4 + kind);
+    return this.text.end(block);
+  }
+
+  /**
+   * flushBridged writes, at the end of a bridged stream, what reassembly
+   * still holds of each block, a character cut off by the end, as U+FFFD in
+   * a chunk of the block's template (SPEC.md §7, rule 5). A stream a
+   * Decoder made never has one: its text is whole characters.
+   */
+  flushBridged() {
+    this.blocks.forEach((b, i) => {
+      const kind = b.tpl ? openFields[b.tpl.field].kind : -1;
+      if (b.tpl && this.pending(i, kind)) this.chunk(b, b.tpl, this.end(i)[kind]);
+    });
   }
 
   /**
@@ -548,7 +659,13 @@ class ToChat {
    */
   nativeContent(block, kind, bytes) {
     if (kind === DeltaKind.SIGNATURE) return;
-    const text = this.text.decode(block, kind, bytes);
+    const text = this.decode(block, kind, bytes);
+    if (!this.pending(block, kind)) {
+      this.end(block); // nothing held: the block costs nothing
+    } else if (this.text.blocks().length > CHAT_MAX_BLOCKS) {
+      // Each block holding part of a character holds up to 3 bytes: bounded.
+      throw new AnthError('TooLarge', -1, `more than ${CHAT_MAX_BLOCKS} blocks hold part of a character`);
+    }
     if (text === '' && bytes.length > 0) return; // all held back: no chunk yet
     this.nativeDelta(block, kind, text);
   }
@@ -585,7 +702,7 @@ class ToChat {
    * @param {number} block
    */
   flush(block) {
-    const held = this.text.end(block);
+    const held = this.end(block);
     for (let kind = 0; kind <= DeltaKind.SIGNATURE; kind++) if (held[kind] !== '') this.nativeDelta(block, kind, held[kind]);
   }
 

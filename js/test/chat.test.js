@@ -168,3 +168,24 @@ test('EVENTs that travel whole: event:N with its name, chunk and done after the 
       'data: {"late":true}\n\n',
   );
 });
+
+test(`a stream with no chunks of its own may hold part of a character in at most ${CHAT_MAX_BLOCKS} blocks; a whole one costs none`, async () => {
+  const lead = new Uint8Array([0xe4]);
+  const ok = anthOf([...Array.from({ length: 500 }, (_, i) => encodeText(i, 'a')), ...Array.from({ length: CHAT_MAX_BLOCKS }, (_, i) => encodeText(i, lead)), encodeDone(StopReason.END_TURN)]);
+  const chunks = chunkValues(await toChatSSE(ok, { created: 7 }));
+  // 500 chunks of "a", then at DONE each held lead byte as one U+FFFD, the finish chunk and [DONE].
+  assert.equal(chunks.length, 500 + CHAT_MAX_BLOCKS + 2);
+  assert.equal(chunks.filter((c) => c?.choices?.[0]?.delta?.content === '\uFFFD').length, CHAT_MAX_BLOCKS);
+  const frames = Array.from({ length: CHAT_MAX_BLOCKS + 1 }, (_, i) => encodeText(i, lead));
+  const anth = anthOf([...frames, encodeDone(StopReason.END_TURN)]);
+  const at = 4 + CHAT_MAX_BLOCKS * frames[0].length;
+  await assert.rejects(toChatSSE(anth), (/** @type {any} */ e) => e.kind === 'TooLarge' && e.offset === at);
+});
+
+test('a bridged stream whose text ends inside a character gets it as U+FFFD in its block\'s template at DONE (SPEC §7)', async () => {
+  const anth = anthOf([ev('content', tpl), encodeText(0, 'a'), encodeText(0, new Uint8Array([0xe4, 0xbd])), encodeDone(StopReason.END_TURN)]);
+  assert.deepStrictEqual(
+    chunkValues(await toChatSSE(anth)).map((c) => c?.choices?.[0]?.delta?.content ?? c),
+    ['a', '', '\uFFFD', '[DONE]'],
+  );
+});
