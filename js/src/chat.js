@@ -289,6 +289,17 @@ function concatBytes(a, b) {
   return out;
 }
 
+/**
+ * latin1 returns bytes as a string of one character per byte: exact for
+ * ASCII, such as a JSON number, and cheaper than a TextDecoder for a few.
+ * @param {Uint8Array} b
+ */
+function latin1(b) {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]);
+  return s;
+}
+
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
@@ -454,10 +465,9 @@ class ToChat {
       this.errWritten = true;
       this.data(data);
     } else if (sameBytes(name, nameLogprob)) {
-      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(new TextDecoder().decode(data))) {
-        throw new AnthError('Malformed', -1, 'EVENT logprob is not a number');
-      }
-      this.logprob = new TextDecoder().decode(data);
+      const lp = latin1(data);
+      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lp)) throw new AnthError('Malformed', -1, 'EVENT logprob is not a number');
+      this.logprob = lp;
     } else if (name.length > nameEventPrefix.length && sameBytes(name.subarray(0, nameEventPrefix.length), nameEventPrefix)) {
       this.out.event(name.subarray(nameEventPrefix.length), data);
     } else {
