@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { recordings, startServer } from './server.js';
+import { chatRecordings, recordings, startServer } from './server.js';
 
 /** Where Debian's chromium-headless-shell puts the browser; the /usr/bin one is a shell wrapper. */
 const candidates = [process.env.ANTH_CHROMIUM, '/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'].filter(Boolean);
@@ -77,6 +77,20 @@ test('headless Chromium decodes ANTH with the package', async () => {
     assert.equal(r.golden7[rec.name], want, `${rec.name} in 7-byte pieces`);
   }
 
+  // Every chat recording gives Go's chat SSE, obfuscation strings aside:
+  // from plain ANTH, from anth-deflate and through anthFetch.
+  const mask = (/** @type {string} */ s) => s.replace(/"obfuscation":"((?:[^"\\]|\\.)*)"/g, (_, o) => `"obfuscation":"${'x'.repeat(o.length)}"`);
+  const chats = chatRecordings();
+  assert.equal(Object.keys(r.chat).length, chats.length);
+  for (const rec of chats) {
+    const want = mask(rec.goldenSSE.toString());
+    const got = r.chat[rec.name];
+    assert.equal(mask(got.plain), want, `${rec.name}: ANTH through ChatEncoderStream`);
+    assert.equal(mask(got.coded), want, `${rec.name}: anth-deflate through DeflateDecoderStream and ChatEncoderStream`);
+    assert.equal(mask(got.fetched), want, `${rec.name}: through anthFetch`);
+    assert.equal(got.type, 'text/event-stream; charset=utf-8');
+  }
+
   // The deflated EVENTs came out as the JSON Go's EventReader gives.
   assert.deepEqual(
     r.events.map((e) => [e.deflated, e.name]),
@@ -103,5 +117,5 @@ test('headless Chromium decodes ANTH with the package', async () => {
   assert.equal(r.anthFetch.text, basic?.goldenSSE.toString());
   assert.equal(r.cut.kind, 'Truncated', JSON.stringify(r.cut));
 
-  console.log(`# browser: ${r.userAgent}; ${recs.length} recordings byte-identical; split character read in ${r.split.chunks.length} chunks (${r.split.chunks.join(', ')} bytes)`);
+  console.log(`# browser: ${r.userAgent}; ${recs.length} Messages and ${chats.length} chat recordings as Go writes them; split character read in ${r.split.chunks.length} chunks (${r.split.chunks.join(', ')} bytes)`);
 });

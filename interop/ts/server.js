@@ -1,4 +1,5 @@
-// A local HTTP server on 127.0.0.1 that plays the Messages API from the
+// A local HTTP server on 127.0.0.1 that plays the Messages API and the Chat
+// Completions API (testdata/chat, as SSE or as Go's ANTH of it) from the
 // recordings: testdata/sse/NAME as SSE, or testdata/golden/NAME.anth (what
 // Go's anthhttp.Proxy sends an ANTH client) when the request asks for ANTH. It
 // also serves the package's modules and the browser page, and takes the
@@ -29,6 +30,27 @@ export function recordings() {
       goldenSSE: readFileSync(`${root}testdata/golden/${name}.sse`),
     };
   });
+}
+
+/**
+ * chatRecordings returns the Chat Completions recordings: name, the SSE as
+ * recorded (testdata/chat), and the ANTH, anth-deflate body and SSE that
+ * Go's chat package and gateway make of it (testdata/golden/chat).
+ */
+export function chatRecordings() {
+  const dir = `${root}testdata/golden/chat/`;
+  const names = readdirSync(root + 'testdata/chat')
+    .filter((f) => f.endsWith('.sse'))
+    .map((f) => f.slice(0, -4))
+    .sort();
+  if (names.length < 5) throw new Error(`${names.length} recordings in testdata/chat, want 5 or more`);
+  return names.map((name) => ({
+    name,
+    sse: readFileSync(`${root}testdata/chat/${name}.sse`),
+    anth: readFileSync(`${dir}${name}.anth`),
+    anthz: readFileSync(`${dir}${name}.anthz`),
+    goldenSSE: readFileSync(`${dir}${name}.sse`),
+  }));
 }
 
 /**
@@ -74,6 +96,7 @@ const types = { '.js': 'text/javascript', '.html': 'text/html; charset=utf-8' };
  */
 export async function startServer() {
   const recs = new Map(recordings().map((r) => [r.name, r]));
+  const chats = new Map(chatRecordings().map((r) => [r.name, r]));
   /** @type {{path: string, accept: string | undefined, served: string, closedEarly?: boolean}[]} */
   const log = [];
   /** @type {((v: any) => void)[]} */
@@ -118,9 +141,41 @@ export async function startServer() {
       return void res.end();
     }
 
+    // /chat/NAME/MODE/v1/chat/completions: a Chat Completions call answered
+    // from a recording, as SSE, or when asked for ANTH as plain ANTH (MODE
+    // plain) or anth-deflate (MODE coded), or cut in half (MODE cut).
+    const c = /^\/chat\/([^/]+)\/(plain|coded|cut)\/v1\/chat\/completions$/.exec(url.pathname);
+    if (c && req.method === 'POST') {
+      const rec = chats.get(c[1]);
+      const mode = c[2];
+      const entry = { path: url.pathname, accept: req.headers.accept, served: '' };
+      log.push(entry);
+      if (!rec || !JSON.parse(body.toString()).stream) return void res.writeHead(404).end();
+      const anth = wantsANTH(req.headers.accept);
+      const coded = anth && mode === 'coded' && /coding=anth-deflate/.test(req.headers.accept ?? '');
+      entry.served = coded ? `${CONTENT_TYPE}; coding=anth-deflate` : anth ? CONTENT_TYPE : 'text/event-stream';
+      let stream = coded ? rec.anthz : anth ? rec.anth : rec.sse;
+      if (mode === 'cut') stream = stream.subarray(0, Math.floor(stream.length / 2));
+      res.writeHead(200, { 'Content-Type': anth ? entry.served : 'text/event-stream; charset=utf-8', 'x-request-id': 'req_chat', Vary: 'Accept' });
+      await writeSlowly(res, stream);
+      return void res.end();
+    }
+
     // The page, the package's modules, the recordings, and the page's results.
     if (url.pathname.startsWith('/anth/')) return serveFile(res, root + 'js/src/' + url.pathname.slice(6));
     if (url.pathname.startsWith('/page/')) return serveFile(res, root + 'interop/ts/browser/' + url.pathname.slice(6));
+    const gc = /^\/golden\/chat\/([^/]+)\.(anth|anthz|sse)$/.exec(url.pathname);
+    if (gc && chats.has(gc[1])) {
+      const rec = /** @type {any} */ (chats.get(gc[1]));
+      const type = { anth: CONTENT_TYPE, anthz: `${CONTENT_TYPE}; coding=anth-deflate`, sse: 'text/event-stream' }[gc[2]];
+      res.writeHead(200, { 'Content-Type': /** @type {string} */ (type) });
+      await writeSlowly(res, gc[2] === 'anth' ? rec.anth : gc[2] === 'anthz' ? rec.anthz : rec.goldenSSE);
+      return void res.end();
+    }
+    if (url.pathname === '/chat-recordings') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return void res.end(JSON.stringify([...chats.keys()]));
+    }
     const g = /^\/golden\/([^/]+)\.(anth|sse)$/.exec(url.pathname);
     if (g && recs.has(g[1])) {
       const rec = /** @type {any} */ (recs.get(g[1]));

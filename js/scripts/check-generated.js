@@ -1,7 +1,8 @@
 // Checks that what is generated and committed is current: the .d.ts files in
 // types/ (tsc --allowJs --declaration --emitDeclarationOnly, which also
-// type-checks the JSDoc with checkJs and strict) and src/dictionary.js
-// (from messages/dictionary.go); and that the package has no runtime
+// type-checks the JSDoc with checkJs and strict) and the dictionaries
+// generated from Go (src/dictionary.js, requestdict.js, chatdict.js,
+// chateventdict.js); and that the package has no runtime
 // dependency. Exits non-zero, saying what differs, otherwise.
 // Run: npm run check. Regenerate: npm run generate.
 
@@ -14,6 +15,9 @@ import { fileURLToPath } from 'node:url';
 import {
   chatDictionaryFromGo,
   chatDictionaryModule,
+  chatEventDictionaryModule,
+  chatEventGoSource,
+  chatEventJsFile,
   chatGoSource,
   chatJsFile,
   dictionaryFromGo,
@@ -43,6 +47,9 @@ if (readFileSync(requestJsFile, 'utf8') !== requestDictionaryModule(requestDicti
 if (readFileSync(chatJsFile, 'utf8') !== chatDictionaryModule(chatDictionaryFromGo(readFileSync(chatGoSource, 'utf8')))) {
   problems.push('src/chatdict.js differs from request/chatdictionary.go: run npm run generate');
 }
+if (readFileSync(chatEventJsFile, 'utf8') !== chatEventDictionaryModule(dictionaryFromGo(readFileSync(chatEventGoSource, 'utf8'), 'chat/dictionary.go'))) {
+  problems.push('src/chateventdict.js differs from chat/dictionary.go: run npm run generate');
+}
 
 const out = mkdtempSync(join(tmpdir(), 'anth-types-'));
 try {
@@ -67,4 +74,4 @@ if (problems.length > 0) {
   for (const p of problems) console.error('check: ' + p);
   process.exit(1);
 }
-console.log('check: types/ and src/dictionary.js are current; no runtime dependencies');
+console.log('check: types/ and the dictionaries generated from Go are current; no runtime dependencies');

@@ -6,6 +6,7 @@
 // holds every record to §11.2's sync-flush rule, with every fault an
 // AnthError at its offset in the coded input.
 
+import { CHAT_EVENT_DICTIONARY } from './chateventdict.js';
 import { EVENT_DICTIONARY } from './dictionary.js';
 import { AnthError } from './errors.js';
 
@@ -44,17 +45,28 @@ export function adler32(b) {
   return ((s << 16) | a) >>> 0;
 }
 
-/** @type {{bytes: Uint8Array, id: number} | undefined} */
-let eventDict;
+/** @typedef {{bytes: Uint8Array, id: number, api: 'messages' | 'chat' | ''}} PresetDictionary */
 
-/** The EVENT dictionary's last 32 KiB (all of it) and its DICTID, computed once. */
-function eventDictionary() {
-  if (!eventDict) {
-    const all = new TextEncoder().encode(EVENT_DICTIONARY);
-    const bytes = all.subarray(Math.max(0, all.length - WINDOW));
-    eventDict = { bytes, id: adler32(bytes) };
+/** @type {PresetDictionary[] | undefined} */
+let presets;
+
+/**
+ * presetDictionaries returns the last 32 KiB (all) of the Messages EVENT
+ * dictionary and of the Chat Completions bridge's, with their DICTIDs,
+ * computed once.
+ */
+function presetDictionaries() {
+  if (!presets) {
+    presets = /** @type {const} */ ([
+      ['messages', EVENT_DICTIONARY],
+      ['chat', CHAT_EVENT_DICTIONARY],
+    ]).map(([api, d]) => {
+      const all = new TextEncoder().encode(d);
+      const bytes = all.subarray(Math.max(0, all.length - WINDOW));
+      return { bytes, id: adler32(bytes), api };
+    });
   }
-  return eventDict;
+  return presets;
 }
 
 // RFC 1951 §3.2.5 and §3.2.7.
@@ -171,9 +183,11 @@ const FINAL = 3; // a final block ended
 /**
  * @typedef {object} DeflateReaderOptions
  * @property {Uint8Array} [dictionary] the preset dictionary the body was
- *   coded from, of which the last 32 KiB count; default the EVENT
- *   dictionary, anth-deflate's (SPEC.md §11.3). An empty one is none
- *   (DICTID 00 00 00 01), as Go's deflate.NewReader(r, nil)
+ *   coded from, of which the last 32 KiB count. By default the body may be
+ *   coded from either API's: the Messages EVENT dictionary (SPEC.md §11.3)
+ *   or the Chat Completions bridge's (§7b.6), and its DICTID says which
+ *   (DeflateReader.api). An empty one is none (DICTID 00 00 00 01), as Go's
+ *   deflate.NewReader(r, nil)
  */
 
 /**
@@ -182,7 +196,8 @@ const FINAL = 3; // a final block ended
  * the records given so far hold, so a record's frames come out when the
  * record has arrived — and end marks the end of the input.
  *
- * The body starts with the DICTID of the EVENT dictionary (§11.3); another
+ * The body starts with the DICTID of the Messages EVENT dictionary (§11.3)
+ * or the Chat Completions bridge's (§7b.6), unless options name one; another
  * is an AnthError of kind 'Malformed' at offset 0. Input that ends inside
  * the DICTID or a record is 'Truncated' (end throws it); input that ends
  * between records is a clean end, and the ANTH stream inside says whether
@@ -206,18 +221,28 @@ export class DeflateReader {
    * @param {DeflateReaderOptions} [options]
    */
   constructor(options = {}) {
-    let d = eventDictionary();
     if (options.dictionary) {
       const bytes = options.dictionary.slice(Math.max(0, options.dictionary.length - WINDOW));
-      d = { bytes, id: adler32(bytes) };
+      this.#dicts = [{ bytes, id: adler32(bytes), api: '' }];
+    } else {
+      this.#dicts = presetDictionaries();
     }
-    this.#id = d.id;
-    this.#buf = new Uint8Array(Math.min(BUFFER, d.bytes.length + START));
-    this.#buf.set(d.bytes);
-    this.#w = this.#emit = d.bytes.length;
   }
 
-  #id;
+  /** @type {PresetDictionary[]} the dictionaries the DICTID may name */
+  #dicts;
+  /** @type {'messages' | 'chat' | ''} */
+  #api = '';
+
+  /**
+   * Which API's preset dictionary the body's DICTID named: 'messages' or
+   * 'chat' (so which API the ANTH inside speaks, and which dictionary its
+   * EVENTs would use outside anth-deflate); '' before the DICTID is read or
+   * when the reader was given a dictionary of its own.
+   */
+  get api() {
+    return this.#api;
+  }
   #phase = P_ID;
   #off = 0; // coded bytes consumed
   /** @type {AnthError | undefined} */
@@ -258,8 +283,8 @@ export class DeflateReader {
   #sym = 0; // the length or distance symbol whose extra bits are due
 
   // The window and the output not yet returned: buf[emit:w].
-  /** @type {Uint8Array} */
-  #buf;
+  /** @type {Uint8Array} made when the DICTID names the dictionary it starts with */
+  #buf = new Uint8Array(0);
   #w = 0;
   #emit = 0;
   /** @type {Uint8Array[]} */
@@ -351,9 +376,15 @@ export class DeflateReader {
           this.#off = 4;
           const ib = this.#idBuf;
           const id = ((ib[0] << 24) | (ib[1] << 16) | (ib[2] << 8) | ib[3]) >>> 0;
-          if (id !== this.#id) {
-            throw this.#fail('Malformed', 0, `DICTID ${hex32(id)}, want ${hex32(this.#id)}: the body was coded from another preset dictionary`);
+          const d = this.#dicts.find((x) => x.id === id);
+          if (!d) {
+            const want = this.#dicts.map((x) => hex32(x.id)).join(' or ');
+            throw this.#fail('Malformed', 0, `DICTID ${hex32(id)}, want ${want}: the body was coded from another preset dictionary`);
           }
+          this.#api = d.api;
+          this.#buf = new Uint8Array(Math.min(BUFFER, d.bytes.length + START));
+          this.#buf.set(d.bytes);
+          this.#w = this.#emit = d.bytes.length;
           this.#phase = P_LEN;
           break;
         }

@@ -11,40 +11,47 @@ import { compact } from './json.js';
 /** An event's data, joined and inflated, is at most this long unless configured: Go's sse.DefaultMaxEvent. */
 export const DEFAULT_MAX_EVENT = 1 << 20;
 
-/** @type {Uint8Array | undefined} */
-let dictionaryBlock;
+/** @type {Map<string, Uint8Array>} */
+const dictionaryBlocks = new Map();
 
 /**
- * storedDictionary returns the EVENT dictionary as a stored (uncompressed)
+ * storedDictionary returns a preset dictionary as a stored (uncompressed)
  * DEFLATE block that is not the last (RFC 1951 §3.2.4: BFINAL 0, BTYPE 00,
  * then LEN and NLEN, little-endian, then the bytes). Put in front of an
  * event's DEFLATE data, it fills the inflater's window with the dictionary,
  * which is what a preset dictionary is: DecompressionStream takes no
  * dictionary of its own.
+ * @param {string} dictionary
  */
-function storedDictionary() {
-  if (!dictionaryBlock) {
-    const dict = new TextEncoder().encode(EVENT_DICTIONARY);
-    const n = dict.length; // < 65,536: one stored block holds it
-    dictionaryBlock = new Uint8Array(5 + n);
-    dictionaryBlock.set([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]);
-    dictionaryBlock.set(dict, 5);
+function storedDictionary(dictionary) {
+  let block = dictionaryBlocks.get(dictionary);
+  if (!block) {
+    const all = new TextEncoder().encode(dictionary);
+    const dict = all.subarray(Math.max(0, all.length - (1 << 15))); // the window's 32 KiB: one stored block holds it
+    const n = dict.length;
+    block = new Uint8Array(5 + n);
+    block.set([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]);
+    block.set(dict, 5);
+    dictionaryBlocks.set(dictionary, block);
   }
-  return dictionaryBlock;
+  return block;
 }
 
 /**
  * inflateEvent returns the data of a deflated EVENT (EventEncoding.DEFLATE,
  * SPEC.md §3.10), raw DEFLATE, inflated with the EVENT dictionary as its
- * preset dictionary; more than max bytes out is 'TooLarge', data that does
- * not inflate 'Malformed'. It is for EVENT data only: other DEFLATE data was
- * not made with this dictionary.
+ * preset dictionary (the Messages one unless dictionary is given, as
+ * CHAT_EVENT_DICTIONARY is for the Chat Completions bridge, §7b.6); more
+ * than max bytes out is 'TooLarge', data that does not inflate 'Malformed'.
+ * It is for EVENT data only: other DEFLATE data was not made with this
+ * dictionary.
  * @param {Uint8Array} z
  * @param {number} max
+ * @param {string} [dictionary] default EVENT_DICTIONARY
  * @returns {Promise<Uint8Array>}
  */
-export async function inflateEvent(z, max) {
-  const prefix = storedDictionary();
+export async function inflateEvent(z, max, dictionary = EVENT_DICTIONARY) {
+  const prefix = storedDictionary(dictionary);
   const skip = prefix.length - 5;
   const ds = new DecompressionStream('deflate-raw');
   const writer = ds.writable.getWriter();
@@ -94,6 +101,9 @@ export async function inflateEvent(z, max) {
  *   a stream that arrived in anth-deflate, whose EVENTs travel raw (SPEC.md
  *   §11.2), so the coding's ratio and an EVENT's never multiply (Go's
  *   EventReader.RawOnly)
+ * @property {string} [dictionary] the preset dictionary of deflated EVENT
+ *   data: EVENT_DICTIONARY (the Messages API's, the default) or
+ *   CHAT_EVENT_DICTIONARY (the Chat Completions bridge's, SPEC.md §7b.6)
  */
 
 /**
@@ -108,8 +118,10 @@ export class EventReader {
   constructor(options = {}) {
     this.#max = options.maxEvent && options.maxEvent > 0 ? options.maxEvent : DEFAULT_MAX_EVENT;
     this.#rawOnly = options.rawOnly === true;
+    this.#dict = options.dictionary ?? EVENT_DICTIONARY;
   }
 
+  #dict;
   #max;
   #rawOnly;
   #pending = false;
@@ -132,6 +144,33 @@ export class EventReader {
    */
   async add(f) {
     const ev = f.event();
+    let data = this.#join(ev);
+    if (!data) return null;
+    if (this.#enc === EventEncoding.DEFLATE) data = await inflateEvent(data, this.#max, this.#dict);
+    return this.#finish(data);
+  }
+
+  /**
+   * addSync is add without a Promise for an event that needs no inflating:
+   * it returns what add would, or undefined, having done nothing, for a
+   * frame of a deflated event (outside anth-deflate), which only add reads.
+   * @param {import('./frame.js').Frame} f
+   * @returns {JoinedEvent | null | undefined}
+   */
+  addSync(f) {
+    const ev = f.event();
+    if (ev.encoding === EventEncoding.DEFLATE && !this.#rawOnly) return undefined;
+    const data = this.#join(ev);
+    return data ? this.#finish(data) : null;
+  }
+
+  /**
+   * join takes an EVENT frame's event and returns the data of the event it
+   * completes, joined and not yet inflated, or null when it continues.
+   * @param {import('./frame.js').Event} ev
+   * @returns {Uint8Array | null}
+   */
+  #join(ev) {
     if (this.#rawOnly && ev.encoding === EventEncoding.DEFLATE) {
       throw new AnthError('Malformed', -1, 'a deflated EVENT inside anth-deflate, whose EVENTs are raw');
     }
@@ -148,9 +187,17 @@ export class EventReader {
     this.#parts.push(ev.data.slice());
     this.#size += ev.data.length;
     if ((this.#pending = ev.more)) return null;
-    let data = this.#parts.length === 1 ? this.#parts[0] : join(this.#parts, this.#size);
+    const data = this.#parts.length === 1 ? this.#parts[0] : join(this.#parts, this.#size);
     this.#parts = [];
-    if (this.#enc === EventEncoding.DEFLATE) data = await inflateEvent(data, this.#max);
+    return data;
+  }
+
+  /**
+   * finish checks an event's data, inflated, and returns the event.
+   * @param {Uint8Array} data
+   * @returns {JoinedEvent}
+   */
+  #finish(data) {
     if (this.#name.includes(0x0a) || this.#name.includes(0x0d)) {
       throw new AnthError('Malformed', -1, 'EVENT name with a line break');
     }

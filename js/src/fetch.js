@@ -1,7 +1,10 @@
-// Adapters for the official Anthropic TypeScript SDK (@anthropic-ai/sdk):
-// a fetch and a middleware that ask for ANTH on streaming calls and hand the
-// SDK the SSE it already reads. Everything else passes through untouched.
+// Adapters for the official TypeScript SDKs, Anthropic's (@anthropic-ai/sdk)
+// and OpenAI's (openai): a fetch and a middleware that ask for ANTH on
+// streaming calls and hand the SDK the SSE it already reads — the Messages
+// API's, or the Chat Completions API's for a request to a path ending in
+// /chat/completions. Everything else passes through untouched.
 
+import { ChatEncoderStream } from './chat.js';
 import { CODING, DeflateDecoderStream, isCoded } from './deflate.js';
 import { SSEEncoderStream } from './sse.js';
 
@@ -21,10 +24,11 @@ export const CONTENT_TYPE = 'application/x-anthropic-binary';
 export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/event-stream;q=0.9,application/json;q=0.8`;
 
 /**
- * @typedef {import('./sse.js').EncoderOptions} AdapterOptions
- * anthMiddleware's options: the SSE encoder's. The model of the
- * message_start written for an ANTH stream that carries none defaults to
- * the request's model.
+ * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions} AdapterOptions
+ * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
+ * Messages API, ChatEncoder's for Chat Completions). The model of the
+ * message_start or chunks written for an ANTH stream that carries none
+ * defaults to the request's model.
  */
 
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
@@ -39,8 +43,10 @@ export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/eve
  * anthFetch returns a fetch for the SDK's `fetch` client option: on a
  * streaming call (a POST whose JSON body has "stream": true) it asks for
  * ANTH (in anth-deflate first), and it turns a 2xx response of Content-Type
- * application/x-anthropic-binary into the SSE the SDK reads (SSEEncoderStream),
- * inflating it first when it is anth-deflate (a Content-Type parameter
+ * application/x-anthropic-binary into the SSE the SDK reads: the Chat
+ * Completions API's (ChatEncoderStream) when the request's URL path ends in
+ * /chat/completions, as the openai SDK's do, else the Messages API's
+ * (SSEEncoderStream), inflating it first when it is anth-deflate (a Content-Type parameter
  * coding=anth-deflate, or Content-Encoding anth-deflate: isCoded).
  * Other requests and responses pass through untouched; aborting the
  * request's signal aborts the stream; a stream cut before its end errors
@@ -48,6 +54,7 @@ export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/eve
  *
  *     new Anthropic({ fetch: anthFetch() })
  *     new Anthropic({ fetch: anthFetch({ fetch: myFetch, maxEvent: 4 << 20 }) })
+ *     new OpenAI({ fetch: anthFetch() })
  *
  * @param {AnthFetchOptions} [options]
  * @returns {Fetch}
@@ -61,7 +68,7 @@ export function anthFetch(options = {}) {
     const headers = new Headers(init?.headers);
     headers.set('Accept', ACCEPT);
     const response = await inner(input, { ...init, headers });
-    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model });
+    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(input));
   };
 }
 
@@ -94,7 +101,7 @@ export function anthMiddleware(options = {}) {
     const headers = new Headers(request.headers);
     headers.set('Accept', ACCEPT);
     const response = await next({ ...request, headers });
-    return toSSEResponse(response, { ...options, model: options.model ?? call.model });
+    return toSSEResponse(response, { ...options, model: options.model ?? call.model }, isChat(request.url));
   };
 }
 
@@ -124,13 +131,32 @@ function streamingCall(method, body, stream) {
 }
 
 /**
+ * isChat reports whether a request goes to the Chat Completions API: its
+ * URL's path ends in /chat/completions (SPEC.md §7b), as the openai SDK's
+ * `chat.completions` calls do, whatever base URL comes before it.
+ * @param {string | URL | Request} input
+ */
+function isChat(input) {
+  const url = typeof input === 'string' ? input : 'href' in input ? input.href : input.url;
+  let path;
+  try {
+    path = new URL(url, 'http://localhost').pathname;
+  } catch {
+    return false;
+  }
+  return path.replace(/\/+$/, '').endsWith('/chat/completions');
+}
+
+/**
  * toSSEResponse returns response with its body as SSE when it is a success
- * that carries ANTH, else response itself.
+ * that carries ANTH, else response itself: the Chat Completions API's SSE
+ * when chat, else the Messages API's.
  * @param {Response} response
  * @param {AdapterOptions} options
+ * @param {boolean} chat
  * @returns {Response}
  */
-function toSSEResponse(response, options) {
+function toSSEResponse(response, options, chat) {
   const type = (response.headers.get('Content-Type') ?? '').split(';')[0].trim().toLowerCase();
   if (!response.ok || type !== CONTENT_TYPE || !response.body) return response;
   const coded = isCoded(response.headers);
@@ -139,7 +165,8 @@ function toSSEResponse(response, options) {
   headers.delete('Content-Length');
   if (coded) headers.delete('Content-Encoding');
   const anth = coded ? response.body.pipeThrough(new DeflateDecoderStream()) : response.body;
-  const converted = new Response(anth.pipeThrough(new SSEEncoderStream({ ...options, coded })), {
+  const sse = chat ? new ChatEncoderStream({ ...options, coded }) : new SSEEncoderStream({ ...options, coded });
+  const converted = new Response(anth.pipeThrough(sse), {
     status: response.status,
     statusText: response.statusText,
     headers,

@@ -1,6 +1,7 @@
 // @layer0/anth: ANTH, a compact binary wire format for LLM token streams
 // (SPEC.md), for JavaScript: frames, requests, text reassembly, ANTH to SSE
-// conversion, and adapters for the official Anthropic TypeScript SDK.
+// conversion (the Anthropic Messages API's and OpenAI's Chat Completions
+// SSE), and adapters for the official Anthropic and OpenAI TypeScript SDKs.
 
 export { AnthError, StatusError } from './errors.js';
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from './type.js';
@@ -36,7 +37,9 @@ export { REQUEST_DICTIONARY } from './requestdict.js';
 export { TextReassembler } from './text.js';
 export { EventReader, inflateEvent, DEFAULT_MAX_EVENT } from './events.js';
 export { EVENT_DICTIONARY } from './dictionary.js';
+export { CHAT_EVENT_DICTIONARY } from './chateventdict.js';
 export { SSEEncoder, SSEEncoderStream, toSSE, DEFAULT_MAX_OPEN_BLOCKS } from './sse.js';
+export { ChatEncoder, ChatEncoderStream, toChatSSE, chatErrorType, chatFinishReason, CHAT_MAX_TEMPLATE, CHAT_MAX_BLOCKS } from './chat.js';
 export { stopReasonName, errorTypeName } from './names.js';
 export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from './fetch.js';
 export { DeflateReader, DeflateDecoderStream, isCoded, CODING, MAX_RECORD } from './deflate.js';
@@ -68,6 +71,7 @@ export { DeflateReader, DeflateDecoderStream, isCoded, CODING, MAX_RECORD } from
  * @typedef {import('./events.js').EventReaderOptions} EventReaderOptions
  * @typedef {import('./events.js').JoinedEvent} JoinedEvent
  * @typedef {import('./sse.js').EncoderOptions} EncoderOptions
+ * @typedef {import('./chat.js').ChatEncoderOptions} ChatEncoderOptions
  * @typedef {import('./fetch.js').AdapterOptions} AdapterOptions
  * @typedef {import('./fetch.js').AnthFetchOptions} AnthFetchOptions
  * @typedef {import('./fetch.js').Fetch} Fetch

@@ -147,7 +147,7 @@ export function compact(src) {
  * @param {Uint8Array} s
  * @param {number} i
  */
-function space(s, i) {
+export function space(s, i) {
   while (i < s.length) {
     const c = s[i];
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
@@ -337,7 +337,7 @@ export function members(obj) {
  * @param {Uint8Array} js
  * @param {number} i
  */
-function skipString(js, i) {
+export function skipString(js, i) {
   const start = i;
   for (i++; ; ) {
     const j = js.indexOf(0x22, i);
@@ -354,7 +354,7 @@ function skipString(js, i) {
  * @param {Uint8Array} js
  * @param {number} i
  */
-function skipValue(js, i) {
+export function skipValue(js, i) {
   if (i >= js.length) return -1;
   const c = js[i];
   if (c === 0x22) return skipString(js, i);

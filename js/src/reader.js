@@ -30,6 +30,9 @@ export const DEFAULT_MAX_VALUE = 1 << 20;
  *   (Go's WithRawFrames)
  * @property {(f: Frame) => void} [onSkip] called with each frame of an
  *   unknown ignorable type before it is skipped, so a proxy can forward it
+ * @property {boolean} [frameStarts] record where each frame feed returns
+ *   starts in the stream (FrameReader.starts), for a converter that reports
+ *   its own errors at the frame they are about, as Go's Encoders do
  * @property {number} [maxValue] the most bytes of a DONE or ERROR payload
  *   joined from continuation frames (SPEC.md §4), its reason or code
  *   included; a value over it is an AnthError of kind 'TooLarge' at the
@@ -81,6 +84,7 @@ export class FrameReader {
   constructor(options = {}) {
     this.#raw = options.rawFrames === true;
     this.#onSkip = options.onSkip;
+    this.#starts = options.frameStarts === true ? [] : undefined;
     this.#maxValue = options.maxValue && options.maxValue > 0 ? options.maxValue : DEFAULT_MAX_VALUE;
   }
 
@@ -88,6 +92,19 @@ export class FrameReader {
   #maxValue;
   /** @type {((f: Frame) => void) | undefined} */
   #onSkip;
+  /** @type {number[] | undefined} */
+  #starts;
+  #lastSize = 0; // the size of the frame #frame parsed last
+
+  /**
+   * With the frameStarts option, the stream offsets where the frames the
+   * last feed returned start, in order (for a DONE or ERROR joined from
+   * continuation frames, where its last frame starts); else empty.
+   * @returns {readonly number[]}
+   */
+  get starts() {
+    return this.#starts ?? [];
+  }
 
   // Bytes held from earlier pieces: pend[pStart:pEnd]. They are only ever
   // appended to past pEnd, or copied to a new array, so frames returned
@@ -138,12 +155,14 @@ export class FrameReader {
     this.#cPos = 0;
     /** @type {Frame[]} */
     const frames = [];
+    if (this.#starts) this.#starts.length = 0;
     try {
       this.#fast(frames);
       for (;;) {
         const f = this.#next();
         if (f === EOF) break; // only a raw reader's, or after the end
         frames.push(f);
+        this.#starts?.push(this.#off - this.#lastSize);
       }
     } catch (e) {
       if (e !== NEED_MORE) {
@@ -198,6 +217,7 @@ export class FrameReader {
       const ti = typeInfo(t);
       if (end > b.length || !ti?.fast || n < ti.min || (n & ti.mask) !== 0) break;
       frames.push(new Frame(t, b.subarray(i + HEADER_SIZE, end)));
+      this.#starts?.push(this.#off + i - this.#cPos);
       i = end;
     }
     this.#off += i - this.#cPos;
@@ -319,6 +339,7 @@ export class FrameReader {
     const pe = checkPayload(t, p, this.#off);
     if (pe) throw pe;
     this.#consume(HEADER_SIZE + n);
+    this.#lastSize = HEADER_SIZE + n;
     return new Frame(t, p);
   }
 

@@ -58,7 +58,7 @@ const nameBlockStop = enc('content_block_stop');
 /**
  * Sink collects the SSE bytes of a write.
  */
-class Sink {
+export class Sink {
   buf = new Uint8Array(4096);
   n = 0;
 

@@ -111,6 +111,15 @@ export class TextReassembler {
   }
 
   /**
+   * blocks returns the blocks whose text has been decoded and not ended, in
+   * order.
+   * @returns {number[]}
+   */
+  blocks() {
+    return [...this.#blocks.keys()].sort((a, b) => a - b);
+  }
+
+  /**
    * end forgets block and returns, by kind (0 to 3), what it still held: one
    * U+FFFD for a character its end cut off, '' for a kind that held nothing.
    * @param {number} block

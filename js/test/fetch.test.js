@@ -129,3 +129,41 @@ test('anthFetch takes the fetch to wrap and the SSE encoder\'s options in one ob
   const r2 = await anthFetch({ fetch: two.fetch, maxOpenBlocks: 1 })('https://api.example/v1/messages', { method: 'POST', body: streamBody });
   await assert.rejects(r2.text(), (e) => e.kind === 'TooLarge');
 });
+
+test('a call to …/chat/completions gets the Chat Completions SSE Go writes, from plain ANTH and from anth-deflate', async () => {
+  const { chatGoldens, maskObfuscation } = await import('./helpers.js');
+  const chatBody = JSON.stringify({ model: 'gpt-x', messages: [], stream: true });
+  for (const g of chatGoldens()) {
+    const want = maskObfuscation(new TextDecoder().decode(g.sse));
+    for (const url of ['https://api.example/v1/chat/completions', new URL('https://gw.example/openai/v1/chat/completions/'), new Request('https://api.example/v1/chat/completions?x=1')]) {
+      const { fetch, calls } = standIn(() => anthResponse(g.anth));
+      const res = await anthFetch({ fetch })(url, url instanceof Request ? undefined : { method: 'POST', body: chatBody });
+      if (url instanceof Request) {
+        // A Request's body is not read: it passes through as it is.
+        assert.equal(calls[0].init, undefined);
+        continue;
+      }
+      assert.equal(new Headers(calls[0].init.headers).get('accept'), ACCEPT);
+      assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+      assert.equal(maskObfuscation(await res.text()), want, `${g.name} from ${url}`);
+    }
+    const coded = standIn(() => new Response(new Blob([g.anthz]).stream(), { headers: { 'Content-Type': `${CONTENT_TYPE}; coding=anth-deflate` } }));
+    const res = await anthFetch({ fetch: coded.fetch })('https://api.example/v1/chat/completions', { method: 'POST', body: chatBody });
+    assert.equal(maskObfuscation(await res.text()), want, `${g.name} from anth-deflate`);
+    const mw = anthMiddleware();
+    const viaMw = await mw({ url: 'https://api.example/v1/chat/completions', method: 'POST', headers: new Headers(), body: chatBody }, async () => anthResponse(g.anth));
+    assert.equal(maskObfuscation(await viaMw.text()), want, `${g.name} through anthMiddleware`);
+  }
+});
+
+test('the chat encoder names a stream with no chunks of its own after the request model; a Messages path still gets Messages SSE', async () => {
+  const { encodeMagic, encodeText, encodeDone } = await import('../src/index.js');
+  const bytes = new Uint8Array([...encodeMagic(), ...encodeText(0, 'Hi'), ...encodeDone(1)]);
+  const chatBody = JSON.stringify({ model: 'gpt-x', messages: [], stream: true });
+  const res = await anthFetch({ fetch: standIn(() => anthResponse(bytes)).fetch })('https://api.example/v1/chat/completions', { method: 'POST', body: chatBody });
+  const text = await res.text();
+  assert.match(text, /^data: \{"id":"chatcmpl-anth","object":"chat.completion.chunk","created":\d+,"model":"gpt-x","choices":\[\{"index":0,"delta":\{"role":"assistant","content":"Hi"\}/);
+  assert.match(text, /"finish_reason":"stop"\}\]\}\n\ndata: \[DONE\]\n\n$/);
+  const messages = await anthFetch({ fetch: standIn(() => anthResponse(bytes)).fetch })('https://api.example/v1/chat/completionsx', { method: 'POST', body: chatBody });
+  assert.match(await messages.text(), /^event: message_start\n/);
+});

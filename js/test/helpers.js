@@ -74,3 +74,60 @@ export function fromHex(hex) {
 export function toHex(b) {
   return [...b].map((x) => x.toString(16).toUpperCase().padStart(2, '0')).join(' ');
 }
+
+/**
+ * The Chat Completions recordings of testdata/golden/chat: name, the ANTH
+ * Go's chat.Decoder makes of testdata/chat/NAME.sse, the SSE Go's
+ * chat.Encoder makes of that ANTH, and the anth-deflate body Go's
+ * anthhttp.Proxy sends for it.
+ */
+export function chatGoldens() {
+  const dir = 'testdata/golden/chat/';
+  const recordings = readdirSync(root + 'testdata/chat/').filter((f) => f.endsWith('.sse'));
+  const names = readdirSync(root + dir)
+    .filter((f) => f.endsWith('.anth'))
+    .map((f) => f.slice(0, -'.anth'.length))
+    .sort();
+  if (names.length < 5 || names.length !== recordings.length) {
+    throw new Error(`found ${names.length} chat goldens in ${dir} for ${recordings.length} recordings, want one each and at least 5`);
+  }
+  return names.map((name) => ({
+    name,
+    recording: readRepo('testdata/chat/' + name + '.sse'),
+    anth: readRepo(dir + name + '.anth'),
+    anthz: readRepo(dir + name + '.anthz'),
+    sse: readRepo(dir + name + '.sse'),
+  }));
+}
+
+/**
+ * maskObfuscation replaces each obfuscation string's characters by x, so
+ * two streams that differ in those random strings alone compare equal when
+ * the strings have the same lengths (SPEC.md §7b.4).
+ * @param {string} s
+ */
+export function maskObfuscation(s) {
+  return s.replace(/"obfuscation":"((?:[^"\\]|\\.)*)"/g, (_, o) => `"obfuscation":"${'x'.repeat(o.length)}"`);
+}
+
+/**
+ * chunkValues returns the data of each event of a Chat Completions stream
+ * as JSON values (strings for data that is not JSON, as [DONE]), with
+ * obfuscation masked as maskObfuscation does: two streams whose chunks are
+ * the same JSON values, key order aside, give deep-equal results.
+ * @param {Uint8Array} sse
+ */
+export function chunkValues(sse) {
+  return new TextDecoder()
+    .decode(sse)
+    .split(/\r?\n\r?\n/)
+    .map((ev) => ev.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+    .filter((d) => d !== '')
+    .map((d) => {
+      try {
+        return JSON.parse(maskObfuscation(d));
+      } catch {
+        return d;
+      }
+    });
+}

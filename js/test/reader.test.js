@@ -273,3 +273,29 @@ test('joining holds at most maxValue bytes, whatever the stream sends', () => {
     }
   }
 });
+
+test('frameStarts: FrameReader.starts gives where each frame feed returns starts, skipped frames and pieces included', async () => {
+  const { encodeMagic, encodeText, encodeEvent, encodeFrame, encodeError, EventEncoding, Frame } = await import('../src/index.js');
+  const parts = [encodeMagic(), encodeText(0, 'Hi'), encodeFrame(new Frame(0xfe, new Uint8Array(9))), encodeEvent(EventEncoding.JSON, 'x', new TextEncoder().encode('{}')), encodeText(1, ''), encodeError(500, 'e'.repeat(70000))];
+  const stream = concat(parts);
+  const want = [];
+  let at = 0;
+  for (const [i, p] of parts.entries()) {
+    if (i > 0 && i !== 2) want.push(at);
+    at += p.length;
+  }
+  // The joined ERROR is reported where its last frame starts.
+  want[want.length - 1] = stream.length - (3 + 70000 + 2 - 65535 + 2);
+  for (const size of [stream.length, 1, 7]) {
+    const r = new FrameReader({ frameStarts: true });
+    const got = [];
+    for (const piece of chunk(stream, size)) {
+      const n = r.feed(piece).length;
+      assert.equal(r.starts.length, n);
+      got.push(...r.starts);
+    }
+    r.end();
+    assert.deepEqual(got, want, `pieces of ${size}`);
+  }
+  assert.deepEqual(new FrameReader().starts, []);
+});

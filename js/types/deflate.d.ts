@@ -21,9 +21,11 @@ export const MAX_RECORD: number;
 /**
  * @typedef {object} DeflateReaderOptions
  * @property {Uint8Array} [dictionary] the preset dictionary the body was
- *   coded from, of which the last 32 KiB count; default the EVENT
- *   dictionary, anth-deflate's (SPEC.md §11.3). An empty one is none
- *   (DICTID 00 00 00 01), as Go's deflate.NewReader(r, nil)
+ *   coded from, of which the last 32 KiB count. By default the body may be
+ *   coded from either API's: the Messages EVENT dictionary (SPEC.md §11.3)
+ *   or the Chat Completions bridge's (§7b.6), and its DICTID says which
+ *   (DeflateReader.api). An empty one is none (DICTID 00 00 00 01), as Go's
+ *   deflate.NewReader(r, nil)
  */
 /**
  * DeflateReader reads anth-deflate (SPEC.md §11) from bytes pushed to it in
@@ -31,7 +33,8 @@ export const MAX_RECORD: number;
  * the records given so far hold, so a record's frames come out when the
  * record has arrived — and end marks the end of the input.
  *
- * The body starts with the DICTID of the EVENT dictionary (§11.3); another
+ * The body starts with the DICTID of the Messages EVENT dictionary (§11.3)
+ * or the Chat Completions bridge's (§7b.6), unless options name one; another
  * is an AnthError of kind 'Malformed' at offset 0. Input that ends inside
  * the DICTID or a record is 'Truncated' (end throws it); input that ends
  * between records is a clean end, and the ANTH stream inside says whether
@@ -55,6 +58,13 @@ export class DeflateReader {
      * @param {DeflateReaderOptions} [options]
      */
     constructor(options?: DeflateReaderOptions);
+    /**
+     * Which API's preset dictionary the body's DICTID named: 'messages' or
+     * 'chat' (so which API the ANTH inside speaks, and which dictionary its
+     * EVENTs would use outside anth-deflate); '' before the DICTID is read or
+     * when the reader was given a dictionary of its own.
+     */
+    get api(): "" | "messages" | "chat";
     /** The offset in the coded input of the next byte the reader will consume. */
     get offset(): number;
     /**
@@ -90,12 +100,19 @@ export type DynTables = {
     cl: Huffman;
     lengths: Uint8Array;
 };
+export type PresetDictionary = {
+    bytes: Uint8Array;
+    id: number;
+    api: "messages" | "chat" | "";
+};
 export type DeflateReaderOptions = {
     /**
      * the preset dictionary the body was
-     * coded from, of which the last 32 KiB count; default the EVENT
-     * dictionary, anth-deflate's (SPEC.md §11.3). An empty one is none
-     * (DICTID 00 00 00 01), as Go's deflate.NewReader(r, nil)
+     * coded from, of which the last 32 KiB count. By default the body may be
+     * coded from either API's: the Messages EVENT dictionary (SPEC.md §11.3)
+     * or the Chat Completions bridge's (§7b.6), and its DICTID says which
+     * (DeflateReader.api). An empty one is none (DICTID 00 00 00 01), as Go's
+     * deflate.NewReader(r, nil)
      */
     dictionary?: Uint8Array<ArrayBufferLike> | undefined;
 };

@@ -1,14 +1,17 @@
 /**
  * inflateEvent returns the data of a deflated EVENT (EventEncoding.DEFLATE,
  * SPEC.md §3.10), raw DEFLATE, inflated with the EVENT dictionary as its
- * preset dictionary; more than max bytes out is 'TooLarge', data that does
- * not inflate 'Malformed'. It is for EVENT data only: other DEFLATE data was
- * not made with this dictionary.
+ * preset dictionary (the Messages one unless dictionary is given, as
+ * CHAT_EVENT_DICTIONARY is for the Chat Completions bridge, §7b.6); more
+ * than max bytes out is 'TooLarge', data that does not inflate 'Malformed'.
+ * It is for EVENT data only: other DEFLATE data was not made with this
+ * dictionary.
  * @param {Uint8Array} z
  * @param {number} max
+ * @param {string} [dictionary] default EVENT_DICTIONARY
  * @returns {Promise<Uint8Array>}
  */
-export function inflateEvent(z: Uint8Array, max: number): Promise<Uint8Array>;
+export function inflateEvent(z: Uint8Array, max: number, dictionary?: string): Promise<Uint8Array>;
 /**
  * @param {Uint8Array} a
  * @param {Uint8Array} b
@@ -29,6 +32,9 @@ export const DEFAULT_MAX_EVENT: number;
  *   a stream that arrived in anth-deflate, whose EVENTs travel raw (SPEC.md
  *   §11.2), so the coding's ratio and an EVENT's never multiply (Go's
  *   EventReader.RawOnly)
+ * @property {string} [dictionary] the preset dictionary of deflated EVENT
+ *   data: EVENT_DICTIONARY (the Messages API's, the default) or
+ *   CHAT_EVENT_DICTIONARY (the Chat Completions bridge's, SPEC.md §7b.6)
  */
 /**
  * EventReader joins a stream's EVENT frames into the events they carry: it
@@ -49,6 +55,14 @@ export class EventReader {
      * @returns {Promise<JoinedEvent | null>}
      */
     add(f: import("./frame.js").Frame): Promise<JoinedEvent | null>;
+    /**
+     * addSync is add without a Promise for an event that needs no inflating:
+     * it returns what add would, or undefined, having done nothing, for a
+     * frame of a deflated event (outside anth-deflate), which only add reads.
+     * @param {import('./frame.js').Frame} f
+     * @returns {JoinedEvent | null | undefined}
+     */
+    addSync(f: import("./frame.js").Frame): JoinedEvent | null | undefined;
     #private;
 }
 export type JoinedEvent = {
@@ -74,4 +88,10 @@ export type EventReaderOptions = {
      * EventReader.RawOnly)
      */
     rawOnly?: boolean | undefined;
+    /**
+     * the preset dictionary of deflated EVENT
+     * data: EVENT_DICTIONARY (the Messages API's, the default) or
+     * CHAT_EVENT_DICTIONARY (the Chat Completions bridge's, SPEC.md §7b.6)
+     */
+    dictionary?: string | undefined;
 };

@@ -1,8 +1,9 @@
 /**
- * @typedef {import('./sse.js').EncoderOptions} AdapterOptions
- * anthMiddleware's options: the SSE encoder's. The model of the
- * message_start written for an ANTH stream that carries none defaults to
- * the request's model.
+ * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions} AdapterOptions
+ * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
+ * Messages API, ChatEncoder's for Chat Completions). The model of the
+ * message_start or chunks written for an ANTH stream that carries none
+ * defaults to the request's model.
  */
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
 /**
@@ -14,8 +15,10 @@
  * anthFetch returns a fetch for the SDK's `fetch` client option: on a
  * streaming call (a POST whose JSON body has "stream": true) it asks for
  * ANTH (in anth-deflate first), and it turns a 2xx response of Content-Type
- * application/x-anthropic-binary into the SSE the SDK reads (SSEEncoderStream),
- * inflating it first when it is anth-deflate (a Content-Type parameter
+ * application/x-anthropic-binary into the SSE the SDK reads: the Chat
+ * Completions API's (ChatEncoderStream) when the request's URL path ends in
+ * /chat/completions, as the openai SDK's do, else the Messages API's
+ * (SSEEncoderStream), inflating it first when it is anth-deflate (a Content-Type parameter
  * coding=anth-deflate, or Content-Encoding anth-deflate: isCoded).
  * Other requests and responses pass through untouched; aborting the
  * request's signal aborts the stream; a stream cut before its end errors
@@ -23,6 +26,7 @@
  *
  *     new Anthropic({ fetch: anthFetch() })
  *     new Anthropic({ fetch: anthFetch({ fetch: myFetch, maxEvent: 4 << 20 }) })
+ *     new OpenAI({ fetch: anthFetch() })
  *
  * @param {AnthFetchOptions} [options]
  * @returns {Fetch}
@@ -63,11 +67,12 @@ export const CONTENT_TYPE: "application/x-anthropic-binary";
  */
 export const ACCEPT: "application/x-anthropic-binary;coding=anth-deflate,application/x-anthropic-binary,text/event-stream;q=0.9,application/json;q=0.8";
 /**
- * anthMiddleware's options: the SSE encoder's. The model of the
- * message_start written for an ANTH stream that carries none defaults to
- * the request's model.
+ * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
+ * Messages API, ChatEncoder's for Chat Completions). The model of the
+ * message_start or chunks written for an ANTH stream that carries none
+ * defaults to the request's model.
  */
-export type AdapterOptions = import("./sse.js").EncoderOptions;
+export type AdapterOptions = import("./sse.js").EncoderOptions & import("./chat.js").ChatEncoderOptions;
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 /**
  * anthFetch's options: `fetch`, the fetch to wrap (default

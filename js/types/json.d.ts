@@ -26,6 +26,11 @@ export function quote(bytes: Uint8Array): string;
  */
 export function compact(src: Uint8Array): Uint8Array | null;
 /**
+ * @param {Uint8Array} s
+ * @param {number} i
+ */
+export function space(s: Uint8Array, i: number): number;
+/**
  * field returns the raw value at path in js: path[0]'s value in the object
  * js, then path[1]'s within that, and so on; the first key that matches at
  * each step, as Go's jsonField. It returns null when a step is missing or
@@ -53,3 +58,16 @@ export function uintField(js: Uint8Array, ...path: string[]): [number, boolean];
  * @returns {Array<[Uint8Array, Uint8Array]> | null}
  */
 export function members(obj: Uint8Array): Array<[Uint8Array, Uint8Array]> | null;
+/**
+ * skipString returns the index after the string at js[i]: the first quote
+ * after it that an even number of backslashes precede, or -1.
+ * @param {Uint8Array} js
+ * @param {number} i
+ */
+export function skipString(js: Uint8Array, i: number): number;
+/**
+ * skipValue returns the index after the value at js[i], or -1.
+ * @param {Uint8Array} js
+ * @param {number} i
+ */
+export function skipValue(js: Uint8Array, i: number): number;

@@ -38,6 +38,9 @@ export const DEFAULT_MAX_VALUE: number;
  *   (Go's WithRawFrames)
  * @property {(f: Frame) => void} [onSkip] called with each frame of an
  *   unknown ignorable type before it is skipped, so a proxy can forward it
+ * @property {boolean} [frameStarts] record where each frame feed returns
+ *   starts in the stream (FrameReader.starts), for a converter that reports
+ *   its own errors at the frame they are about, as Go's Encoders do
  * @property {number} [maxValue] the most bytes of a DONE or ERROR payload
  *   joined from continuation frames (SPEC.md §4), its reason or code
  *   included; a value over it is an AnthError of kind 'TooLarge' at the
@@ -85,6 +88,13 @@ export const DEFAULT_MAX_VALUE: number;
 export class FrameReader {
     /** @param {ReaderOptions} [options] */
     constructor(options?: ReaderOptions);
+    /**
+     * With the frameStarts option, the stream offsets where the frames the
+     * last feed returned start, in order (for a DONE or ERROR joined from
+     * continuation frames, where its last frame starts); else empty.
+     * @returns {readonly number[]}
+     */
+    get starts(): readonly number[];
     /** The stream offset of the next byte the reader will parse. */
     get offset(): number;
     /**
@@ -117,6 +127,12 @@ export type ReaderOptions = {
      * unknown ignorable type before it is skipped, so a proxy can forward it
      */
     onSkip?: ((f: Frame) => void) | undefined;
+    /**
+     * record where each frame feed returns
+     * starts in the stream (FrameReader.starts), for a converter that reports
+     * its own errors at the frame they are about, as Go's Encoders do
+     */
+    frameStarts?: boolean | undefined;
     /**
      * the most bytes of a DONE or ERROR payload
      * joined from continuation frames (SPEC.md §4), its reason or code

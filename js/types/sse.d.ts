@@ -8,6 +8,28 @@ export function toSSE(anth: Uint8Array, options?: EncoderOptions): Promise<Uint8
 /** The content blocks an SSEEncoder holds open at once unless configured: Go's DefaultMaxOpenBlocks. */
 export const DEFAULT_MAX_OPEN_BLOCKS: 64;
 /**
+ * Sink collects the SSE bytes of a write.
+ */
+export class Sink {
+    buf: Uint8Array<ArrayBuffer>;
+    n: number;
+    /** @param {number} k */
+    reserve(k: number): void;
+    /** @param {string} s */
+    text(s: string): void;
+    /** @param {Uint8Array} b */
+    bytes(b: Uint8Array): void;
+    /**
+     * event writes one SSE event: its name (none when empty, so the client
+     * sees the default type, as upstream did) and its JSON, which holds no
+     * line break.
+     * @param {string | Uint8Array} name
+     * @param {string | Uint8Array} js
+     */
+    event(name: string | Uint8Array, js: string | Uint8Array): void;
+    take(): Uint8Array<ArrayBuffer>;
+}
+/**
  * SSEEncoder turns an ANTH response, given in any pieces, into the
  * Messages API's Server-Sent Events, byte for byte what Go's messages.Encoder
  * writes: every event ends with a blank line, text and thinking reach the

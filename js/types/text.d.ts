@@ -37,6 +37,12 @@ export class TextReassembler {
      */
     decode(block: number, kind: number, bytes: Uint8Array): string;
     /**
+     * blocks returns the blocks whose text has been decoded and not ended, in
+     * order.
+     * @returns {number[]}
+     */
+    blocks(): number[];
+    /**
      * end forgets block and returns, by kind (0 to 3), what it still held: one
      * U+FFFD for a character its end cut off, '' for a kind that held nothing.
      * @param {number} block

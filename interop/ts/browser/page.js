@@ -4,6 +4,8 @@
 
 import {
   AnthError,
+  ChatEncoderStream,
+  DeflateDecoderStream,
   EventReader,
   FrameReader,
   SSEEncoder,
@@ -45,6 +47,20 @@ try {
     for (let i = 0; i < anth.length; i += 7) parts.push(await e.write(anth.subarray(i, i + 7)));
     e.end();
     out.golden7[name] = hex(concat(parts));
+  }
+
+  // Every Chat Completions recording: Go's ANTH through ChatEncoderStream
+  // (its EVENTs inflated against the chat dictionary by the browser's
+  // DecompressionStream), Go's anth-deflate body (the chat DICTID) through
+  // DeflateDecoderStream, and a chat call through anthFetch.
+  const chats = await (await fetch('/chat-recordings')).json();
+  out.chat = {};
+  const decode = async (/** @type {ReadableStream} */ body) => new TextDecoder().decode(await new Response(body).arrayBuffer());
+  for (const name of chats) {
+    const plain = await decode((await fetch(`/golden/chat/${name}.anth`)).body.pipeThrough(new ChatEncoderStream()));
+    const coded = await decode((await fetch(`/golden/chat/${name}.anthz`)).body.pipeThrough(new DeflateDecoderStream()).pipeThrough(new ChatEncoderStream({ coded: true })));
+    const res = await anthFetch()(`/chat/${name}/coded/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [] }) });
+    out.chat[name] = { plain, coded, fetched: await decode(res.body), type: res.headers.get('content-type') };
   }
 
   // A deflated EVENT, inflated by the browser's DecompressionStream.
