@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
@@ -23,14 +25,20 @@ var updateCoded = flag.Bool("update", false, "rewrite testdata/golden/*.anthz fr
 // JavaScript package's tests read these files as Go-coded bodies. go test
 // ./anthhttp -run TestCodedGolden -update rewrites them.
 func TestCodedGolden(t *testing.T) {
-	dir := testdata.Path("golden")
-	for name, in := range testdata.SSE(t) {
+	codedGolden(t, testdata.Path("golden"), testdata.SSE(t), messages.API{})
+	codedGolden(t, testdata.Path("golden", "chat"), testdata.Chat(t), chat.API{})
+}
+
+// codedGolden checks the coded body Proxy sends for each stream of recs,
+// through api, against dir/NAME.anthz.
+func codedGolden(t *testing.T, dir string, recs map[string][]byte, api bridge.API) {
+	for name, in := range recs {
 		base := strings.TrimSuffix(strings.TrimSuffix(name, ".sse"), ".txt")
-		r := httptest.NewRequest("POST", "/v1/messages", nil)
+		r := httptest.NewRequest("POST", api.Path(), nil)
 		r.Header.Set("Accept", "application/x-anthropic-binary")
 		r.Header.Set("Accept-Encoding", "anth-deflate")
 		w := httptest.NewRecorder()
-		if err := Proxy(w, r, &testdata.EventReader{Rest: in}, messages.API{}, ProxyOptions{}); err != nil {
+		if err := Proxy(w, r, &testdata.EventReader{Rest: in}, api, ProxyOptions{}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if ce := w.Header().Get("Content-Encoding"); ce != "anth-deflate" {
@@ -38,7 +46,7 @@ func TestCodedGolden(t *testing.T) {
 		}
 		got := w.Body.Bytes()
 		// The body must read back, with Go's reader, as whole ANTH.
-		anth, err := io.ReadAll(deflate.NewReader(bytes.NewReader(got), messages.API{}.Dictionary()))
+		anth, err := io.ReadAll(deflate.NewReader(bytes.NewReader(got), api.Dictionary()))
 		if err != nil || !bytes.HasPrefix(anth, []byte("ANTH")) {
 			t.Fatalf("%s: the coded body reads back as %d bytes, %v", name, len(anth), err)
 		}
