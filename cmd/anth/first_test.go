@@ -120,7 +120,7 @@ func TestInputKinds(t *testing.T) {
 	first, rest := textResponseSSE()
 	anth := toANTH(t, first+rest)
 	var coded bytes.Buffer
-	z := deflate.NewWriter(&coded, eventDict())
+	z := deflate.NewWriter(&coded, apiMessages.Dictionary())
 	z.Write(anth[:20])
 	z.Flush()
 	z.Write(anth[20:])
@@ -164,7 +164,7 @@ func TestSniffBound(t *testing.T) {
 	} {
 		var before, after runtimeMem
 		before.read()
-		_, _, err := openANTH(bytes.NewReader(in))
+		_, err := openANTH(bytes.NewReader(in), nil)
 		after.read()
 		t.Logf("%d bytes in: %d bytes allocated", len(in), after.total-before.total)
 		if err == nil || after.total-before.total > 256<<10 {
