@@ -483,3 +483,44 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeANTH: ANTH from a server that never saw SSE (no EVENT frames)
+// says no API: decode writes Messages events, or with --api chat the
+// chunks chat.Encoder makes (model "unknown", a finish chunk, [DONE]);
+// where the guess does not matter (--to text of a cut stream), the error
+// does not mention --api.
+func TestNativeANTH(t *testing.T) {
+	resp := frame.AppendDone(frame.AppendText(frame.AppendMagic(nil), 0, []byte("hi")), frame.StopMaxTokens, "")
+	var msg, chunk bytes.Buffer
+	if err := run([]string{"decode"}, bytes.NewReader(resp), &msg); err != nil || !strings.Contains(msg.String(), "event: message_stop") {
+		t.Errorf("decode: %v\n%s", err, msg.String())
+	}
+	if err := run([]string{"decode", "--api", "chat"}, bytes.NewReader(resp), &chunk); err != nil {
+		t.Fatalf("decode --api chat: %v", err)
+	}
+	evs := chunks(t, chunk.Bytes())
+	if len(evs) < 3 || evs[len(evs)-1][1] != "[DONE]" || !strings.Contains(chunk.String(), `"model":"unknown"`) ||
+		!strings.Contains(chunk.String(), `"content":"hi"`) || !strings.Contains(chunk.String(), `"finish_reason":"length"`) {
+		t.Errorf("decode --api chat:\n%s", chunk.String())
+	}
+	cut := resp[:len(resp)-1]
+	err := run([]string{"decode", "--to", "text"}, bytes.NewReader(cut), &bytes.Buffer{})
+	if err == nil || strings.Contains(err.Error(), "--api") {
+		t.Errorf("decode --to text of cut ANTH: %v", err)
+	}
+	err = run([]string{"decode"}, bytes.NewReader(cut), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "--api chat") {
+		t.Errorf("decode of cut ANTH, read as Messages: %v", err)
+	}
+}
+
+// TestChatErrorBody: the Chat Completions API's error body, what it sends
+// instead of a stream, is reported with its type and message.
+func TestChatErrorBody(t *testing.T) {
+	body := `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
+	err := run([]string{"decode", "--to", "text"}, strings.NewReader(body), &bytes.Buffer{})
+	var api *apiErrorBody
+	if !errors.As(err, &api) || api.Type != "invalid_request_error" || api.Message != "Incorrect API key provided" {
+		t.Errorf("%v", err)
+	}
+}

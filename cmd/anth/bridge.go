@@ -183,7 +183,8 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 	case "jsonl":
 		err = decodeJSONL(stdout, src.r, src.api)
 	}
-	return inFile(name, guessedAPI(err, src.api, src.guessed))
+	// The guess matters where a bridge reads the input or writes the output.
+	return inFile(name, guessedAPI(err, src.api, src.guessed && (src.kind == kindSSE || to == "sse")))
 }
 
 // decodeText writes the text of every text block (not thinking,

@@ -43,7 +43,7 @@ func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 		// Offsets are in the ANTH, which is not what the file holds.
 		fmt.Fprintf(stdout, "# %s input of the %s: the frames of the ANTH it carries, offsets in that ANTH\n", src.kind, src.api.title)
 	}
-	return inFile(name, guessedAPI(dump(stdout, src.r, src.api), src.api, src.guessed))
+	return inFile(name, guessedAPI(dump(stdout, src.r, src.api), src.api, src.guessed && src.kind == kindSSE))
 }
 
 // dump prints one line per frame: offset, type, payload length, payload,
