@@ -142,6 +142,7 @@ func TestAPIMismatchCommand(t *testing.T) {
 		}
 	}
 	chatCoded := proxied(t, recording{"works", apiChat, chatSSE})
+	chatANTH := bridged(t, recording{"works", apiChat, chatSSE})
 	for _, c := range []struct {
 		args  []string
 		stdin []byte
@@ -151,6 +152,8 @@ func TestAPIMismatchCommand(t *testing.T) {
 		{[]string{"encode", "--api", "messages"}, chatSSE, "--api messages, but the input is SSE of the Chat Completions API (--api chat)"},
 		{[]string{"decode", "--api", "messages"}, chatCoded, "--api messages, but the input is anth-deflate of the Chat Completions API (--api chat)"},
 		{[]string{"dump", "--api", "messages", "-"}, chatSSE, "--api messages, but the input is SSE"},
+		{[]string{"dump", "--api", "messages"}, chatANTH, "--api messages, but the input is ANTH of the Chat Completions API (--api chat)"},
+		{[]string{"encode", "--from", "raw", "--api", "messages"}, chatANTH, "--api messages, but the input is ANTH of the Chat Completions API (--api chat)"},
 		{[]string{"stats", "--api", "chat", "-"}, msgSSE, "--api chat, but the input is SSE"},
 	} {
 		out, errOut, code := runAnth(t, c.stdin, c.args...)
