@@ -150,13 +150,12 @@ type apiError struct {
 
 // jsonBody reads a JSON body of at most maxSniff bytes and returns the
 // error that it is: the API's error, or a body that is not a stream.
-func jsonBody(r io.Reader) error {
-	b := make([]byte, maxSniff) // once: io.ReadAll would double its way up
-	n, err := io.ReadFull(r, b)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+func jsonBody(br *bufio.Reader) error {
+	// In br's buffer, of maxSniff bytes: no copy.
+	b, err := br.Peek(maxSniff)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return err
 	}
-	b = b[:n]
 	var e apiError
 	// The Messages API's error says "type":"error"; the Chat Completions
 	// API's is {"error":{...}} alone.
