@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/layer0/anth/bridge"
@@ -155,27 +156,43 @@ func sniffANTH(br *bufio.Reader) *streamAPI {
 // with an event: name is the Messages API's, a data:-only one whose data is
 // a chunk ("choices", or "object":"chat.completion.chunk"), an error chunk
 // or [DONE] is Chat Completions'. It reads until the first event is whole,
-// or br's buffer is full, or the input ends: nil if that does not tell.
+// or br's buffer is full, or the input ends, each byte scanned once however
+// the input arrives (peekReader): nil if that does not tell.
 func sniffSSE(br *bufio.Reader) *streamAPI {
-	for {
-		b, _ := br.Peek(br.Buffered())
-		sc := sse.NewScanner(bytes.NewReader(b), len(b)+1)
-		name, data, err := sc.Next()
-		if err == nil {
-			return apiOfSSEEvent(name, data)
-		}
-		if br.Buffered() == br.Size() {
-			return nil
-		}
-		if _, err := br.Peek(br.Buffered() + 1); err != nil {
-			// The input ended (or failed) inside its first event.
-			b, _ = br.Peek(br.Buffered())
-			if bytes.Contains(b, []byte("\nevent:")) || bytes.HasPrefix(b, []byte("event:")) {
-				return apiMessages
-			}
-			return nil
-		}
+	sc := sse.NewScanner(&peekReader{br: br}, br.Size())
+	if name, data, err := sc.Next(); err == nil {
+		return apiOfSSEEvent(name, data)
 	}
+	// No whole event: the input ended inside it, or it is over the buffer.
+	b, _ := br.Peek(br.Buffered())
+	if bytes.HasPrefix(b, []byte("event:")) || bytes.Contains(b, []byte("\nevent:")) {
+		return apiMessages
+	}
+	return nil
+}
+
+// peekReader reads what br would give, leaving it in br's buffer: at most
+// the buffer's size, reading from br's reader only for what is not yet in
+// the buffer, as a scanner of the input would.
+type peekReader struct {
+	br  *bufio.Reader
+	off int
+}
+
+func (p *peekReader) Read(b []byte) (int, error) {
+	if p.off >= p.br.Size() {
+		return 0, io.EOF
+	}
+	if _, err := p.br.Peek(p.off + 1); err != nil && p.br.Buffered() <= p.off {
+		if err == bufio.ErrBufferFull {
+			err = io.EOF
+		}
+		return 0, err
+	}
+	buf, _ := p.br.Peek(p.br.Buffered())
+	n := copy(b, buf[p.off:])
+	p.off += n
+	return n, nil
 }
 
 // apiOfSSEEvent is sniffSSE's decision on a stream's first event.

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/layer0/anth/anthhttp"
@@ -525,5 +527,22 @@ func TestChatErrorBody(t *testing.T) {
 	var api *apiErrorBody
 	if !errors.As(err, &api) || api.Type != "invalid_request_error" || api.Message != "Incorrect API key provided" {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestSniffByteByByte: telling the API of a stream that arrives a byte a
+// Read scans each byte once: a first event of 60 KB, or 60,000 blank
+// lines, take milliseconds (scanning the buffer again at each Read took
+// seconds: 60,000 scans of up to 60 KB).
+func TestSniffByteByByte(t *testing.T) {
+	for _, in := range [][]byte{
+		append(append([]byte("data: "), bytes.Repeat([]byte("a"), 60000)...), "\n\n"...),
+		append([]byte(":"), bytes.Repeat([]byte("\n"), 60000)...),
+	} {
+		start := time.Now()
+		_, err := openANTH(iotest.OneByteReader(bytes.NewReader(in)), nil)
+		if d := time.Since(start); err != nil || d > time.Second {
+			t.Errorf("%d bytes a byte a Read: %v, %v", len(in), d, err)
+		}
 	}
 }
