@@ -21,9 +21,10 @@ import (
 const apiFlagUsage = `--api messages|chat says which API's stream the input is (or, for ANTH,
 was bridged from): the Anthropic Messages API or OpenAI's Chat Completions.
 Without it anth tells by the input: anth-deflate by its dictionary's DICTID;
-SSE with event: names is Messages, data:-only SSE whose first chunk has
-"choices" (or is [DONE]) is Chat Completions; ANTH by the names of its
-first EVENT frames (SPEC.md §7b.6); when nothing tells, messages.
+SSE whose first event is a chunk (data with "choices"), [DONE] or an error
+chunk is Chat Completions, other SSE with event: names Messages; ANTH by
+the names of its first EVENT frames (SPEC.md §7b.6); when nothing tells,
+messages.
 `
 
 // streamAPI is one of the APIs whose streams the CLI reads and writes:
@@ -152,10 +153,10 @@ func sniffANTH(br *bufio.Reader) *streamAPI {
 	}
 }
 
-// sniffSSE tells which API an event stream is of by its first event: one
-// with an event: name is the Messages API's, a data:-only one whose data is
-// a chunk ("choices", or "object":"chat.completion.chunk"), an error chunk
-// or [DONE] is Chat Completions'. It reads until the first event is whole,
+// sniffSSE tells which API an event stream is of by its first event: a
+// chunk ("choices") is Chat Completions', any other with an event: name the
+// Messages API's, a data:-only one whose data is a chunk ("object":
+// "chat.completion.chunk"), an error chunk or [DONE] Chat Completions'. It reads until the first event is whole,
 // or br's buffer is full, or the input ends, each byte scanned once however
 // the input arrives (peekReader): nil if that does not tell.
 func sniffSSE(br *bufio.Reader) *streamAPI {
@@ -197,6 +198,9 @@ func (p *peekReader) Read(b []byte) (int, error) {
 
 // apiOfSSEEvent is sniffSSE's decision on a stream's first event.
 func apiOfSSEEvent(name, data []byte) *streamAPI {
+	if _, ok := jsonlex.Field(data, "choices"); ok && jsonlex.Valid(data) {
+		return apiChat // a chunk, even under an event: name (SPEC.md §7b.3)
+	}
 	if len(name) > 0 {
 		return apiMessages
 	}
@@ -205,9 +209,6 @@ func apiOfSSEEvent(name, data []byte) *streamAPI {
 	}
 	if !jsonlex.Valid(data) {
 		return nil
-	}
-	if _, ok := jsonlex.Field(data, "choices"); ok {
-		return apiChat
 	}
 	if v, ok := jsonlex.Field(data, "object"); ok && string(v) == `"chat.completion.chunk"` {
 		return apiChat

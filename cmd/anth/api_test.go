@@ -466,6 +466,7 @@ func TestSniff(t *testing.T) {
 		{"CRLF", []byte("data: {\"choices\":[]}\r\n\r\n"), apiChat, false},
 		{"data lines", []byte("data: {\"choices\":\ndata: []}\n\n"), apiChat, false},
 		{"named event", []byte("event: ping\ndata: {}\n\n"), apiMessages, false},
+		{"named chunk", []byte("event: chunk\ndata: {\"choices\":[]}\n\n"), apiChat, false},
 		{"named error", []byte(`event: error` + "\n" + `data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}` + "\n\n"), apiMessages, false},
 		{"named, cut", []byte("event: message_start\ndata: {\"type\""), apiMessages, false},
 		{"typed data", []byte(`data: {"type":"message_start","message":{}}` + "\n\n"), apiMessages, false},
