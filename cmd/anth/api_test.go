@@ -547,3 +547,21 @@ func TestSniffByteByByte(t *testing.T) {
 		}
 	}
 }
+
+// TestChatInputErrors: a bad Chat Completions stream exits 1 with one line
+// naming the file and the offset in the SSE, without the package's prefix.
+func TestChatInputErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		in   string
+		want string
+	}{
+		{[]string{"encode"}, "data: {\"choices\":[]}\n\ndata: {nope\n\n", "anth: stdin: offset 22: malformed: chunk is not JSON\n"},
+		{[]string{"decode", "--to", "text"}, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", "anth: stdin: offset 58: unexpected EOF: stream ends before data: [DONE]\n"},
+	} {
+		_, errOut, code := runAnth(t, []byte(c.in), c.args...)
+		if code != 1 || string(errOut) != c.want {
+			t.Errorf("anth %s: exit %d, stderr %q; want %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+}
