@@ -8,17 +8,22 @@ import (
 	"strings"
 
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/messages"
 )
 
-const dumpUsage = `usage: anth dump [FILE|-]
+const dumpUsage = `usage: anth dump [--api messages|chat] [FILE|-]
 Prints one line per frame of an ANTH stream (default standard input): its
-offset, type, payload length and payload. It reads frames as they are on the
-wire, in any order (a response's grammar is not checked).
-`
+offset, type, payload length and payload, stop reasons and error types as
+the API names them, deflated EVENT data inflated with its dictionary. It
+reads frames as they are on the wire, in any order (a response's grammar is
+not checked). anth-deflate and SSE input are read as decode reads them, and
+a first line says so.
+
+` + apiFlagUsage
 
 func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("anth dump", flag.ContinueOnError)
+	var api apiFlag
+	fs.Var(&api, "api", "")
 	if err := parseFlags("dump", fs, args); err != nil {
 		return err
 	}
@@ -30,24 +35,24 @@ func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer done()
-	in, kind, err := openANTH(in)
+	src, err := openANTH(in, apiByName(api.name))
 	if err != nil {
 		return inFile(name, err)
 	}
-	if kind != kindANTH {
+	if src.kind != kindANTH {
 		// Offsets are in the ANTH, which is not what the file holds.
-		fmt.Fprintf(stdout, "# %s input: the frames of the ANTH it carries, offsets in that ANTH\n", kind)
+		fmt.Fprintf(stdout, "# %s input of the %s: the frames of the ANTH it carries, offsets in that ANTH\n", src.kind, src.api.title)
 	}
-	return inFile(name, dump(stdout, in))
+	return inFile(name, guessedAPI(dump(stdout, src.r, src.api), src.api, src.guessed && src.kind == kindSSE))
 }
 
 // dump prints one line per frame: offset, type, payload length, payload,
 // each line flushed as it is written to a pipe or terminal.
-func dump(w io.Writer, in io.Reader) error {
+func dump(w io.Writer, in io.Reader, api *streamAPI) error {
 	var werr error
 	var r *frame.Reader
 	r = frame.NewReader(in, frame.ReaderOptions{RawFrames: true, OnSkip: func(f frame.Frame) {
-		printFrame(w, r.Offset()-int64(f.Size()), f)
+		printFrame(w, r.Offset()-int64(f.Size()), f, api)
 		if werr == nil {
 			werr = endFrame(w)
 		}
@@ -56,7 +61,7 @@ func dump(w io.Writer, in io.Reader) error {
 		if err != nil {
 			return err
 		}
-		printFrame(w, r.Offset()-int64(f.Size()), f)
+		printFrame(w, r.Offset()-int64(f.Size()), f, api)
 		if werr == nil {
 			werr = endFrame(w)
 		}
@@ -67,12 +72,13 @@ func dump(w io.Writer, in io.Reader) error {
 	return werr
 }
 
-func printFrame(w io.Writer, off int64, f frame.Frame) {
-	fmt.Fprintf(w, "%6d  %-11s %5d  %s\n", off, f.Type, len(f.Payload), describe(f))
+func printFrame(w io.Writer, off int64, f frame.Frame, api *streamAPI) {
+	fmt.Fprintf(w, "%6d  %-11s %5d  %s\n", off, f.Type, len(f.Payload), describe(f, api))
 }
 
-// describe renders a frame's payload for people.
-func describe(f frame.Frame) string {
+// describe renders a frame's payload for people, naming stop reasons and
+// error types as api does and inflating EVENT data with its dictionary.
+func describe(f frame.Frame, api *streamAPI) string {
 	switch f.Type {
 	case frame.TypeToken, frame.TypeToken32:
 		ids, _ := f.Tokens(nil)
@@ -94,16 +100,16 @@ func describe(f frame.Frame) string {
 			u.CacheReadInputTokens, u.CacheCreationInputTokens)
 	case frame.TypeError:
 		code, msg, _ := f.ErrorMessage()
-		return fmt.Sprintf("%d %s %q", code, messages.ErrorTypeName(code), msg)
+		return fmt.Sprintf("%d %s %q", code, api.errorType(code), msg)
 	case frame.TypeDone:
 		reason, seq, _ := f.Done()
 		if reason == frame.StopUnspecified && len(seq) == 0 {
 			return "(no stop reason)"
 		}
 		if len(seq) > 0 {
-			return fmt.Sprintf("%s %q", messages.StopReasonName(reason), seq)
+			return fmt.Sprintf("%s %q", api.stopReason(reason), seq)
 		}
-		return messages.StopReasonName(reason)
+		return api.stopReason(reason)
 	case frame.TypePad:
 		return fmt.Sprintf("(%d bytes of padding)", len(f.Payload))
 	case frame.TypeDelta:
@@ -118,9 +124,8 @@ func describe(f frame.Frame) string {
 		enc := "json"
 		if ev.Encoding == frame.EventDeflate {
 			enc = "deflate"
-			var er messages.EventReader // one frame at a time: continuations show as they are
-			if e, ok, err := er.Add(f); err == nil && ok {
-				data = e.Data
+			if d, ok := api.eventData(f); ok { // one frame at a time: continuations show as they are
+				data = d
 			}
 		}
 		more := ""

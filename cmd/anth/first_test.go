@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/messages"
@@ -59,12 +60,28 @@ func TestStreams(t *testing.T) {
 	if cut == 0 || !bytes.HasPrefix(full, head) || !bytes.Contains(head, []byte("Hello")) {
 		t.Fatalf("the first events' ANTH (%d bytes) is not a prefix of the response's with the first text", cut)
 	}
+	// A Chat Completions stream: deciding its API holds nothing back.
+	chatFirst := `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
+		`data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hello"}}]}` + "\n\n"
+	chatRest := `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":", world"}}]}` + "\n\n" +
+		`data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+	chatHead, _ := io.ReadAll(chat.NewDecoder(strings.NewReader(chatFirst), chat.DecoderOptions{}))
+	chatFull, _ := io.ReadAll(chat.NewDecoder(strings.NewReader(chatFirst+chatRest), chat.DecoderOptions{}))
+	if len(chatHead) == 0 || !bytes.HasPrefix(chatFull, chatHead) {
+		t.Fatalf("the first chunks' ANTH (%d bytes) is not a prefix of the stream's", len(chatHead))
+	}
+	chatCut := len(chatHead)
 	for _, c := range []struct {
 		args       []string
 		in1, in2   []byte
 		firstText  string
 		wantSuffix string
 	}{
+		{[]string{"decode", "--to", "text"}, chatFull[:chatCut], chatFull[chatCut:], "Hello", "Hello, world"},
+		{[]string{"decode"}, chatFull[:chatCut], chatFull[chatCut:], `"Hello"`, "data: [DONE]\n\n"},
+		{[]string{"decode", "--to", "text"}, []byte(chatFirst), []byte(chatRest), "Hello", "Hello, world"},
+		{[]string{"encode"}, []byte(chatFirst), []byte(chatRest), "Hello", ""},
+		{[]string{"dump"}, []byte(chatFirst), []byte(chatRest), `"Hello"`, "stop\n"},
 		{[]string{"decode", "--to", "text"}, full[:cut], full[cut:], "Hello", "Hello, world"},
 		{[]string{"decode"}, full[:cut], full[cut:], `"Hello"`, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
 		{[]string{"decode", "--to", "jsonl"}, full[:cut], full[cut:], `"Hello"`, "\"type\":\"DONE\"}\n"},
@@ -120,7 +137,7 @@ func TestInputKinds(t *testing.T) {
 	first, rest := textResponseSSE()
 	anth := toANTH(t, first+rest)
 	var coded bytes.Buffer
-	z := deflate.NewWriter(&coded, eventDict())
+	z := deflate.NewWriter(&coded, apiMessages.Dictionary())
 	z.Write(anth[:20])
 	z.Flush()
 	z.Write(anth[20:])
@@ -164,7 +181,7 @@ func TestSniffBound(t *testing.T) {
 	} {
 		var before, after runtimeMem
 		before.read()
-		_, _, err := openANTH(bytes.NewReader(in))
+		_, err := openANTH(bytes.NewReader(in), nil)
 		after.read()
 		t.Logf("%d bytes in: %d bytes allocated", len(in), after.total-before.total)
 		if err == nil || after.total-before.total > 256<<10 {

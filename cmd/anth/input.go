@@ -3,16 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
-	"github.com/layer0/anth/messages"
 )
 
 // Input kinds that anth decode and anth dump recognise (openANTH).
@@ -31,55 +28,78 @@ const maxSniff = 64 << 10
 // format.
 var errNotANTH = errors.New("input is not ANTH")
 
+// input is what openANTH found: a reader of the ANTH response the input
+// carries, what the input was, and the API of its stream.
+type input struct {
+	r       io.Reader
+	kind    string     // kindANTH, kindDeflate or kindSSE
+	api     *streamAPI // given by --api, found in the input, or guessed
+	guessed bool       // neither --api nor the input said: Messages, taken
+}
+
 // openANTH looks at the start of in and returns a reader of the ANTH
-// response it carries, and what the input was:
+// response it carries, what the input was, and its API (given, the one
+// --api names, or nil to tell by the input):
 //
-//   - ANTH (SPEC.md §3.1's Magic first): in as it is;
+//   - ANTH (SPEC.md §3.1's Magic first): in as it is; its API by the names
+//     of the EVENT frames before its first must-understand frame (sniffANTH);
 //   - anth-deflate (SPEC.md §11), a body anthhttp.Proxy sends a client that asked
-//     for it, known by the DICTID it starts with: inflated, with
-//     messages.EventDictionary as Proxy codes it;
-//   - Server-Sent Events, the API's own stream: converted through the bridge
-//     (messages.NewDecoder): the Decoder's errors give offsets in the SSE, the
+//     for it, known by the DICTID it starts with, the Messages API's
+//     dictionary's or Chat Completions': inflated with that dictionary;
+//   - Server-Sent Events, the API's own stream, its API by its first event
+//     (sniffSSE): converted through that API's bridge (messages.Decoder,
+//     chat.Decoder): the Decoder's errors give offsets in the SSE, the
 //     frame reader's in the ANTH the bridge made;
-//   - a JSON body: the API's error ({"type":"error",...}, what a 401, 429 or
-//     529 carries) is returned as an error that gives its type and message,
-//     any other JSON as "not a stream";
+//   - a JSON body: the API's error ({"type":"error",...} or {"error":{...}},
+//     what a 401, 429 or 529 carries) is returned as an error that gives its
+//     type and message, any other JSON as "not a stream";
 //   - anything else: an error that says what the input starts with.
 //
-// Bounds: deciding holds at most maxSniff (64 KiB) of input, and reads no
-// more than that; past the decision, the returned reader holds what its
+// An input that says it is one API's, given the other's, is an error that
+// names both. Bounds: deciding holds at most maxSniff (64 KiB) of input,
+// and reads no more than that, nor more than the first SSE event or the
+// ANTH frames before the first must-understand one, so a live stream is
+// not held back; past the decision, the returned reader holds what its
 // format's reader holds (a frame.Reader's limits, or deflate's fixed 36 KiB
-// and at most 1,032 bytes out per byte in, or the messages.Decoder's limits).
-func openANTH(in io.Reader) (io.Reader, string, error) {
-	br := bufio.NewReaderSize(in, 4096)
+// and at most 1,032 bytes out per byte in, or the Decoder's limits).
+func openANTH(in io.Reader, given *streamAPI) (input, error) {
+	br := bufio.NewReaderSize(in, maxSniff)
 	head, err := br.Peek(len(frame.Magic))
 	if err != nil && len(head) == 0 {
 		if err == io.EOF {
-			return nil, "", fmt.Errorf("%w: it is empty", errNotANTH)
+			return input{}, fmt.Errorf("%w: it is empty", errNotANTH)
 		}
-		return nil, "", err
+		return input{}, err
 	}
+	var found *streamAPI
+	var kind string
 	switch {
 	case string(head) == frame.Magic:
-		return br, kindANTH, nil
-	case string(head) == eventDictID():
-		return deflate.NewReader(br, eventDict()), kindDeflate, nil
+		found, kind = sniffANTH(br), kindANTH
+	case apiOfDictID(head) != nil:
+		found, kind = apiOfDictID(head), kindDeflate
 	case looksLikeSSE(head):
-		return messages.NewDecoder(br, messages.DecoderOptions{}), kindSSE, nil
+		found, kind = sniffSSE(br), kindSSE
 	case looksLikeJSON(head):
-		return nil, "", jsonBody(br)
+		return input{}, jsonBody(br)
 	case bytes.HasPrefix(head, []byte("HTTP")):
-		return nil, "", fmt.Errorf("%w: it starts with HTTP headers (%s); give anth the body alone (curl without -i)", errNotANTH, startOf(head, br))
+		return input{}, fmt.Errorf("%w: it starts with HTTP headers (%s); give anth the body alone (curl without -i)", errNotANTH, startOf(head, br))
+	default:
+		return input{}, fmt.Errorf("%w: it starts with %s", errNotANTH, startOf(head, br))
 	}
-	return nil, "", fmt.Errorf("%w: it starts with %s", errNotANTH, startOf(head, br))
+	a, guessed, err := chooseAPI(given, found, kind)
+	if err != nil {
+		return input{}, err
+	}
+	in = br
+	switch kind {
+	case kindDeflate:
+		in = deflate.NewReader(br, a.Dictionary())
+	case kindSSE:
+		in = a.NewDecoder(br, false)
+	}
+	return input{r: in, kind: kind, api: a, guessed: guessed}, nil
 }
-
-// eventDict is the preset dictionary anthhttp.Proxy codes anth-deflate with, and
-// its DICTID, with which such a body starts (SPEC.md §11.2).
-var (
-	eventDict   = sync.OnceValue(func() *deflate.Dictionary { return deflate.NewDictionary([]byte(messages.EventDictionary)) })
-	eventDictID = sync.OnceValue(func() string { return string(binary.BigEndian.AppendUint32(nil, eventDict().ID())) })
-)
 
 // startOf quotes the first bytes of the input, for people: as text if they
 // are printable, else in hex.
@@ -118,7 +138,8 @@ func looksLikeJSON(b []byte) bool {
 	return len(b) == 0 || b[0] == '{' || b[0] == '['
 }
 
-// apiError is the Messages API's error body.
+// apiError is the APIs' error body: the Messages API's, and the Chat
+// Completions API's, which has no "type".
 type apiError struct {
 	Type  string `json:"type"`
 	Error *struct {
@@ -129,15 +150,16 @@ type apiError struct {
 
 // jsonBody reads a JSON body of at most maxSniff bytes and returns the
 // error that it is: the API's error, or a body that is not a stream.
-func jsonBody(r io.Reader) error {
-	b := make([]byte, maxSniff) // once: io.ReadAll would double its way up
-	n, err := io.ReadFull(r, b)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+func jsonBody(br *bufio.Reader) error {
+	// In br's buffer, of maxSniff bytes: no copy.
+	b, err := br.Peek(maxSniff)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return err
 	}
-	b = b[:n]
 	var e apiError
-	if json.Unmarshal(b, &e) == nil && e.Type == "error" && e.Error != nil {
+	// The Messages API's error says "type":"error"; the Chat Completions
+	// API's is {"error":{...}} alone.
+	if json.Unmarshal(b, &e) == nil && (e.Type == "error" || e.Type == "") && e.Error != nil {
 		return &apiErrorBody{Type: e.Error.Type, Message: e.Error.Message}
 	}
 	start := b
