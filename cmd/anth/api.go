@@ -249,11 +249,6 @@ func (e *apiMismatch) Error() string {
 	return fmt.Sprintf("--api %s, but the input is %s of the %s (--api %s)", e.given.name, e.what, e.found.title, e.found.name)
 }
 
-func init() {
-	// chat.Error's prefix, which main.go's list predates.
-	pkgPrefixes = append(pkgPrefixes, "chat: ")
-}
-
 // guessedAPI adds to an error about an input whose API the CLI guessed
 // what it took the input for, and how to say otherwise.
 func guessedAPI(err error, a *streamAPI, guessed bool) error {

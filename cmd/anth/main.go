@@ -1,16 +1,17 @@
 // Command anth shows and inspects ANTH streams, converts them to and from
-// the Anthropic Messages API's Server-Sent Events, and makes and applies KV
-// cache deltas.
+// the Server-Sent Events of the Anthropic Messages API and of OpenAI's Chat
+// Completions API (--api messages|chat; told from the input when not
+// given), and makes and applies KV cache deltas.
 //
 //	anth demo            encode a sample response as ANTH and as SSE JSON,
 //	                     decode both, compare, print the frames and sizes
 //	anth --version       the module version and VCS revision anth was built from
-//	anth dump [FILE|-]   print one line per frame of an ANTH stream
-//	anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH
-//	anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines
-//	anth stats [FILE|-]  SSE against ANTH sizes of an SSE recording
-//	anth request encode|decode [FILE|-]          a request body, JSON to ANTH and back
-//	anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of the API
+//	anth dump [--api A] [FILE|-]   print one line per frame of an ANTH stream
+//	anth encode [--from sse|text|raw] [--api A] [FILE|-]   SSE, text or ANTH to ANTH
+//	anth decode [--to sse|text|jsonl] [--api A] [FILE|-]   ANTH to SSE, text or JSON lines
+//	anth stats [--api A] [FILE|-]  SSE against ANTH sizes of an SSE recording
+//	anth request encode|decode [--api A] [FILE|-]   a request body, JSON to ANTH and back
+//	anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of both APIs
 //	anth kv encode|apply|stats ...               KV cache deltas of raw KV dumps
 //
 // Every command takes -h or --help. Output goes to standard output, errors
@@ -34,9 +35,9 @@ const usage = `usage: anth COMMAND [ARGS]
   anth dump [FILE|-]   print one line per frame of an ANTH stream (default stdin)
   anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH on stdout
   anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines on stdout
-  anth stats [FILE|-]  SSE against ANTH sizes of an SSE recording
-  anth request encode|decode [FILE|-]          a request body, JSON to ANTH and back
-  anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of the API
+  anth stats [--api A] [FILE|-]  SSE against ANTH sizes of an SSE recording
+  anth request encode|decode [--api A] [FILE|-]   a request body, JSON to ANTH and back
+  anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of both APIs
   anth kv encode|apply|stats ...   KV cache deltas (anth kv --help)
   anth --version       the module version and VCS revision anth was built from
 anth COMMAND --help prints a command's usage.
@@ -126,7 +127,7 @@ func exit(err error, stdout, stderr io.Writer) int {
 // pkgPrefixes are the prefixes the module's packages put on their errors'
 // messages, which tell a Go caller which package failed and tell a user of
 // the command nothing: the user wants the file, the offset and the fault.
-var pkgPrefixes = []string{"frame: ", "request: ", "sse: ", "messages: ", "anthhttp: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
+var pkgPrefixes = []string{"frame: ", "request: ", "sse: ", "messages: ", "chat: ", "anthhttp: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
 
 // userMessage is err's message without the packages' prefixes, where they
 // start the message or a part of it ("stdin: frame: offset 3: …" reads
