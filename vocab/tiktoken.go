@@ -100,8 +100,8 @@ func ParseTiktoken(data []byte, specials map[string]uint32) (*Vocabulary, error)
 	}
 	sort.Strings(names)
 	// The table is by ID, so a lone large rank would cost memory the file
-	// does not justify: IDs may leave gaps (o200k_base leaves 1, Llama 3's
-	// reserved specials none) but not more than maxGap in all.
+	// does not justify: IDs may leave gaps (o200k_base leaves a few below its
+	// specials) but not more than maxGap in all.
 	if maxID >= int64(len(recs)+len(names)+maxGap) {
 		return nil, fileErr(-1, ErrTooLarge, "largest ID "+strconv.FormatInt(maxID, 10)+" for "+strconv.Itoa(len(recs)+len(names))+" tokens, want fewer than "+strconv.Itoa(maxGap)+" IDs unused")
 	}
