@@ -125,3 +125,24 @@ func FuzzDetokenizer(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseHF: no panic; an error is an *Error inside the input; a
+// vocabulary is bounded by the input.
+func FuzzParseHF(f *testing.F) {
+	// Seeds are small: the fuzzer minimizes each new find, and on a seed of
+	// the test vocabulary's 5 KB that takes the whole run.
+	f.Add([]byte(`{"added_tokens":[{"id":2,"content":"<|endoftext|>","special":true}],"model":{"type":"BPE","vocab":{"a":0,"Ġ":1}},"decoder":{"type":"ByteLevel"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseHF(data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Offset < -1 || e.Offset > int64(len(data)) {
+				t.Fatalf("err %v", err)
+			}
+			return
+		}
+		if v.Len() > len(data)+maxGap || len(v.data) > len(data) {
+			t.Fatalf("%d bytes of input made %d IDs, %d bytes", len(data), v.Len(), len(v.data))
+		}
+	})
+}
