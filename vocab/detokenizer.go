@@ -15,7 +15,8 @@ import "github.com/layer0/anth/utf8"
 //
 // A Detokenizer allocates nothing of its own; Next and AppendText grow dst
 // as append does. It is not safe for concurrent use; many Detokenizers may
-// share one Vocabulary.
+// share one Vocabulary. Make one with NewDetokenizer: the zero value has
+// no Vocabulary.
 type Detokenizer struct {
 	v        *Vocabulary
 	dec      utf8.Decoder
@@ -29,8 +30,8 @@ func NewDetokenizer(v *Vocabulary) *Detokenizer { return &Detokenizer{v: v} }
 
 // Next decodes one ID. For an ordinary token it appends the text the token
 // completes to dst. For a special token it appends what ends the text
-// before it (U+FFFD for a held, incomplete character) and reports special
-// true: ask the Vocabulary's Special for its name. For an ID the
+// before it (U+FFFD for a held, incomplete character) and reports
+// isSpecial true: ask the Vocabulary's Special for its name. For an ID the
 // Vocabulary lacks it appends nothing and returns an *Error with the ID and
 // its index.
 func (d *Detokenizer) Next(dst []byte, id uint32) (out []byte, isSpecial bool, err error) {
