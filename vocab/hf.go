@@ -7,12 +7,13 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
 // ErrUnsupported means a vocabulary file of a kind this package does not
-// read yet: a tokenizer.json whose model is not BPE or whose decoder is
-// not ByteLevel (SentencePiece-style Metaspace, as Llama 2 uses).
+// read yet: a tokenizer.json whose model is not BPE (Unigram, WordPiece)
+// or whose decoder is neither byte-level nor SentencePiece's.
 var ErrUnsupported = errors.New("unsupported tokenizer")
 
 // gpt2Bytes maps the characters of GPT-2's bytes_to_unicode back to
@@ -32,15 +33,19 @@ func gpt2Bytes() map[rune]byte {
 	return m
 }
 
-// ParseHF reads a Hugging Face tokenizer.json of a byte-level BPE model
-// (GPT-2, Llama 3, Qwen) into a ByteLevel Vocabulary: model.vocab's
-// tokens, each character mapped back to a byte by GPT-2's
-// bytes_to_unicode, and added_tokens, whose content is their text; an
+// ParseHF reads a Hugging Face tokenizer.json of a BPE model. With a
+// ByteLevel decoder (GPT-2, Llama 3, Qwen) it makes a ByteLevel Vocabulary
+// of model.vocab's tokens, each character mapped back to a byte by GPT-2's
+// bytes_to_unicode; with SentencePiece's decoders (Llama 2: Replace ▁ by a
+// space and ByteFallback; or Metaspace) a SentencePiece Vocabulary, ▁ read
+// as a space, "<0xXX>" as a byte piece and "<s>" as BOS. Hugging Face
+// strips the space at the start of the decoded text; a Detokenizer strips
+// it after BOS, as llama2.c does, which is the same for a sequence that
+// starts with BOS. Both take added_tokens, whose content is their text; an
 // added token marked special is a special token, and an added token
 // replaces a model token of the same ID (GPT-2's <|endoftext|> is both).
 // Merges and the rest are not read. IDs follow ParseTiktoken's rules. A
-// model other than BPE or a decoder other than ByteLevel is
-// ErrUnsupported. Errors are *Error with the byte offset where the fault
+// model other than BPE or another decoder is ErrUnsupported. Errors are *Error with the byte offset where the fault
 // was found: just past the JSON key or value at fault, or before the added
 // token at fault. The Vocabulary holds no reference to data.
 func ParseHF(data []byte) (*Vocabulary, error) {
@@ -60,13 +65,13 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 	}
 	var (
 		toks      []tok
-		buf       []byte
+		raw       []byte // model.vocab's keys, as written
 		adds      []added
 		modelType string
 		decType   string
+		seqTypes  []string
 		sawModel  bool
 	)
-	toByte := gpt2Bytes()
 	err := r.object(func(key string) error {
 		switch key {
 		case "model":
@@ -92,18 +97,11 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 						if err != nil {
 							return err
 						}
-						start := len(buf)
-						for _, c := range key {
-							b, ok := toByte[c]
-							if !ok {
-								return fileErr(pos, ErrMalformed, "token "+strconv.Quote(key)+": "+strconv.QuoteRune(c)+" is not a byte-level character")
-							}
-							buf = append(buf, b)
+						if len(key) > 3*MaxTokenLen {
+							return fileErr(pos, ErrTooLarge, "token of "+strconv.Itoa(len(key))+" bytes")
 						}
-						if len(buf)-start > MaxTokenLen {
-							return fileErr(pos, ErrTooLarge, "token of "+strconv.Itoa(len(buf)-start)+" bytes")
-						}
-						toks = append(toks, tok{id: id, off: uint32(start), n: uint32(len(buf) - start), pos: pos})
+						toks = append(toks, tok{id: id, off: uint32(len(raw)), n: uint32(len(key)), pos: pos})
+						raw = append(raw, key...)
 						return nil
 					})
 				}
@@ -147,12 +145,24 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 				return fileErr(r.off(), ErrMalformed, "decoder is not an object")
 			}
 			return r.members(func(key string) error {
-				if key != "type" {
-					return r.skip()
+				switch key {
+				case "type":
+					var err error
+					decType, err = r.str()
+					return err
+				case "decoders": // a Sequence's
+					return r.array(func() error {
+						return r.object(func(key string) error {
+							if key != "type" {
+								return r.skip()
+							}
+							t, err := r.str()
+							seqTypes = append(seqTypes, t)
+							return err
+						})
+					})
 				}
-				var err error
-				decType, err = r.str()
-				return err
+				return r.skip()
 			})
 		}
 		return r.skip()
@@ -166,8 +176,36 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 	if !sawModel || modelType != "BPE" {
 		return nil, fileErr(-1, ErrUnsupported, "model type "+strconv.Quote(modelType)+", want \"BPE\"")
 	}
-	if decType != "ByteLevel" {
-		return nil, fileErr(-1, ErrUnsupported, "decoder type "+strconv.Quote(decType)+", want \"ByteLevel\"")
+	kind, ok := hfKind(decType, seqTypes)
+	if !ok {
+		return nil, fileErr(-1, ErrUnsupported, "decoder type "+strconv.Quote(decType)+" "+strings.Join(seqTypes, ",")+", want ByteLevel, Metaspace or a Sequence with Replace and ByteFallback")
+	}
+	// The tokens' bytes, by the decoder's rules.
+	buf := make([]byte, 0, len(raw))
+	flags := make([]uint8, len(toks))
+	toByte := gpt2Bytes()
+	for i, t := range toks {
+		key := raw[t.off : t.off+t.n]
+		start := len(buf)
+		flags[i] = ordinary
+		if kind == ByteLevel {
+			for _, c := range string(key) {
+				b, ok := toByte[c]
+				if !ok {
+					return nil, fileErr(t.pos, ErrMalformed, "token "+strconv.Quote(string(key))+": "+strconv.QuoteRune(c)+" is not a byte-level character")
+				}
+				buf = append(buf, b)
+			}
+		} else if b, ok := bytePiece(key); ok {
+			flags[i] = bytePc
+			buf = append(buf, b)
+		} else {
+			buf = append(buf, bytes.ReplaceAll(key, []byte("\u2581"), []byte(" "))...)
+		}
+		if len(buf)-start > MaxTokenLen {
+			return nil, fileErr(t.pos, ErrTooLarge, "token of "+strconv.Itoa(len(buf)-start)+" bytes")
+		}
+		toks[i].off, toks[i].n = uint32(start), uint32(len(buf)-start)
 	}
 	maxID := int64(-1)
 	for _, t := range toks {
@@ -179,12 +217,12 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 	if maxID >= int64(len(toks)+len(adds)+maxGap) {
 		return nil, fileErr(-1, ErrTooLarge, "largest ID "+strconv.FormatInt(maxID, 10)+" for "+strconv.Itoa(len(toks)+len(adds))+" tokens, want fewer than "+strconv.Itoa(maxGap)+" IDs unused")
 	}
-	v := &Vocabulary{kind: ByteLevel, bos: -1, tab: make([]entry, maxID+1)}
-	for _, t := range toks {
+	v := &Vocabulary{kind: kind, bos: -1, tab: make([]entry, maxID+1)}
+	for i, t := range toks {
 		if v.tab[t.id].flag != absent {
 			return nil, fileErr(t.pos, ErrMalformed, "ID "+strconv.FormatUint(uint64(t.id), 10)+" used twice")
 		}
-		v.tab[t.id] = entry{off: t.off, n: uint16(t.n), flag: ordinary}
+		v.tab[t.id] = entry{off: t.off, n: uint16(t.n), flag: flags[i]}
 	}
 	sort.SliceStable(adds, func(i, j int) bool { return adds[i].id < adds[j].id })
 	for i, a := range adds {
@@ -199,7 +237,42 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 		buf = append(buf, a.content...)
 	}
 	v.data = buf
+	if kind == SentencePiece {
+		if id, ok := v.SpecialID("<s>"); ok {
+			v.bos = int64(id)
+		}
+	}
 	return v, nil
+}
+
+// hfKind tells the vocabulary's kind from its decoder: ByteLevel (GPT-2,
+// Llama 3, Qwen), or SentencePiece's, which Llama 2's tokenizer.json spells
+// Sequence[Replace(▁, " "), ByteFallback, Fuse, Strip(" ", 1, 0)] and others
+// Metaspace.
+func hfKind(decType string, seq []string) (Kind, bool) {
+	switch decType {
+	case "ByteLevel":
+		return ByteLevel, true
+	case "Metaspace":
+		return SentencePiece, true
+	case "Sequence":
+		replace, fallback := false, false
+		for _, t := range seq {
+			switch t {
+			case "Replace":
+				replace = true
+			case "ByteFallback":
+				fallback = true
+			case "Fuse", "Strip":
+			default:
+				return 0, false
+			}
+		}
+		if replace && fallback {
+			return SentencePiece, true
+		}
+	}
+	return 0, false
 }
 
 // hfReader walks a JSON document token by token, so that errors carry the

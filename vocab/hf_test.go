@@ -3,6 +3,7 @@ package vocab
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -140,7 +141,8 @@ func TestParseHFErrors(t *testing.T) {
 	}{
 		{"not JSON", `{"model":}`, ErrMalformed, 9},
 		{"cut", `{"model":{"type":"BPE","vocab":{"a":0`, ErrTruncated, 37},
-		{"metaspace", `{"model":{"type":"BPE","vocab":{"a":0}},"decoder":{"type":"Metaspace"}}`, ErrUnsupported, -1},
+		{"wordpiece", `{"model":{"type":"BPE","vocab":{"a":0}},"decoder":{"type":"WordPiece"}}`, ErrUnsupported, -1},
+		{"sequence", `{"model":{"type":"BPE","vocab":{"a":0}},"decoder":{"type":"Sequence","decoders":[{"type":"Replace"},{"type":"ByteLevel"}]}}`, ErrUnsupported, -1},
 		{"unigram", `{"model":{"type":"Unigram","vocab":[]},` + dec + `}`, ErrUnsupported, 36},
 		{"not byte-level", `{"model":{"type":"BPE","vocab":{"a":0,"\n":1}},` + dec + `}`, ErrMalformed, 42},
 		{"bad ID", `{"model":{"type":"BPE","vocab":{"a":-1}},` + dec + `}`, ErrMalformed, 38},
@@ -162,4 +164,69 @@ func TestParseHFErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// llama2JSON renders a SentencePiece vocabulary as Llama 2's tokenizer.json
+// does: ▁ for a space, the specials as added tokens, the decoder sequence.
+func llama2JSON(t testing.TB, v *Vocabulary) []byte {
+	t.Helper()
+	vocab := map[string]uint32{}
+	var adds []map[string]any
+	for id := range v.Len() {
+		if name, ok := v.Special(uint32(id)); ok {
+			vocab[name] = uint32(id)
+			adds = append(adds, map[string]any{"id": id, "content": name, "special": true, "normalized": false})
+			continue
+		}
+		b, _ := v.Bytes(uint32(id))
+		if v.tab[id].flag == bytePc {
+			vocab[fmt.Sprintf("<0x%02X>", b[0])] = uint32(id)
+			continue
+		}
+		vocab[strings.ReplaceAll(string(b), " ", "\u2581")] = uint32(id)
+	}
+	doc := map[string]any{
+		"added_tokens": adds,
+		"decoder": map[string]any{"type": "Sequence", "decoders": []any{
+			map[string]any{"type": "Replace", "pattern": map[string]any{"String": "\u2581"}, "content": " "},
+			map[string]any{"type": "ByteFallback"},
+			map[string]any{"type": "Fuse"},
+			map[string]any{"type": "Strip", "content": " ", "start": 1, "stop": 0},
+		}},
+		"model": map[string]any{"type": "BPE", "byte_fallback": true, "fuse_unk": true, "vocab": vocab, "merges": []string{"\u2581 t"}},
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// tok512.bin and the same tokens as Llama 2's tokenizer.json are one
+// vocabulary: same hash, IDs, specials, and text for any IDs.
+func TestParseHFSentencePiece(t *testing.T) {
+	want := tok512(t)
+	v, err := ParseHF(llama2JSON(t, want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Hash() != want.Hash() || v.Len() != want.Len() || v.Kind() != SentencePiece {
+		t.Fatalf("hash %x, Len %d, %v; want %x, %d", v.Hash(), v.Len(), v.Kind(), want.Hash(), want.Len())
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		ids := rapid.SliceOf(rapid.Uint32Range(0, uint32(v.Len()-1))).Draw(t, "ids")
+		da, db := NewDetokenizer(v), NewDetokenizer(want)
+		var a, b []byte
+		for _, id := range ids {
+			var sa, sb bool
+			a, sa, _ = da.Next(a, id)
+			b, sb, _ = db.Next(b, id)
+			if sa != sb {
+				t.Fatalf("ID %d special %v, want %v", id, sa, sb)
+			}
+		}
+		if string(da.Flush(a)) != string(db.Flush(b)) {
+			t.Fatalf("%q, want %q", a, b)
+		}
+	})
 }
