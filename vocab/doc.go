@@ -1,10 +1,11 @@
 // Package vocab turns the token IDs of TOKEN and TOKEN32 frames (SPEC.md
 // §3.1) back into text. A Vocabulary maps each ID to its bytes and marks the
-// special tokens (end of text, BOS, …) by name; it is loaded from a tiktoken
+// special tokens (end of text, BOS, …) by name. It is loaded from a tiktoken
 // .tiktoken file (cl100k_base, o200k_base, Llama 3's tokenizer.model) with
-// its special-token table, from a Hugging Face tokenizer.json of a
-// byte-level BPE model (GPT-2, Llama 3, Qwen), or from a llama2.c
-// tokenizer.bin (SentencePiece pieces). Its Hash names it, by the rule of SPEC.md §3.12.
+// its special-token table, from a Hugging Face tokenizer.json of a BPE model
+// (byte-level as GPT-2, Llama 3 and Qwen use, or SentencePiece's as Llama 2
+// uses), or from a llama2.c tokenizer.bin. Its Hash names it, by the rule
+// of SPEC.md §3.12.
 //
 // A Detokenizer reads IDs as they arrive and emits whole UTF-8 characters
 // only: a character split between tokens comes out once it is whole, and
