@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -227,6 +228,21 @@ func TestErrorMessage(t *testing.T) {
 	} {
 		if diff := cmp.Diff(c.want, c.e.Error()); diff != "" {
 			t.Error(diff)
+		}
+	}
+}
+
+// TestTestdataNamed: testdata/README.md names every file in testdata, so
+// each copy stays beside its source and licence.
+func TestTestdataNamed(t *testing.T) {
+	readme := string(readFile(t, "README.md"))
+	files, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if name := f.Name(); !f.IsDir() && name != "README.md" && !strings.Contains(readme, "`"+name+"`") {
+			t.Errorf("testdata/README.md does not name %s", name)
 		}
 	}
 }
