@@ -58,10 +58,9 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 		off     int
 	}
 	type tok struct {
-		id      uint32
-		off, n  uint32
-		special bool
-		pos     int
+		id     uint32
+		off, n uint32
+		pos    int
 	}
 	var (
 		toks      []tok
