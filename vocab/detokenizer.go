@@ -1,0 +1,113 @@
+package vocab
+
+import "github.com/layer0/anth/utf8"
+
+// Detokenizer turns a stream of token IDs into text, exactly: it emits
+// whole UTF-8 characters only, holding back at most the 3 bytes of a
+// character that the next token may complete, and replaces ill-formed
+// bytes as package utf8 does (SPEC.md §7), so the text does not depend on
+// how the IDs were split into calls or frames. A special token is reported
+// as such and never becomes text; it ends the text before it, so a
+// character cut off by it becomes U+FFFD, as it would if the special's name
+// stood between the bytes. An ID the Vocabulary lacks is an *Error of kind
+// ErrUnknownToken, and errors are final: every later call returns the same
+// one.
+//
+// A Detokenizer allocates nothing of its own; Next and AppendText grow dst
+// as append does. It is not safe for concurrent use; many Detokenizers may
+// share one Vocabulary. Make one with NewDetokenizer: the zero value has
+// no Vocabulary.
+type Detokenizer struct {
+	v        *Vocabulary
+	dec      utf8.Decoder
+	afterBOS bool  // the last ID was BOS (SentencePiece's space rule)
+	index    int64 // IDs taken since made or Reset
+	err      *Error
+}
+
+// NewDetokenizer returns a Detokenizer reading IDs of v.
+func NewDetokenizer(v *Vocabulary) *Detokenizer { return &Detokenizer{v: v} }
+
+// Next decodes one ID. For an ordinary token it appends the text the token
+// completes to dst. For a special token it appends what ends the text
+// before it (U+FFFD for a held, incomplete character) and reports
+// isSpecial true: ask the Vocabulary's Special for its name. For an ID the
+// Vocabulary lacks it appends nothing and returns an *Error with the ID and
+// its index.
+func (d *Detokenizer) Next(dst []byte, id uint32) (out []byte, isSpecial bool, err error) {
+	if d.err != nil {
+		return dst, false, d.err
+	}
+	if int64(id) >= int64(len(d.v.tab)) {
+		return dst, false, d.unknown(id)
+	}
+	e := d.v.tab[id]
+	piece := d.v.data[e.off : e.off+uint32(e.n)]
+	switch e.flag {
+	case ordinary:
+		// run.c's decode: "following BOS (1) token, sentencepiece decoder
+		// strips any leading whitespace".
+		if d.afterBOS && len(piece) > 0 && piece[0] == ' ' {
+			piece = piece[1:]
+		}
+	case bytePc:
+	case special:
+		d.index++
+		d.afterBOS = int64(id) == d.v.bos
+		return d.dec.Flush(dst), true, nil
+	default:
+		return dst, false, d.unknown(id)
+	}
+	d.index++
+	d.afterBOS = false
+	return d.dec.Append(dst, piece), false, nil
+}
+
+func (d *Detokenizer) unknown(id uint32) *Error {
+	d.err = &Error{Offset: -1, Index: d.index, ID: id, Err: ErrUnknownToken}
+	return d.err
+}
+
+// AppendText decodes ids in order, appending their text to dst, up to and
+// including the first special token. It returns the extended slice and n,
+// the number of IDs taken: when n > 0 and ids[n-1] is special (the
+// Vocabulary's Special says so), that token stopped it; call again with
+// ids[n:]. On an unknown ID it returns the text before it and an *Error,
+// and ids[n] is the ID at fault.
+func (d *Detokenizer) AppendText(dst []byte, ids []uint32) (out []byte, n int, err error) {
+	for i, id := range ids {
+		var sp bool
+		dst, sp, err = d.Next(dst, id)
+		if err != nil {
+			return dst, i, err
+		}
+		if sp {
+			return dst, i + 1, nil
+		}
+	}
+	return dst, len(ids), nil
+}
+
+// Flush ends the stream: a held, incomplete character becomes U+FFFD,
+// appended to dst (SPEC.md §7 item 5). The Detokenizer is then ready for
+// more text, as after a special token.
+func (d *Detokenizer) Flush(dst []byte) []byte {
+	if d.err != nil {
+		return dst
+	}
+	return d.dec.Flush(dst)
+}
+
+// Pending returns the number of bytes held for a character not yet whole.
+func (d *Detokenizer) Pending() int { return d.dec.Pending() }
+
+// Err returns the error that stopped the Detokenizer, or nil.
+func (d *Detokenizer) Err() error {
+	if d.err == nil {
+		return nil
+	}
+	return d.err
+}
+
+// Reset makes d ready for a new stream of IDs of the same Vocabulary.
+func (d *Detokenizer) Reset() { *d = Detokenizer{v: d.v} }

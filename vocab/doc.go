@@ -1,0 +1,18 @@
+// Package vocab turns the token IDs of TOKEN and TOKEN32 frames (SPEC.md
+// §3.1) back into text. A Vocabulary maps each ID to its bytes and marks the
+// special tokens (end of text, BOS, …) by name. It is loaded from a tiktoken
+// .tiktoken file (cl100k_base, o200k_base, Llama 3's tokenizer.model) with
+// its special-token table, from a Hugging Face tokenizer.json of a BPE model
+// (byte-level as GPT-2, Llama 3 and Qwen use, or SentencePiece's as Llama 2
+// uses), or from a llama2.c tokenizer.bin. Its Hash names it, by the rule
+// of SPEC.md §3.12.
+//
+// A Detokenizer reads IDs as they arrive and emits whole UTF-8 characters
+// only: a character split between tokens comes out once it is whole, and
+// ill-formed bytes become U+FFFD exactly as package utf8 replaces them
+// (SPEC.md §7). Special tokens are reported as such, never as text; an ID
+// the vocabulary lacks is an *Error, never silently dropped. For byte-level
+// vocabularies a token's bytes do not depend on its neighbours, so a table
+// lookup and the UTF-8 reassembly are all the work: no window is decoded
+// twice, as Hugging Face's DecodeStream does.
+package vocab
