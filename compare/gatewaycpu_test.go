@@ -42,8 +42,12 @@ func TestGatewayCPU(t *testing.T) {
 	}
 	dir := t.TempDir()
 	anth, rproxy := filepath.Join(dir, "anth"), filepath.Join(dir, "rproxy")
-	for _, b := range [][]string{{anth, "github.com/layer0/anth/cmd/anth"}, {rproxy, "./rproxy"}} {
-		if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
+	// anth is built in its own module (its dependencies, Prometheus's
+	// client among them, are that module's), rproxy in this one.
+	for _, b := range [][]string{{anth, "./cmd/anth", ".."}, {rproxy, "./rproxy", "."}} {
+		cmd := exec.Command("go", "build", "-o", b[0], b[1])
+		cmd.Dir = b[2]
+		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
 		}
 	}
