@@ -7,6 +7,7 @@ import (
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/eventframe"
 	"github.com/layer0/anth/internal/jsonlex"
 	"github.com/layer0/anth/request"
 )
@@ -72,7 +73,7 @@ func (a API) NewEncoder(w io.Writer, coded bool, body []byte) bridge.Encoder {
 const maxModel = 256
 
 // RawEvents returns a writer that writes each deflated EVENT frame raw.
-func (API) RawEvents(w io.Writer) io.Writer { return &rawEvents{w: w} }
+func (API) RawEvents(w io.Writer) io.Writer { return &eventframe.RawWriter{W: w, Dict: eventDict()} }
 
 // Dictionary returns EventDictionary, prepared once: the preset dictionary
 // of this API's anth-deflate bodies (SPEC.md §7b.6).

@@ -1,4 +1,4 @@
-package messages
+package eventframe
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestRawEventsKeepsBrokenContinuations(t *testing.T) {
 	text := frame.AppendText(nil, 0, []byte("hi"))
 	in := append(append(frame.AppendMagic(nil), part...), text...)
 	var out bytes.Buffer
-	r := &rawEvents{w: &out}
+	r := &RawWriter{W: &out}
 	if _, err := r.Write(in); err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,15 @@
-package chat
+package eventframe
 
 import (
 	"bytes"
 	"io"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/sse"
 )
 
-// rawEvents sits between a frame.Writer and an anth-deflate stream and
+// RawWriter sits between a frame.Writer and an anth-deflate stream and
 // writes each deflated EVENT raw, as SPEC.md §11.2 has EVENT data travel
 // inside the coding: the stream's window deflates it better than the
 // event alone, and a reader refuses a deflated one there. A handler's
@@ -16,15 +18,17 @@ import (
 //
 // frame.Writer hands over whole frames, Magic first, in each Write; the
 // cost for every other frame is frame.Parse's few nanoseconds.
-type rawEvents struct {
-	w      io.Writer
+type RawWriter struct {
+	W    io.Writer           // where the frames go
+	Dict *deflate.Dictionary // the bridge's EVENT dictionary
+
 	magic  bool
-	events EventReader
+	events Reader
 	held   []byte // the frames of a deflated event still being joined
 	out    []byte
 }
 
-func (r *rawEvents) Write(p []byte) (int, error) {
+func (r *RawWriter) Write(p []byte) (int, error) {
 	out, rest := r.out[:0], p
 	if !r.magic && bytes.HasPrefix(rest, []byte(frame.Magic)) {
 		out, rest, r.magic = append(out, frame.Magic...), rest[len(frame.Magic):], true
@@ -50,28 +54,28 @@ func (r *rawEvents) Write(p []byte) (int, error) {
 			continue
 		}
 		r.held = append(r.held, rest[:n]...)
-		e, whole, err := r.events.Add(f)
+		name, data, whole, err := r.events.Add(f, r.Dict, sse.DefaultMaxEvent, false)
 		switch {
 		case err != nil:
 			r.events.Reset()
 			out = append(out, r.held...) // the client's reader reports it
 			r.held = r.held[:0]
 		case whole:
-			out = frame.AppendEvent(out, frame.EventJSON, e.Name, e.Data)
+			out = frame.AppendEvent(out, frame.EventJSON, name, data)
 			r.held = r.held[:0]
 		}
 		rest = rest[n:]
 	}
 	r.out = out
-	if _, err := r.w.Write(out); err != nil {
+	if _, err := r.W.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 // Flush passes a frame.Writer's Flush on.
-func (r *rawEvents) Flush() error {
-	if f, ok := r.w.(interface{ Flush() error }); ok {
+func (r *RawWriter) Flush() error {
+	if f, ok := r.W.(interface{ Flush() error }); ok {
 		return f.Flush()
 	}
 	return nil

@@ -1,0 +1,106 @@
+// Package eventframe holds what every API bridge does with EVENT frames
+// (SPEC.md §3.10) whatever its dictionary: joining an event's frames,
+// inflating and checking its data (Reader), and rewriting deflated EVENTs
+// raw for anth-deflate (RawWriter, §11.2). Package messages and package
+// chat each wrap it with their own dictionary and error type.
+package eventframe
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/errkind"
+	"github.com/layer0/anth/internal/jsonlex"
+)
+
+// Fault is what a Reader refuses: the kind (errkind.Malformed or
+// errkind.TooLarge) and why. A bridge turns it into its own *Error.
+type Fault struct {
+	Kind   error
+	Detail string
+}
+
+func (f *Fault) Error() string { return f.Kind.Error() + ": " + f.Detail }
+
+func fault(kind error, detail string) error { return &Fault{Kind: kind, Detail: detail} }
+
+// Reader joins a stream's EVENT frames into the events they carry: it
+// follows continuation frames, inflates deflated data with the bridge's
+// dictionary, and checks that the result is JSON, compacting it. The zero
+// value is ready to use; it allocates an inflater on the first deflated
+// event.
+type Reader struct {
+	name     []byte
+	enc      uint8
+	data     []byte // data of an event whose frames continue
+	pending  bool
+	inflater deflate.Inflater
+	compact  []byte
+}
+
+// Add takes the stream's next EVENT frame. When it completes an event, Add
+// returns the event's name and compact JSON, valid until the next call,
+// and true; when the event continues in the next frame, false. max bounds
+// the data joined and inflated; rawOnly refuses deflated data (a stream
+// that came in anth-deflate). A refusal is a *Fault; a frame that is not
+// an EVENT is frame's error.
+func (r *Reader) Add(f frame.Frame, dict *deflate.Dictionary, max int, rawOnly bool) (name, data []byte, ok bool, err error) {
+	ev, err := f.Event()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if rawOnly && ev.Encoding == frame.EventDeflate {
+		return nil, nil, false, fault(errkind.Malformed, "a deflated EVENT inside anth-deflate, whose EVENTs are raw")
+	}
+	if r.pending && (string(ev.Name) != string(r.name) || ev.Encoding != r.enc) {
+		return nil, nil, false, fault(errkind.Malformed, "EVENT continuation with another name or encoding")
+	}
+	if !r.pending {
+		r.name, r.enc, r.data = append(r.name[:0], ev.Name...), ev.Encoding, r.data[:0]
+	}
+	if len(r.data)+len(ev.Data) > max {
+		return nil, nil, false, fault(errkind.TooLarge, "event over "+strconv.Itoa(max)+" bytes")
+	}
+	r.data = append(r.data, ev.Data...)
+	if r.pending = ev.More; r.pending {
+		return nil, nil, false, nil
+	}
+	js := r.data
+	if r.enc == frame.EventDeflate {
+		if js, err = r.inflate(js, dict, max); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if bytes.ContainsAny(r.name, "\r\n") {
+		return nil, nil, false, fault(errkind.Malformed, "EVENT name with a line break")
+	}
+	// Compact JSON has no line break outside its strings and none inside:
+	// written into an SSE data line, it stays one line.
+	out, valid := jsonlex.AppendCompact(r.compact[:0], js)
+	r.compact = out
+	if !valid {
+		return nil, nil, false, fault(errkind.Malformed, "EVENT data is not JSON")
+	}
+	return r.name, out, true, nil
+}
+
+// Pending reports whether an event's frames have started and not ended.
+func (r *Reader) Pending() bool { return r.pending }
+
+// Reset forgets a partly joined event, keeping buffers and the inflater.
+func (r *Reader) Reset() { r.pending = false }
+
+func (r *Reader) inflate(z []byte, dict *deflate.Dictionary, max int) ([]byte, error) {
+	out, err := r.inflater.Inflate(z, dict, max)
+	var e *deflate.Error
+	if errors.As(err, &e) {
+		if e.Err == deflate.ErrTooLarge {
+			return nil, fault(errkind.TooLarge, "inflated event over "+strconv.Itoa(max)+" bytes")
+		}
+		return nil, fault(errkind.Malformed, "EVENT data does not inflate: "+e.Detail)
+	}
+	return out, err
+}
