@@ -106,9 +106,16 @@ func (d *Decoder) Apply(base *Snapshot, delta []byte) (*Snapshot, error) {
 // On error dst is emptied (Tokens 0, no data), never left half-written.
 func (d *Decoder) ApplyTo(dst, base *Snapshot, delta []byte) error {
 	d.bytes.Reset(delta)
+	before := d.scratch()
 	err := d.apply(dst, base, &d.bytes)
 	if err == nil && d.bytes.Len() > 0 {
 		err = &Error{Offset: int64(len(delta) - d.bytes.Len()), Err: ErrMalformed, Detail: strconv.Itoa(d.bytes.Len()) + " bytes after the delta"}
+		if d.scratch() > before {
+			// A failed call keeps no more than it found, as apply's own
+			// failures do: the delta decoded, then bytes followed it.
+			d.release()
+			d.stats.Scratch = d.scratch()
+		}
 	}
 	if err != nil {
 		*dst = Snapshot{Data: dst.Data[:0], Hashes: dst.Hashes[:0]}
