@@ -84,7 +84,7 @@ func TestGatewayChat(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		// In anth-deflate, EVENT data travels raw (SPEC.md §11.2).
-		wantRaw, _ := io.ReadAll(chat.NewDecoder(bytes.NewReader(rec), chat.DecoderOptions{RawEvents: true}))
+		wantRaw, _ := io.ReadAll(chat.NewDecoder(bytes.NewReader(rec), chat.DecoderOptions{RawEvents: true, RandomPad: true}))
 		for _, c := range []struct{ ct, accept, encoding string }{
 			{"application/json", Accept, ""},
 			{ContentType, Accept, ""},

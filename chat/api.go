@@ -40,10 +40,11 @@ func (API) Streaming(body []byte) bool {
 
 // NewDecoder returns a Decoder of a's options reading r, from a.Decoders
 // if it is set (Release gives it back); coded sets RawEvents (SPEC.md
-// §11.2).
+// §11.2) and RandomPad (§7b.4).
 func (a API) NewDecoder(r io.Reader, coded bool) bridge.Decoder {
 	opts := a.Decoder
 	opts.RawEvents = opts.RawEvents || coded
+	opts.RandomPad = opts.RandomPad || coded
 	if a.Decoders != nil {
 		return a.Decoders.get(r, opts)
 	}

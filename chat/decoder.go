@@ -21,6 +21,14 @@ type DecoderOptions struct {
 	Padding int
 	// RawEvents keeps EVENT data as plain JSON instead of deflating it.
 	RawEvents bool
+	// RandomPad fills the PAD frames that carry obfuscation with bytes
+	// that do not compress (a keystream, the same on every run) instead of
+	// zeros, for frames that go on to be compressed
+	// (anth-deflate): zeros compress to nearly nothing, and the coded
+	// stream's sizes would follow the text again, which is what the
+	// obfuscation hides (SPEC.md §7b.4, §11.1). API.NewDecoder sets it
+	// when coded.
+	RandomPad bool
 }
 
 // Decoder reads a Chat Completions stream of Server-Sent Events and gives

@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"math/rand/v2"
+
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/jsonlex"
@@ -36,6 +38,9 @@ type toFrames struct {
 	fast []fastTemplate
 	last int
 	hits int // chunks the fast path took, for its tests
+	// RandomPad's keystream, seeded at the stream's first PAD.
+	pad       rand.ChaCha8
+	padSeeded bool
 }
 
 // noFast turns the fast path off, for the test that holds it to the
@@ -191,7 +196,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 // then the one the fast path tries first.
 func (m *toFrames) holeFrames(b []byte, block, field int, obf bool, obfN int, ids, withText bool, text []byte) []byte {
 	if obf {
-		b = appendPad(b, obfN)
+		b = m.appendPad(b, obfN)
 	}
 	if ids {
 		b = frame.AppendToken(b, m.rd.ids...)
@@ -210,16 +215,40 @@ func (m *toFrames) textFrame(b []byte, block, field int, text []byte) []byte {
 	return frame.AppendText(b, uint16(block), text)
 }
 
-// appendPad appends one PAD frame of n zero bytes, n ≤ frame.MaxPayload;
-// unlike frame.AppendPad it writes a frame for n = 0 too, since an empty
+// appendPad appends one PAD frame of n bytes, n ≤ frame.MaxPayload: zeros,
+// or, with DecoderOptions.RandomPad, bytes that do not compress. Unlike
+// frame.AppendPad it writes a frame for n = 0 too, since an empty
 // obfuscation is a hole as well (§7b.4).
-func appendPad(b []byte, n int) []byte {
+func (m *toFrames) appendPad(b []byte, n int) []byte {
 	b = append(b, byte(frame.TypePad), byte(n>>8), byte(n))
-	for range n {
-		b = append(b, 0)
+	if !m.opts.RandomPad {
+		for range n {
+			b = append(b, 0)
+		}
+		return b
+	}
+	// A ChaCha8 keystream from a fixed key, running on across the stream:
+	// its bytes never repeat within a window, so DEFLATE finds no match in
+	// them, and the stream's bytes are the same on every run (goldens).
+	// Nothing here is secret: what the padding hides is the text's length,
+	// and the PAD states its own.
+	if !m.padSeeded {
+		m.pad.Seed(padKey)
+		m.padSeeded = true
+	}
+	for n > 0 {
+		r := m.pad.Uint64()
+		for k := 0; k < 8 && n > 0; k++ {
+			b = append(b, byte(r))
+			r >>= 8
+			n--
+		}
 	}
 	return b
 }
+
+// padKey keys the keystream of RandomPad's PAD frames.
+var padKey = [32]byte{'a', 'n', 't', 'h', ' ', 'p', 'a', 'd'}
 
 // usageChunk appends an include_usage chunk as an EVENT usage of what
 // USAGE and CACHE_USAGE do not carry, then those frames (§7b.3); false when
