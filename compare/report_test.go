@@ -16,7 +16,8 @@ var report = flag.Bool("report", false, "print every measurement as Markdown tab
 // workload over HTTP/1.1 (and, with -report, HTTP/2 over TLS), checks that
 // each delivers the workload whole, and holds anth-deflate to issue 14's
 // goals over HTTP/1.1: at most 0.8x the best compressed SSE on long
-// responses, 0.75x on the recordings. Bytes are counted, not timed: the
+// responses, 0.75x on the recordings (0.85x on chat streams obfuscated as
+// the OpenAI API sends them). Bytes are counted, not timed: the
 // goals are deterministic. Over HTTP/2 with TLS every flush costs 31 bytes
 // of framing whatever it carries (a 9-byte DATA header, a 22-byte TLS
 // record), three times a coded delta: the ratios are reported, not held to
@@ -72,8 +73,16 @@ func TestWire(t *testing.T) {
 			ratio := float64(table["ANTH + anth-deflate"][i].bytes) / float64(best[i])
 			fmt.Fprintf(&out, " **%.3fx** |", ratio)
 			goal := 0.8
-			if strings.HasPrefix(wl.name, "recordings") {
+			switch {
+			case strings.HasPrefix(wl.name, "recordings"):
 				goal = 0.75
+			case strings.HasSuffix(wl.name, obfuscatedSuffix):
+				// The obfuscation costs both sides about the same, ~11
+				// bytes a chunk (SPEC.md §7b.4 keeps its entropy in a
+				// coded PAD), which pulls the ratio toward 1: 0.81x when
+				// kept. The bound catches a regression; issue 22's goal
+				// (0.5x) is reported, unmet, in README.md.
+				goal = 0.85
 			}
 			if ratio > goal && !h2 {
 				t.Errorf("%s, %s: anth-deflate is %.3fx %s, goal %.2fx", proto, wl.name, ratio, bestName[i], goal)
