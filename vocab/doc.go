@@ -5,7 +5,9 @@
 // its special-token table, from a Hugging Face tokenizer.json of a BPE model
 // (byte-level as GPT-2, Llama 3 and Qwen use, or SentencePiece's as Llama 2
 // uses), or from a llama2.c tokenizer.bin. Its Hash names it, by the rule
-// of SPEC.md §3.12.
+// of SPEC.md §3.12. A client keeps it as a vocabulary file (AppendFile,
+// ParseFile; SPEC.md §3.15): one table of every token, half a .tiktoken
+// file's size, checked byte for byte on load.
 //
 // A Detokenizer reads IDs as they arrive and emits whole UTF-8 characters
 // only: a character split between tokens comes out once it is whole, and

@@ -63,6 +63,7 @@ type Vocabulary struct {
 	tab  []entry // by ID
 	data []byte  // the bytes tab points into
 	bos  int64   // the BOS ID for SentencePiece's space rule, or -1
+	name string  // for messages (Named, ParseFile)
 }
 
 // Kind returns how the vocabulary's tokens become text.
