@@ -17,4 +17,10 @@
 // vocabularies a token's bytes do not depend on its neighbours, so a table
 // lookup and the UTF-8 reassembly are all the work: no window is decoded
 // twice, as Hugging Face's DecodeStream does.
+//
+// A response names its vocabulary in a VOCAB frame (SPEC.md §3.13):
+// Vocabulary.Vocab makes its payload for a server, and Text reads a
+// response's text from TOKEN and TOKEN32 frames through the call that reads
+// TEXT frames, checking the VOCAB frame against the Vocabulary it holds
+// (ErrUnknownVocabulary when they differ).
 package vocab

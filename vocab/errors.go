@@ -24,6 +24,11 @@ var (
 	// vocabulary it names, so an *Error of this kind also matches
 	// ErrMalformed.
 	ErrUnknownToken = errors.New("unknown token ID")
+	// ErrUnknownVocabulary means a stream names a vocabulary (a VOCAB
+	// frame, SPEC.md §3.13) other than the one the reader holds: another
+	// hash, kind or special table. Its IDs are never read as text with the
+	// wrong one.
+	ErrUnknownVocabulary = errors.New("unknown vocabulary")
 )
 
 // Error says where a vocabulary file or an ID stream went wrong.

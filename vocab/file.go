@@ -117,7 +117,7 @@ func ParseFile(data []byte) (*Vocabulary, error) {
 		return nil, fileErr(pos, ErrTruncated, "n "+strconv.FormatUint(n, 10)+", more IDs than the bytes left hold")
 	}
 	pos += 4
-	v := &Vocabulary{kind: kind, bos: -1, tab: make([]entry, n), name: string(name)}
+	v := &Vocabulary{kind: kind, bos: -1, tab: make([]entry, n), name: string(name), sum: new(summary)}
 	var names []specialEntry
 	specialsAt := pos
 	read, at, kerr, detail := consumeSpecials(data[pos:len(data)-sha256.Size], n, func(e specialEntry) { names = append(names, e) })

@@ -36,6 +36,11 @@ func (v *Vocabulary) Named(name string) (*Vocabulary, error) {
 // u16, name — and returns the extended slice. The VOCAB frame and the
 // vocabulary file carry it so.
 func (v *Vocabulary) AppendSpecials(dst []byte) []byte {
+	_, table := v.summary()
+	return append(dst, table...)
+}
+
+func (v *Vocabulary) appendSpecials(dst []byte) []byte {
 	at := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	count := uint32(0)
@@ -56,7 +61,8 @@ func (v *Vocabulary) AppendSpecials(dst []byte) []byte {
 // first 8 bytes of the SHA-256 of AppendSpecials' encoding (SPEC.md §3.12),
 // which a VOCAB frame may carry instead of the table.
 func (v *Vocabulary) SpecialsDigest() [SizeDigest]byte {
-	return specialsDigest(v.AppendSpecials(nil))
+	_, table := v.summary()
+	return specialsDigest(table)
 }
 
 func specialsDigest(table []byte) [SizeDigest]byte {

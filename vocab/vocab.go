@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strconv"
+	"sync"
 )
 
 // Limits on what a loader accepts, so that a file's claims cannot make it
@@ -60,10 +61,27 @@ type entry struct {
 // immutable once loaded and safe for concurrent use; a Detokenizer reads it.
 type Vocabulary struct {
 	kind Kind
-	tab  []entry // by ID
-	data []byte  // the bytes tab points into
-	bos  int64   // the BOS ID for SentencePiece's space rule, or -1
-	name string  // for messages (Named, ParseFile)
+	tab  []entry  // by ID
+	data []byte   // the bytes tab points into
+	bos  int64    // the BOS ID for SentencePiece's space rule, or -1
+	name string   // for messages (Named, ParseFile)
+	sum  *summary // computed once, shared by Named copies; nil: computed on each call
+}
+
+// summary is what a Vocabulary computes once, on first use: its hash and
+// special table, which every response that names it needs (SPEC.md §3.13).
+type summary struct {
+	once     sync.Once
+	hash     [sha256.Size]byte
+	specials []byte
+}
+
+func (v *Vocabulary) summary() (hash [sha256.Size]byte, specials []byte) {
+	if v.sum == nil {
+		return v.computeHash(), v.appendSpecials(nil)
+	}
+	v.sum.once.Do(func() { v.sum.hash, v.sum.specials = v.computeHash(), v.appendSpecials(nil) })
+	return v.sum.hash, v.sum.specials
 }
 
 // Kind returns how the vocabulary's tokens become text.
@@ -142,8 +160,14 @@ func (v *Vocabulary) appendLine(dst []byte, id uint32) []byte {
 // Hash returns the SHA-256 of AppendTiktoken's rendering (SPEC.md §3.12).
 // For a .tiktoken file written by rank, which tiktoken's own files are, it
 // is the SHA-256 of the file: tiktoken pins cl100k_base as 223921b7… and
-// o200k_base as 446a9538…. Hash computes it on each call; keep the result.
+// o200k_base as 446a9538…. A Vocabulary computes it on first use (a few
+// milliseconds for o200k_base) and keeps it.
 func (v *Vocabulary) Hash() [sha256.Size]byte {
+	h, _ := v.summary()
+	return h
+}
+
+func (v *Vocabulary) computeHash() [sha256.Size]byte {
 	h := sha256.New()
 	buf := make([]byte, 0, 8192)
 	for id := range v.tab {

@@ -1,0 +1,180 @@
+package vocab
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/layer0/anth/frame"
+)
+
+// tokenFrames cuts ids into TOKEN/TOKEN32 frames of random sizes.
+func tokenFrames(t *rapid.T, ids []uint32) []frame.Frame {
+	var fs []frame.Frame
+	for len(ids) > 0 {
+		n := rapid.IntRange(1, len(ids)).Draw(t, "per frame")
+		b := frame.AppendToken(nil, ids[:n]...)
+		f, _, err := frame.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+		ids = ids[n:]
+	}
+	return fs
+}
+
+func mustFrame(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, b []byte) frame.Frame {
+	t.Helper()
+	f, n, err := frame.Parse(b)
+	if err != nil || n != len(b) {
+		t.Fatalf("Parse: %v", err)
+	}
+	return f
+}
+
+// TestTextTokensAsText: a response's IDs in token frames, however cut, and
+// named by a VOCAB frame or not, give through Text.AppendFrame the text a
+// Detokenizer gives for the IDs at once; and the same text sent as TEXT
+// frames, one token's bytes a frame, gives the same through the same call.
+func TestTextTokensAsText(t *testing.T) {
+	for _, v := range []*Vocabulary{named(t, byteLevel(t), "test"), named(t, tok512(t), "tok512")} {
+		enc := newEncoder(v)
+		rapid.Check(t, func(rt *rapid.T) {
+			var ids []uint32
+			for _, s := range rapid.SliceOf(rapid.SampledFrom(fragments)).Draw(rt, "text") {
+				ids = enc.encode(ids, s)
+			}
+			d := NewDetokenizer(v)
+			want, _, err := d.AppendText(nil, ids)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			want = d.Flush(want)
+
+			var fs []frame.Frame
+			if rapid.Bool().Draw(rt, "named") {
+				fs = append(fs, mustFrame(rt, frame.AppendVocab(nil, v.Vocab(frame.VocabFlags(rapid.IntRange(0, 1).Draw(rt, "digest"))<<1))))
+			}
+			fs = append(fs, tokenFrames(rt, ids)...)
+			fs = append(fs, mustFrame(rt, frame.AppendDone(nil, frame.StopEndTurn, "")))
+			tx := NewText(v)
+			var got []byte
+			for _, f := range fs {
+				if got, err = tx.AppendFrame(got, f); err != nil {
+					rt.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				rt.Fatalf("token frames (-Detokenizer +Text):\n%s", diff)
+			}
+
+			if v.kind != ByteLevel {
+				return // a SentencePiece token's text depends on the one before (BOS)
+			}
+			var ft frame.Text
+			var viaText []byte
+			for _, id := range ids {
+				b, _ := v.Bytes(id)
+				viaText = ft.AppendFrame(viaText, mustFrame(rt, frame.AppendText(nil, 0, b)))
+			}
+			viaText = ft.AppendFrame(viaText, mustFrame(rt, frame.AppendDone(nil, 0, "")))
+			if diff := cmp.Diff(string(viaText), string(got)); diff != "" {
+				rt.Fatalf("TEXT frames (-frame.Text +Text):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTextVocabChecked: SPEC.md §3.13 — a stream naming another vocabulary
+// (hash, kind, special table or its digest) stops before any ID is read; a
+// VOCAB frame after a token frame or a second one is malformed; with the
+// text flag the IDs are not read as text (nor checked), TEXT frames are.
+func TestTextVocabChecked(t *testing.T) {
+	v := named(t, byteLevel(t), "test")
+	other := named(t, tok512(t), "tok512")
+	good := v.Vocab(0)
+	otherSpecials := good
+	otherSpecials.Specials = append([]byte{}, good.Specials...)
+	otherSpecials.Specials[len(otherSpecials.Specials)-1] ^= 1
+	otherDigest := v.Vocab(frame.VocabDigest)
+	otherDigest.Digest[0] ^= 1
+	otherKind := good
+	otherKind.Kind = 1
+	hi := frame.AppendToken(nil, 'H', 'i')
+	for _, c := range []struct {
+		name   string
+		frames [][]byte
+		want   string
+		kind   error
+	}{
+		{"named", [][]byte{frame.AppendVocab(nil, good), hi}, "Hi", nil},
+		{"digest", [][]byte{frame.AppendVocab(nil, v.Vocab(frame.VocabDigest)), hi}, "Hi", nil},
+		{"unnamed", [][]byte{hi}, "Hi", nil},
+		{"other hash", [][]byte{frame.AppendVocab(nil, other.Vocab(0)), hi}, "", ErrUnknownVocabulary},
+		{"other specials", [][]byte{frame.AppendVocab(nil, otherSpecials), hi}, "", ErrUnknownVocabulary},
+		{"other digest", [][]byte{frame.AppendVocab(nil, otherDigest), hi}, "", ErrUnknownVocabulary},
+		{"other kind", [][]byte{frame.AppendVocab(nil, otherKind), hi}, "", ErrUnknownVocabulary},
+		{"after tokens", [][]byte{hi, frame.AppendVocab(nil, good)}, "Hi", ErrMalformed},
+		{"twice", [][]byte{frame.AppendVocab(nil, good), frame.AppendVocab(nil, good)}, "", ErrMalformed},
+		{"text too", [][]byte{frame.AppendVocab(nil, other.Vocab(frame.VocabText)), hi, frame.AppendText(nil, 0, []byte("Hi"))}, "Hi", nil},
+		{"unknown ID", [][]byte{frame.AppendVocab(nil, good), frame.AppendToken(nil, 'H', 70000)}, "H", ErrUnknownToken},
+	} {
+		tx := NewText(v)
+		var got []byte
+		var err error
+		for _, b := range c.frames {
+			if got, err = tx.AppendFrame(got, mustFrame(t, b)); err != nil {
+				break
+			}
+		}
+		if string(got) != c.want || (c.kind == nil) != (err == nil) || (c.kind != nil && !errors.Is(err, c.kind)) {
+			t.Errorf("%s: %q, %v; want %q, %v", c.name, got, err, c.want, c.kind)
+		}
+		var e *Error
+		if err != nil && !errors.As(err, &e) {
+			t.Errorf("%s: %v is not an *Error", c.name, err)
+		}
+		if err != nil {
+			if _, again := tx.AppendFrame(nil, mustFrame(t, hi)); again != err {
+				t.Errorf("%s: error not final: %v", c.name, again)
+			}
+		}
+	}
+}
+
+// TestTextNoVocabulary: a Text made without a Vocabulary reads a stream
+// whose text travels in TEXT frames, and refuses token frames it would
+// have to read as text.
+func TestTextNoVocabulary(t *testing.T) {
+	v := byteLevel(t)
+	tx := NewText(nil)
+	got, err := tx.AppendFrame(nil, mustFrame(t, frame.AppendVocab(nil, v.Vocab(frame.VocabText))))
+	got, err2 := tx.AppendFrame(got, mustFrame(t, frame.AppendToken(nil, 1)))
+	got, err3 := tx.AppendFrame(got, mustFrame(t, frame.AppendText(nil, 0, []byte("ok"))))
+	if err != nil || err2 != nil || err3 != nil || string(got) != "ok" {
+		t.Fatalf("%q, %v %v %v", got, err, err2, err3)
+	}
+	_, err = NewText(nil).AppendFrame(nil, mustFrame(t, frame.AppendToken(nil, 1)))
+	if !errors.Is(err, ErrUnknownVocabulary) {
+		t.Fatalf("token frame with no vocabulary: %v", err)
+	}
+}
+
+// TestTextAllocs: reading a token frame as text allocates nothing.
+func TestTextAllocs(t *testing.T) {
+	v := byteLevel(t)
+	tx := NewText(v)
+	f := mustFrame(t, frame.AppendToken(nil, 'H', 'i', ' '))
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() {
+		buf, _ = tx.AppendFrame(buf[:0], f)
+	}); n != 0 {
+		t.Errorf("%v allocs per token frame, want 0", n)
+	}
+}
