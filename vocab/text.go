@@ -118,6 +118,10 @@ func (t *Text) Named() (named, textToo bool) { return t.named, t.textToo }
 // Err returns the error that stopped the Text, or nil.
 func (t *Text) Err() error { return t.err }
 
-// Reset makes t ready for a new response read with the same Vocabulary.
-// It forgets the DELTA kinds asked for with Include too.
-func (t *Text) Reset() { *t = Text{d: Detokenizer{v: t.d.v}} }
+// Reset makes t ready for a new response read with the same Vocabulary,
+// keeping the DELTA kinds asked for with Include. After a response's DONE
+// it allocates nothing.
+func (t *Text) Reset() {
+	t.Text.FlushAll(nil) // forget the blocks a response cut short left
+	*t = Text{Text: t.Text, d: Detokenizer{v: t.d.v}}
+}

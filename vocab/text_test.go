@@ -166,7 +166,8 @@ func TestTextNoVocabulary(t *testing.T) {
 	}
 }
 
-// TestTextAllocs: reading a token frame as text allocates nothing.
+// TestTextAllocs: reading a token frame as text allocates nothing, nor does
+// a whole response (VOCAB, tokens, TEXT, DONE) read again after Reset.
 func TestTextAllocs(t *testing.T) {
 	v := byteLevel(t)
 	tx := NewText(v)
@@ -176,5 +177,23 @@ func TestTextAllocs(t *testing.T) {
 		buf, _ = tx.AppendFrame(buf[:0], f)
 	}); n != 0 {
 		t.Errorf("%v allocs per token frame, want 0", n)
+	}
+	response := []frame.Frame{mustFrame(t, frame.AppendVocab(nil, v.Vocab(0))), f,
+		mustFrame(t, frame.AppendText(nil, 1, []byte("\xe4\xbd"))), mustFrame(t, frame.AppendDone(nil, 0, ""))}
+	tx.Reset()
+	if n := testing.AllocsPerRun(100, func() {
+		tx.Reset()
+		buf = buf[:0]
+		for _, f := range response {
+			var err error
+			if buf, err = tx.AppendFrame(buf, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}); n != 0 {
+		t.Errorf("%v allocs per response after Reset, want 0", n)
+	}
+	if string(buf) != "Hi \uFFFD" {
+		t.Errorf("response gives %q", buf)
 	}
 }
