@@ -179,6 +179,7 @@ func ParseFile(data []byte) (*Vocabulary, error) {
 		}
 	}
 	v.data = buf
+	v.markWhole()
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], data[len(body):]) {
 		return nil, fileErr(len(body), ErrMalformed, "check is not the SHA-256 of the file before it")
 	}

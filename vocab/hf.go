@@ -236,6 +236,7 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 		buf = append(buf, a.content...)
 	}
 	v.data = buf
+	v.markWhole()
 	if kind == SentencePiece {
 		if id, ok := v.SpecialID("<s>"); ok {
 			v.bos = int64(id)

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"sync"
+	stdutf8 "unicode/utf8"
 )
 
 // Limits on what a loader accepts, so that a file's claims cannot make it
@@ -55,6 +56,17 @@ type entry struct {
 	off  uint32
 	n    uint16
 	flag uint8
+	// whole marks an ordinary token whose bytes are valid UTF-8, whole
+	// characters only: after text that ended on a character boundary it
+	// is its own text, with no decoding (Detokenizer.Next's fast path).
+	whole bool
+}
+
+// markWhole sets each ordinary token's whole flag, once its bytes are in.
+func (v *Vocabulary) markWhole() {
+	for id, e := range v.tab {
+		v.tab[id].whole = e.flag == ordinary && stdutf8.Valid(v.data[e.off:e.off+uint32(e.n)])
+	}
 }
 
 // Vocabulary maps token IDs to bytes and names the special tokens. It is
