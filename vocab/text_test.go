@@ -197,3 +197,32 @@ func TestTextAllocs(t *testing.T) {
 		t.Errorf("response gives %q", buf)
 	}
 }
+
+// TestTextOutputBound: SPEC.md §3.12's bound, with the worst input for
+// cl100k_base — full TOKEN frames of its longest token (128 bytes, ID
+// 58040) — gives 64 bytes of text per byte of payload, and no more.
+func TestTextOutputBound(t *testing.T) {
+	v := loadTestTiktoken(t, "cl100k_base")
+	longest := 0
+	for id := range v.Len() {
+		if b, ok := v.Bytes(uint32(id)); ok {
+			longest = max(longest, len(b))
+		}
+	}
+	if b, _ := v.Bytes(58040); longest != 128 || len(b) != 128 {
+		t.Fatalf("longest token %d bytes, ID 58040 %d; want 128", longest, len(b))
+	}
+	ids := make([]uint32, 32767) // a full TOKEN frame
+	for i := range ids {
+		ids[i] = 58040
+	}
+	f := mustFrame(t, frame.AppendToken(nil, ids...))
+	tx := NewText(v)
+	out, err := tx.AppendFrame(nil, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ratio := float64(len(out)) / float64(len(f.Payload)); ratio != 64 {
+		t.Errorf("%d bytes of text from %d of payload: %.2f a byte, want 64", len(out), len(f.Payload), ratio)
+	}
+}
