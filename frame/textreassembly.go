@@ -19,6 +19,10 @@ import (
 // gives it; Include asks for thinking, signatures, tool input JSON or
 // citations too. The Encoder, which must pass every kind on, calls Append
 // with the kind itself.
+//
+// TOKEN and TOKEN32 frames give no text here: their IDs need a vocabulary,
+// which this layer does not know. Package vocab's Text embeds a Text and
+// reads them through the same AppendFrame (SPEC.md §3.12–3.14).
 type Text struct {
 	blocks  map[uint16]*[DeltaSignature + 1]anthutf8.Decoder
 	spare   *[DeltaSignature + 1]anthutf8.Decoder // a forgotten block's, reused by the next: a response after another allocates nothing
