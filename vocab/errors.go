@@ -33,8 +33,9 @@ var (
 
 // Error says where a vocabulary file or an ID stream went wrong.
 type Error struct {
-	// Offset is the byte offset in the vocabulary file, or -1 when the
-	// error is not about a file.
+	// Offset is the byte offset in the vocabulary file (or in an
+	// Anth-Vocabularies header's value, ParseHolds), or -1 when the error
+	// is not about either.
 	Offset int64
 	// Index is the position of the ID among those a Detokenizer was given
 	// since it was made or Reset, or -1 when the error is not about an ID
