@@ -22,5 +22,8 @@
 // Vocabulary.Vocab makes its payload for a server, and Text reads a
 // response's text from TOKEN and TOKEN32 frames through the call that reads
 // TEXT frames, checking the VOCAB frame against the Vocabulary it holds
-// (ErrUnknownVocabulary when they differ).
+// (ErrUnknownVocabulary when they differ). ParseHolds and AppendHolds read
+// and write the Anth-Vocabularies request header (SPEC.md §3.14), in which a
+// client lists the vocabularies it holds; Parse reads a vocabulary from a
+// file of any of the formats above, told by its content.
 package vocab
