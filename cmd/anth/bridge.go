@@ -59,6 +59,8 @@ beside its text: --vocab changes nothing there.)
   EVENT           name, encoding (json|deflate), more, data (JSON, or a
                   string if it continues or is not JSON; deflated data
                   inflated with the API's dictionary)
+  VOCAB           name, kind (byte-level|sentencepiece), hash (hex), text_too,
+                  specials ({"ID": name}) or specials_digest (hex)
   PAD             nothing more
   other types     payload_hex
 
@@ -375,6 +377,15 @@ func jsonlFields(off int64, f frame.Frame, api *streamAPI) map[string]any {
 		} else {
 			m["data"] = string(data)
 		}
+	case frame.TypeVocab:
+		fv, _ := f.Vocab()
+		m["name"], m["kind"], m["hash"] = string(fv.Name), vocab.Kind(fv.Kind).String(), fmt.Sprintf("%x", fv.Hash)
+		m["text_too"] = fv.Flags&frame.VocabText != 0
+		if fv.Flags&frame.VocabDigest != 0 {
+			m["specials_digest"] = fmt.Sprintf("%x", fv.Digest)
+		} else {
+			m["specials"] = jsonlSpecials(fv.Specials)
+		}
 	case frame.TypePad:
 	default:
 		m["payload_hex"] = fmt.Sprintf("%x", f.Payload)
@@ -473,4 +484,20 @@ func codedSize(sseStream []byte, a *streamAPI) (int, error) {
 		z.Write(b)
 		z.Flush()
 	}
+}
+
+// jsonlSpecials is a VOCAB frame's special table (SPEC.md §3.12, checked
+// by the frame layer) as a JSON object, ID → name.
+func jsonlSpecials(table []byte) map[string]string {
+	m := map[string]string{}
+	for p := 4; p+6 <= len(table); {
+		id := uint32(table[p])<<24 | uint32(table[p+1])<<16 | uint32(table[p+2])<<8 | uint32(table[p+3])
+		n := int(table[p+4])<<8 | int(table[p+5])
+		if p+6+n > len(table) {
+			break
+		}
+		m[fmt.Sprint(id)] = string(table[p+6 : p+6+n])
+		p += 6 + n
+	}
+	return m
 }

@@ -200,3 +200,17 @@ func TestVocabHash(t *testing.T) {
 		t.Errorf("vocab --help: exit %d, %q", code, out)
 	}
 }
+
+// TestDecodeJSONLVocab: decode --to jsonl gives a VOCAB frame's fields.
+func TestDecodeJSONLVocab(t *testing.T) {
+	cl, err := loadVocab(cl100kFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fv := cl.Vocab(0)
+	out, errOut, code := runAnth(t, tokenStream(&fv, []uint32{13347}, 1), "decode", "--to", "jsonl")
+	want := `{"hash":"223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7","kind":"byte-level","length":150,"name":"cl100k_base","offset":4,"specials":{"100257":"\u003c|endoftext|\u003e","100258":"\u003c|fim_prefix|\u003e","100259":"\u003c|fim_middle|\u003e","100260":"\u003c|fim_suffix|\u003e","100276":"\u003c|endofprompt|\u003e"},"text_too":false,"type":"VOCAB"}`
+	if code != 0 || !bytes.Contains(out, []byte(want+"\n")) {
+		t.Errorf("exit %d, stderr %q, stdout\n%s\nwant the line\n%s", code, errOut, out, want)
+	}
+}
