@@ -1,13 +1,16 @@
 package vocab
 
 import (
+	"bytes"
 	"errors"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/testdata"
 )
 
 // tokenFrames cuts ids into TOKEN/TOKEN32 frames of random sizes.
@@ -225,4 +228,38 @@ func TestTextOutputBound(t *testing.T) {
 	if ratio := float64(len(out)) / float64(len(f.Payload)); ratio != 64 {
 		t.Errorf("%d bytes of text from %d of payload: %.2f a byte, want 64", len(out), len(f.Payload), ratio)
 	}
+}
+
+var vocabFrameRow = regexp.MustCompile("^\\| `(vocab|vocab-digest)` \\| `([0-9A-F ]*)` \\|$")
+
+// TestVocabSpecVectors: SPEC.md §3.13's VOCAB vectors are what
+// Vocabulary.Vocab makes for §3.12's vocabulary of "a" and "b" with
+// <|endoftext|> as ID 2, named "ab": its hash, special table and digest.
+func TestVocabSpecVectors(t *testing.T) {
+	v, err := ParseTiktoken([]byte("YQ== 0\nYg== 1\n"), map[string]uint32{"<|endoftext|>": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = named(t, v, "ab")
+	flags := map[string]frame.VocabFlags{"vocab": 0, "vocab-digest": frame.VocabText | frame.VocabDigest}
+	rows := testdata.SpecRows(t, "3.13", vocabFrameRow)
+	if len(rows) != len(flags) {
+		t.Fatalf("found %d of the %d VOCAB vectors", len(rows), len(flags))
+	}
+	for _, m := range rows {
+		if got := frame.AppendVocab(nil, v.Vocab(flags[m[1]])); !bytes.Equal(got, testdata.Hex(t, m[2])) {
+			t.Errorf("%s: Vocab gives\n% X\nSPEC.md says\n%s", m[1], got, m[2])
+		}
+		if err := v.Check(mustVocab(t, testdata.Hex(t, m[2]))); err != nil {
+			t.Errorf("%s: Check: %v", m[1], err)
+		}
+	}
+}
+
+func mustVocab(t *testing.T, b []byte) frame.Vocab {
+	fv, err := mustFrame(t, b).Vocab()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fv
 }
