@@ -26,6 +26,7 @@ type value struct {
 	Name       []byte // event name
 	More       bool   // event continues
 	Bytes      []byte // text, message, stop sequence, delta or event data, or raw payload
+	Vocab      Vocab
 }
 
 func (v value) append(b []byte) []byte {
@@ -50,6 +51,8 @@ func (v value) append(b []byte) []byte {
 		return AppendBlock(b, v.Block, BlockOp(v.Kind))
 	case TypeEvent:
 		return AppendEvent(b, v.Kind, v.Name, v.Bytes)
+	case TypeVocab:
+		return AppendVocab(b, v.Vocab)
 	}
 	return Frame{v.Type, v.Bytes}.Append(b)
 }
@@ -76,6 +79,8 @@ func (v value) size() int {
 		return SizeBlock
 	case TypeEvent:
 		return HeaderSize + 2 + len(v.Name) + len(v.Bytes)
+	case TypeVocab:
+		return HeaderSize + SizeVocab(v.Vocab)
 	}
 	return HeaderSize + len(v.Bytes)
 }
@@ -109,6 +114,12 @@ func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
 		var e Event
 		e, err = f.Event()
 		v.Kind, v.Name, v.More, v.Bytes = e.Encoding, append([]byte{}, e.Name...), e.More, e.Data
+	case TypeVocab:
+		v.Vocab, err = f.Vocab()
+		v.Vocab.Name = append([]byte{}, v.Vocab.Name...)
+		if v.Vocab.Specials != nil {
+			v.Vocab.Specials = append([]byte{}, v.Vocab.Specials...)
+		}
 	default:
 		v.Bytes = f.Payload
 	}
@@ -123,7 +134,7 @@ func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
 func genValue() *rapid.Generator[value] {
 	small := rapid.SliceOfN(rapid.Byte(), 0, 40)
 	return rapid.Custom(func(t *rapid.T) value {
-		switch rapid.IntRange(0, 11).Draw(t, "kind") {
+		switch rapid.IntRange(0, 12).Draw(t, "kind") {
 		case 0:
 			ids := rapid.SliceOfN(rapid.Uint32Range(0, 0xFFFF), 1, 20).Draw(t, "ids")
 			return value{Type: TypeToken, IDs: ids}
@@ -155,10 +166,34 @@ func genValue() *rapid.Generator[value] {
 			return value{Type: TypeBlock, Block: rapid.Uint16().Draw(t, "block"), Kind: uint8(rapid.IntRange(0, 2).Draw(t, "op"))}
 		case 10:
 			return value{Type: TypeEvent, Kind: uint8(rapid.IntRange(0, 1).Draw(t, "enc")), Name: rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "name"), Bytes: small.Draw(t, "data")}
+		case 11:
+			return value{Type: TypeVocab, Vocab: genVocab(t)}
 		}
-		typ := Type(rapid.IntRange(0x83, 0xFF).Draw(t, "type"))
+		typ := Type(rapid.IntRange(0x84, 0xFF).Draw(t, "type"))
 		return value{Type: typ, Bytes: small.Draw(t, "raw")}
 	})
+}
+
+// genVocab makes any valid VOCAB payload: a special table of up to 4
+// entries by ascending ID, or its digest.
+func genVocab(t *rapid.T) Vocab {
+	v := Vocab{Flags: VocabFlags(rapid.IntRange(0, 3).Draw(t, "flags")), Kind: uint8(rapid.IntRange(0, 1).Draw(t, "vkind")),
+		Hash: [SizeVocabHash]byte(rapid.SliceOfN(rapid.Byte(), SizeVocabHash, SizeVocabHash).Draw(t, "hash")),
+		Name: rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "vname")}
+	if v.Flags&VocabDigest != 0 {
+		v.Digest = [SizeVocabDigest]byte(rapid.SliceOfN(rapid.Byte(), SizeVocabDigest, SizeVocabDigest).Draw(t, "digest"))
+		return v
+	}
+	n := rapid.IntRange(0, 4).Draw(t, "specials")
+	v.Specials = []byte{0, 0, 0, byte(n)}
+	id := uint32(0)
+	for range n {
+		id += rapid.Uint32Range(1, 1000).Draw(t, "gap")
+		name := rapid.SliceOfN(rapid.Byte(), 1, 12).Draw(t, "special")
+		v.Specials = append(v.Specials, byte(id>>24), byte(id>>16), byte(id>>8), byte(id), 0, byte(len(name)))
+		v.Specials = append(v.Specials, name...)
+	}
+	return v
 }
 
 // readers wraps a stream in the ways a network delivers it.
@@ -244,6 +279,8 @@ func TestWriterMatchesAppend(t *testing.T) {
 				err = w.WriteBlock(v.Block, BlockOp(v.Kind))
 			case TypeEvent:
 				err = w.WriteEvent(v.Kind, v.Name, v.Bytes)
+			case TypeVocab:
+				err = w.WriteVocab(v.Vocab)
 			default:
 				err = w.WriteFrame(Frame{v.Type, v.Bytes})
 			}

@@ -19,9 +19,14 @@ import (
 // gives it; Include asks for thinking, signatures, tool input JSON or
 // citations too. The Encoder, which must pass every kind on, calls Append
 // with the kind itself.
+//
+// TOKEN and TOKEN32 frames give no text here: their IDs need a vocabulary,
+// which this layer does not know. Package vocab's Text embeds a Text and
+// reads them through the same AppendFrame (SPEC.md §3.12–3.14).
 type Text struct {
 	blocks  map[uint16]*[DeltaSignature + 1]anthutf8.Decoder
-	include uint32 // bit k: AppendFrame gives DELTA frames of kind k
+	spare   *[DeltaSignature + 1]anthutf8.Decoder // a forgotten block's, reused by the next: a response after another allocates nothing
+	include uint32                                // bit k: AppendFrame gives DELTA frames of kind k
 }
 
 // Include makes AppendFrame give the DELTA frames of kinds as well as text
@@ -106,7 +111,13 @@ func (t *Text) Flush(dst []byte, block uint16, kind DeltaKind) []byte {
 }
 
 // Forget drops block's state, after its end.
-func (t *Text) Forget(block uint16) { delete(t.blocks, block) }
+func (t *Text) Forget(block uint16) {
+	if d := t.blocks[block]; d != nil {
+		*d = [DeltaSignature + 1]anthutf8.Decoder{}
+		t.spare = d
+		delete(t.blocks, block)
+	}
+}
 
 // Blocks returns the number of blocks the Text holds state for.
 func (t *Text) Blocks() int { return len(t.blocks) }
@@ -117,7 +128,11 @@ func (t *Text) decoders(block uint16) *[DeltaSignature + 1]anthutf8.Decoder {
 		if t.blocks == nil {
 			t.blocks = map[uint16]*[DeltaSignature + 1]anthutf8.Decoder{}
 		}
-		d = new([DeltaSignature + 1]anthutf8.Decoder)
+		d = t.spare
+		t.spare = nil
+		if d == nil {
+			d = new([DeltaSignature + 1]anthutf8.Decoder)
+		}
 		t.blocks[block] = d
 	}
 	return d

@@ -78,3 +78,32 @@ func TestTextFrameAllocs(t *testing.T) {
 		t.Errorf("%v allocations a frame", n)
 	}
 }
+
+// TestTextReusesBlocks: a Text that read a response reads the next one, of
+// a block again, allocating nothing: a forgotten block's decoders serve the
+// next block.
+func TestTextReusesBlocks(t *testing.T) {
+	var response []Frame
+	for _, b := range [][]byte{AppendText(nil, 0, []byte("Hi \xe4\xbd")), AppendBlock(nil, 0, BlockStop), AppendText(nil, 1, []byte("\xa0")), AppendDone(nil, StopEndTurn, "")} {
+		f, _, err := Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		response = append(response, f)
+	}
+	var text Text
+	buf := make([]byte, 0, 64)
+	read := func() {
+		buf = buf[:0]
+		for _, f := range response {
+			buf = text.AppendFrame(buf, f)
+		}
+	}
+	read()
+	if n := testing.AllocsPerRun(100, read); n != 0 {
+		t.Errorf("%v allocs per response, want 0", n)
+	}
+	if string(buf) != "Hi \uFFFD\uFFFD" {
+		t.Errorf("%q", buf)
+	}
+}

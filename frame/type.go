@@ -37,6 +37,7 @@ const (
 	TypePad        Type = 0x80 // padding that hides frame sizes; ignorable
 	TypeCacheUsage Type = 0x81 // prompt-cache token counts; ignorable
 	TypeEvent      Type = 0x82 // an event of a bridged stream, kept whole; ignorable
+	TypeVocab      Type = 0x83 // the vocabulary the token frames index; ignorable
 )
 
 // typeInfo is what this package knows of a frame type: its name and the
@@ -74,6 +75,7 @@ var types = [256]typeInfo{
 	TypePad:        {name: "PAD", known: true, fast: true, min: 0, max: MaxPayload},                                                // §3.6
 	TypeCacheUsage: {name: "CACHE_USAGE", known: true, min: cacheUsageSize, max: cacheUsageSize, want: "8"},                        // §3.7
 	TypeEvent:      {name: "EVENT", known: true, min: 2, max: MaxPayload, want: "at least 2", check: checkEvent},                   // §3.10
+	TypeVocab:      {name: "VOCAB", known: true, min: vocabFixed + 4, max: MaxPayload, want: "at least 39", check: checkVocab},     // §3.13
 }
 
 // Ignorable reports whether a reader that does not know t may skip it.

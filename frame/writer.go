@@ -430,3 +430,23 @@ func (w *Writer) WriteEvent(encoding uint8, name, data []byte) error {
 	w.pending = AppendEvent(w.pending, encoding, name, data)
 	return w.commit(start)
 }
+
+// WriteVocab writes a VOCAB frame (see AppendVocab). A Vocab that Parse
+// would reject — unknown flags or kind, a name over MaxVocabName bytes, a
+// special table that is not one or does not fit the frame (send its digest
+// then, SPEC.md §3.13) — is an error, writing nothing.
+func (w *Writer) WriteVocab(v Vocab) error {
+	start, err := w.begin()
+	if err != nil {
+		return err
+	}
+	if len(v.Name) > MaxVocabName || SizeVocab(v) > MaxPayload {
+		return w.abort(frameErr(w.off, TypeVocab, ErrTooLarge, "VOCAB payload of "+strconv.Itoa(SizeVocab(v))+" bytes or name of "+strconv.Itoa(len(v.Name))+", want at most 65535 and 255"))
+	}
+	w.pending = AppendVocab(w.pending, v)
+	if e := checkFrame(Frame{TypeVocab, w.pending[start+HeaderSize:]}, w.off); e != nil {
+		w.pending = w.pending[:start]
+		return w.abort(e)
+	}
+	return w.commit(start)
+}

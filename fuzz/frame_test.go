@@ -21,6 +21,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("ANTH"))
 	f.Add(frame.AppendDone(frame.AppendToken(frame.AppendMagic(nil), 1, 70000), frame.StopEndTurn, ""))
 	f.Add(frame.AppendError(frame.AppendMagic(nil), frame.CodeAPI, string(make([]byte, 70000))))
+	f.Add(frame.AppendDone(frame.AppendVocab(frame.AppendMagic(nil), frame.Vocab{Name: []byte("ab"), Specials: []byte("\x00\x00\x00\x01\x00\x00\x00\x02\x00\x01s")}), 0, ""))
+	f.Add(frame.AppendVocab(frame.AppendMagic(nil), frame.Vocab{Flags: frame.VocabDigest | frame.VocabText, Kind: 1}))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		raw(t, in)
 		response(t, in)
@@ -39,6 +41,14 @@ func raw(t *testing.T, in []byte) {
 			break
 		}
 		re = fr.Append(re)
+		if fr.Type == frame.TypeVocab {
+			// SPEC.md §3.13: a VOCAB frame that parses reads through its
+			// accessor and writes back the same.
+			v, verr := fr.Vocab()
+			if verr != nil || !bytes.Equal(frame.AppendVocab(nil, v), fr.Append(nil)) {
+				t.Fatalf("VOCAB % X: accessor %v, or writes back otherwise", fr.Payload, verr)
+			}
+		}
 		if len(rest) == len(in) {
 			rest = rest[len(frame.Magic):]
 		}

@@ -50,6 +50,15 @@ func (d *Detokenizer) Next(dst []byte, id uint32) (out []byte, isSpecial bool, e
 		if d.afterBOS && len(piece) > 0 && piece[0] == ' ' {
 			piece = piece[1:]
 		}
+		if e.whole && d.dec.Pending() == 0 {
+			// Nothing held and the token is whole characters: its bytes
+			// are its text (SPEC.md §7 item 1), as Append would give them;
+			// the decoder, neither strict nor stripping a BOM, keeps no
+			// state for them.
+			d.index++
+			d.afterBOS = false
+			return append(dst, piece...), false, nil
+		}
 	case bytePc:
 	case special:
 		d.index++

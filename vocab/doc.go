@@ -5,7 +5,9 @@
 // its special-token table, from a Hugging Face tokenizer.json of a BPE model
 // (byte-level as GPT-2, Llama 3 and Qwen use, or SentencePiece's as Llama 2
 // uses), or from a llama2.c tokenizer.bin. Its Hash names it, by the rule
-// of SPEC.md §3.12.
+// of SPEC.md §3.12. A client keeps it as a vocabulary file (AppendFile,
+// ParseFile; SPEC.md §3.15): one table of every token, half a .tiktoken
+// file's size, checked byte for byte on load.
 //
 // A Detokenizer reads IDs as they arrive and emits whole UTF-8 characters
 // only: a character split between tokens comes out once it is whole, and
@@ -15,4 +17,13 @@
 // vocabularies a token's bytes do not depend on its neighbours, so a table
 // lookup and the UTF-8 reassembly are all the work: no window is decoded
 // twice, as Hugging Face's DecodeStream does.
+//
+// A response names its vocabulary in a VOCAB frame (SPEC.md §3.13):
+// Vocabulary.Vocab makes its payload for a server, and Text reads a
+// response's text from TOKEN and TOKEN32 frames through the call that reads
+// TEXT frames, checking the VOCAB frame against the Vocabulary it holds
+// (ErrUnknownVocabulary when they differ). ParseHolds and AppendHolds read
+// and write the Anth-Vocabularies request header (SPEC.md §3.14), in which a
+// client lists the vocabularies it holds; Parse reads a vocabulary from a
+// file of any of the formats above, told by its content.
 package vocab

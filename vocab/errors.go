@@ -24,12 +24,18 @@ var (
 	// vocabulary it names, so an *Error of this kind also matches
 	// ErrMalformed.
 	ErrUnknownToken = errors.New("unknown token ID")
+	// ErrUnknownVocabulary means a stream names a vocabulary (a VOCAB
+	// frame, SPEC.md §3.13) other than the one the reader holds: another
+	// hash, kind or special table. Its IDs are never read as text with the
+	// wrong one.
+	ErrUnknownVocabulary = errors.New("unknown vocabulary")
 )
 
 // Error says where a vocabulary file or an ID stream went wrong.
 type Error struct {
-	// Offset is the byte offset in the vocabulary file, or -1 when the
-	// error is not about a file.
+	// Offset is the byte offset in the vocabulary file (or in an
+	// Anth-Vocabularies header's value, ParseHolds), or -1 when the error
+	// is not about either.
 	Offset int64
 	// Index is the position of the ID among those a Detokenizer was given
 	// since it was made or Reset, or -1 when the error is not about an ID

@@ -1,10 +1,14 @@
 package vocab
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
 	"testing"
+	stdutf8 "unicode/utf8"
+
+	"github.com/layer0/anth/frame"
 )
 
 // checkErr holds a loader's error to its contract: an *Error of a known
@@ -143,6 +147,58 @@ func FuzzParseHF(f *testing.F) {
 		}
 		if v.Len() > len(data)+maxGap || len(v.data) > len(data) {
 			t.Fatalf("%d bytes of input made %d IDs, %d bytes", len(data), v.Len(), len(v.data))
+		}
+	})
+}
+
+// FuzzText: any stream read frame by frame through Text, with tok512 held:
+// no panic; what comes out is valid UTF-8 and within SPEC.md §3.12's bound
+// (the longest token a byte of payload, plus U+FFFD); an error is an
+// *Error or the frame layer's, and final.
+func FuzzText(f *testing.F) {
+	v, err := ParseLlama2c(readFile(f, "tok512.bin"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	named, _ := v.Named("tok512")
+	f.Add(frame.AppendDone(frame.AppendToken(frame.AppendVocab(frame.AppendMagic(nil), named.Vocab(0)), 1, 300, 3, 200), 0, ""))
+	f.Add(frame.AppendDone(frame.AppendText(frame.AppendToken(frame.AppendVocab(frame.AppendMagic(nil), named.Vocab(frame.VocabText|frame.VocabDigest)), 70000), 0, []byte("x")), 0, ""))
+	f.Add(frame.AppendVocab(frame.AppendToken(frame.AppendMagic(nil), 5), named.Vocab(0)))
+	longest := 0
+	for id := range v.Len() {
+		if b, ok := v.Bytes(uint32(id)); ok {
+			longest = max(longest, len(b))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := frame.NewReader(bytes.NewReader(in), frame.ReaderOptions{RawFrames: true})
+		tx := NewText(named)
+		var out []byte
+		var terr error
+		bound := 0 // SPEC.md §3.12 and §7: the longest token an ID, one U+FFFD a byte of text or a frame's flush
+		for fr, err := range r.All() {
+			if err != nil {
+				break
+			}
+			bound += longest*fr.TokenCount() + 3*len(fr.Payload) + 3
+			out, terr = tx.AppendFrame(out, fr)
+			if len(out) > bound {
+				t.Fatalf("%d bytes of text, over the bound %d, after a %v frame", len(out), bound, fr.Type)
+			}
+			if terr != nil {
+				var e *Error
+				var fe *frame.Error
+				if !errors.As(terr, &e) && !errors.As(terr, &fe) {
+					t.Fatalf("error %v (%T), want *Error", terr, terr)
+				}
+				if _, again := tx.AppendFrame(nil, fr); again != terr {
+					t.Fatalf("error not final: %v, then %v", terr, again)
+				}
+				break
+			}
+		}
+		if !stdutf8.Valid(out) {
+			t.Fatalf("text is not UTF-8: %q", out)
 		}
 	})
 }

@@ -216,7 +216,7 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 	if maxID >= int64(len(toks)+len(adds)+maxGap) {
 		return nil, fileErr(-1, ErrTooLarge, "largest ID "+strconv.FormatInt(maxID, 10)+" for "+strconv.Itoa(len(toks)+len(adds))+" tokens, want fewer than "+strconv.Itoa(maxGap)+" IDs unused")
 	}
-	v := &Vocabulary{kind: kind, bos: -1, tab: make([]entry, maxID+1)}
+	v := &Vocabulary{kind: kind, bos: -1, tab: make([]entry, maxID+1), sum: new(summary)}
 	for i, t := range toks {
 		if v.tab[t.id].flag != absent {
 			return nil, fileErr(t.pos, ErrMalformed, "ID "+strconv.FormatUint(uint64(t.id), 10)+" used twice")
@@ -236,6 +236,7 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 		buf = append(buf, a.content...)
 	}
 	v.data = buf
+	v.markWhole()
 	if kind == SentencePiece {
 		if id, ok := v.SpecialID("<s>"); ok {
 			v.bos = int64(id)

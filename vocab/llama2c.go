@@ -36,7 +36,7 @@ func ParseLlama2c(data []byte) (*Vocabulary, error) {
 		return nil, fileErr(0, ErrMalformed, "max_token_length "+strconv.Itoa(int(maxLen))+", want 1 to "+strconv.Itoa(MaxTokenLen))
 	}
 	// Each token takes at least 8 bytes, which bounds the table by the input.
-	v := &Vocabulary{kind: SentencePiece, bos: llama2cBOS, tab: make([]entry, 0, (len(data)-4)/8)}
+	v := &Vocabulary{kind: SentencePiece, bos: llama2cBOS, tab: make([]entry, 0, (len(data)-4)/8), sum: new(summary)}
 	buf := make([]byte, 0, len(data)-4)
 	for pos := 4; pos < len(data); {
 		if len(v.tab) >= MaxTokens {
@@ -74,6 +74,7 @@ func ParseLlama2c(data []byte) (*Vocabulary, error) {
 		v.tab = append(v.tab, e)
 	}
 	v.data = buf
+	v.markWhole()
 	return v, nil
 }
 

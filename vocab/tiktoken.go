@@ -105,7 +105,7 @@ func ParseTiktoken(data []byte, specials map[string]uint32) (*Vocabulary, error)
 	if maxID >= int64(len(recs)+len(names)+maxGap) {
 		return nil, fileErr(-1, ErrTooLarge, "largest ID "+strconv.FormatInt(maxID, 10)+" for "+strconv.Itoa(len(recs)+len(names))+" tokens, want fewer than "+strconv.Itoa(maxGap)+" IDs unused")
 	}
-	v := &Vocabulary{kind: ByteLevel, bos: -1, tab: make([]entry, maxID+1)}
+	v := &Vocabulary{kind: ByteLevel, bos: -1, tab: make([]entry, maxID+1), sum: new(summary)}
 	for _, r := range recs {
 		if v.tab[r.id].flag != absent {
 			return nil, fileErr(r.pos, ErrMalformed, "rank "+strconv.FormatUint(uint64(r.id), 10)+" used twice")
@@ -121,6 +121,7 @@ func ParseTiktoken(data []byte, specials map[string]uint32) (*Vocabulary, error)
 		buf = append(buf, name...)
 	}
 	v.data = buf
+	v.markWhole()
 	return v, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strconv"
+	"sync"
+	stdutf8 "unicode/utf8"
 )
 
 // Limits on what a loader accepts, so that a file's claims cannot make it
@@ -54,15 +56,44 @@ type entry struct {
 	off  uint32
 	n    uint16
 	flag uint8
+	// whole marks an ordinary token whose bytes are valid UTF-8, whole
+	// characters only: after text that ended on a character boundary it
+	// is its own text, with no decoding (Detokenizer.Next's fast path).
+	whole bool
+}
+
+// markWhole sets each ordinary token's whole flag, once its bytes are in.
+func (v *Vocabulary) markWhole() {
+	for id, e := range v.tab {
+		v.tab[id].whole = e.flag == ordinary && stdutf8.Valid(v.data[e.off:e.off+uint32(e.n)])
+	}
 }
 
 // Vocabulary maps token IDs to bytes and names the special tokens. It is
 // immutable once loaded and safe for concurrent use; a Detokenizer reads it.
 type Vocabulary struct {
 	kind Kind
-	tab  []entry // by ID
-	data []byte  // the bytes tab points into
-	bos  int64   // the BOS ID for SentencePiece's space rule, or -1
+	tab  []entry  // by ID
+	data []byte   // the bytes tab points into
+	bos  int64    // the BOS ID for SentencePiece's space rule, or -1
+	name string   // for messages (Named, ParseFile)
+	sum  *summary // computed once, shared by Named copies; nil: computed on each call
+}
+
+// summary is what a Vocabulary computes once, on first use: its hash and
+// special table, which every response that names it needs (SPEC.md §3.13).
+type summary struct {
+	once     sync.Once
+	hash     [sha256.Size]byte
+	specials []byte
+}
+
+func (v *Vocabulary) summary() (hash [sha256.Size]byte, specials []byte) {
+	if v.sum == nil {
+		return v.computeHash(), v.appendSpecials(nil)
+	}
+	v.sum.once.Do(func() { v.sum.hash, v.sum.specials = v.computeHash(), v.appendSpecials(nil) })
+	return v.sum.hash, v.sum.specials
 }
 
 // Kind returns how the vocabulary's tokens become text.
@@ -141,8 +172,14 @@ func (v *Vocabulary) appendLine(dst []byte, id uint32) []byte {
 // Hash returns the SHA-256 of AppendTiktoken's rendering (SPEC.md §3.12).
 // For a .tiktoken file written by rank, which tiktoken's own files are, it
 // is the SHA-256 of the file: tiktoken pins cl100k_base as 223921b7… and
-// o200k_base as 446a9538…. Hash computes it on each call; keep the result.
+// o200k_base as 446a9538…. A Vocabulary computes it on first use (a few
+// milliseconds for o200k_base) and keeps it.
 func (v *Vocabulary) Hash() [sha256.Size]byte {
+	h, _ := v.summary()
+	return h
+}
+
+func (v *Vocabulary) computeHash() [sha256.Size]byte {
 	h := sha256.New()
 	buf := make([]byte, 0, 8192)
 	for id := range v.tab {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/vocab"
 )
 
 const encodeUsage = `usage: anth encode [--from sse|text|raw] [--api messages|chat] [FILE|-]
@@ -23,7 +24,7 @@ DONE end_turn), or from ANTH (checked as a response and written again).
 
 ` + apiFlagUsage
 
-const decodeUsage = `usage: anth decode [--to sse|text|jsonl] [--api messages|chat] [FILE|-]
+const decodeUsage = `usage: anth decode [--to sse|text|jsonl] [--api messages|chat] [--vocab FILE] [FILE|-]
 Reads a response and writes (default) the Server-Sent Events the official
 SDKs read, the API's own (Messages events, or Chat Completions chunks
 ending in data: [DONE]), the text of its text blocks as whole UTF-8
@@ -36,6 +37,15 @@ to a pipe or terminal is flushed after each frame or event. A response that
 ends early, or with an ERROR frame, is an error (exit 1) after what it
 carried is written.
 
+--to text reads a response's text from its token frames too (SPEC.md
+§3.12-3.14) with the vocabulary of --vocab FILE: a stream that names its
+vocabulary in a VOCAB frame is checked against FILE's (an error if they
+differ), one that names none is read with FILE's, and one whose text travels
+in TEXT frames beside its IDs is read from those. Token frames to read as
+text and no --vocab are an error. (A Chat Completions stream's IDs travel
+beside its text: --vocab changes nothing there.)
+
+` + vocabFileUsage + `
 --to jsonl fields: every object has offset (in the ANTH), type, length; then
   TOKEN, TOKEN32  tokens: [ids]
   TEXT            block, text
@@ -49,6 +59,8 @@ carried is written.
   EVENT           name, encoding (json|deflate), more, data (JSON, or a
                   string if it continues or is not JSON; deflated data
                   inflated with the API's dictionary)
+  VOCAB           name, kind (byte-level|sentencepiece), hash (hex), text_too,
+                  specials ({"ID": name}) or specials_digest (hex)
   PAD             nothing more
   other types     payload_hex
 
@@ -62,11 +74,15 @@ the upstream sends its events one at a time; then which API's stream it read.
 
 ` + apiFlagUsage
 
-// convertArgs parses the one format flag, --api and the optional input
-// file of anth encode and anth decode, and opens the input.
-func convertArgs(cmd, flagName, def string, formats []string, args []string, stdin io.Reader) (string, *streamAPI, io.Reader, string, func(), error) {
+// convertArgs parses the one format flag, --api, --vocab when vocabPath is
+// not nil, and the optional input file of anth encode and anth decode, and
+// opens the input.
+func convertArgs(cmd, flagName, def string, formats []string, args []string, stdin io.Reader, vocabPath *string) (string, *streamAPI, io.Reader, string, func(), error) {
 	fs := flag.NewFlagSet("anth "+cmd, flag.ContinueOnError)
 	format := fs.String(flagName, def, "")
+	if vocabPath != nil {
+		fs.StringVar(vocabPath, "vocab", "", "")
+	}
 	var api apiFlag
 	fs.Var(&api, "api", "")
 	if err := parseFlags(cmd, fs, args); err != nil {
@@ -85,7 +101,7 @@ func convertArgs(cmd, flagName, def string, formats []string, args []string, std
 // encode converts SSE (of the API --api names, or that the stream shows),
 // plain text or ANTH (re-checked) to ANTH.
 func encode(args []string, stdin io.Reader, stdout io.Writer) error {
-	from, given, in, name, done, err := convertArgs("encode", "from", "sse", []string{"sse", "text", "raw"}, args, stdin)
+	from, given, in, name, done, err := convertArgs("encode", "from", "sse", []string{"sse", "text", "raw"}, args, stdin, nil)
 	if err != nil {
 		return err
 	}
@@ -157,11 +173,21 @@ func forward(w *frame.Writer, in io.Reader) error {
 
 // decode converts ANTH to SSE, plain text or one JSON object per frame.
 func decode(args []string, stdin io.Reader, stdout io.Writer) error {
-	to, given, in, name, done, err := convertArgs("decode", "to", "sse", []string{"sse", "text", "jsonl"}, args, stdin)
+	var vocabPath string
+	to, given, in, name, done, err := convertArgs("decode", "to", "sse", []string{"sse", "text", "jsonl"}, args, stdin, &vocabPath)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if vocabPath != "" && to != "text" {
+		return usageErr("decode", "--vocab goes with --to text")
+	}
+	var v *vocab.Vocabulary
+	if vocabPath != "" {
+		if v, err = loadVocab(vocabPath); err != nil {
+			return err
+		}
+	}
 	src, err := openANTH(in, given)
 	if err != nil {
 		return inFile(name, err)
@@ -178,40 +204,13 @@ func decode(args []string, stdin io.Reader, stdout io.Writer) error {
 		if src.api == apiChat {
 			err = decodeChatText(stdout, frame.NewReader(src.r, frame.ReaderOptions{}))
 		} else {
-			err = decodeText(stdout, frame.NewReader(src.r, frame.ReaderOptions{}), src.api)
+			err = decodeText(stdout, frame.NewReader(src.r, frame.ReaderOptions{}), src.api, v)
 		}
 	case "jsonl":
 		err = decodeJSONL(stdout, src.r, src.api)
 	}
 	// The guess matters where a bridge reads the input or writes the output.
 	return inFile(name, guessedAPI(err, src.api, src.guessed && (src.kind == kindSSE || to == "sse")))
-}
-
-// decodeText writes the text of every text block (not thinking,
-// signatures, tool input or citations: frame.Text's default, as the JS
-// TextReassembler's), whole characters only, in stream order, each piece
-// flushed to a pipe or terminal as it comes, and fails on a response that
-// failed, naming the error type as api does. A Chat Completions stream's
-// text blocks are its choices' content and refusal (SPEC.md §7b.1).
-func decodeText(out io.Writer, r *frame.Reader, api *streamAPI) error {
-	var text frame.Text
-	var b []byte
-	for f, err := range r.All() {
-		if err != nil {
-			return err
-		}
-		if f.Type == frame.TypeError {
-			code, msg, _ := f.ErrorMessage()
-			return fmt.Errorf("the response failed: %d %s: %s", code, api.errorType(code), msg)
-		}
-		if b = text.AppendFrame(b[:0], f); len(b) > 0 {
-			out.Write(b)
-			if err := endFrame(out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // decodeChatText is decodeText for a Chat Completions stream, whose text
@@ -378,6 +377,15 @@ func jsonlFields(off int64, f frame.Frame, api *streamAPI) map[string]any {
 		} else {
 			m["data"] = string(data)
 		}
+	case frame.TypeVocab:
+		fv, _ := f.Vocab()
+		m["name"], m["kind"], m["hash"] = string(fv.Name), vocab.Kind(fv.Kind).String(), fmt.Sprintf("%x", fv.Hash)
+		m["text_too"] = fv.Flags&frame.VocabText != 0
+		if fv.Flags&frame.VocabDigest != 0 {
+			m["specials_digest"] = fmt.Sprintf("%x", fv.Digest)
+		} else {
+			m["specials"] = jsonlSpecials(fv.Specials)
+		}
 	case frame.TypePad:
 	default:
 		m["payload_hex"] = fmt.Sprintf("%x", f.Payload)
@@ -476,4 +484,20 @@ func codedSize(sseStream []byte, a *streamAPI) (int, error) {
 		z.Write(b)
 		z.Flush()
 	}
+}
+
+// jsonlSpecials is a VOCAB frame's special table (SPEC.md §3.12, checked
+// by the frame layer) as a JSON object, ID → name.
+func jsonlSpecials(table []byte) map[string]string {
+	m := map[string]string{}
+	for p := 4; p+6 <= len(table); {
+		id := uint32(table[p])<<24 | uint32(table[p+1])<<16 | uint32(table[p+2])<<8 | uint32(table[p+3])
+		n := int(table[p+4])<<8 | int(table[p+5])
+		if p+6+n > len(table) {
+			break
+		}
+		m[fmt.Sprint(id)] = string(table[p+6 : p+6+n])
+		p += 6 + n
+	}
+	return m
 }

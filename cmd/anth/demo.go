@@ -42,7 +42,7 @@ func demo(w io.Writer) error {
 
 	fmt.Fprintf(w, "A sample response: %d bytes of English and Chinese text in %d deltas, usage, stop reason.\n\n", len(sampleText), len(pieces))
 	fmt.Fprintf(w, "ANTH frames (offset, type, payload length, payload):\n")
-	if err := dump(w, bytes.NewReader(anth), apiMessages); err != nil {
+	if err := dump(w, bytes.NewReader(anth), apiMessages, nil); err != nil {
 		return fmt.Errorf("dump of the demo's own stream: %w", err)
 	}
 

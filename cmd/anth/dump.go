@@ -8,9 +8,10 @@ import (
 	"strings"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/vocab"
 )
 
-const dumpUsage = `usage: anth dump [--api messages|chat] [FILE|-]
+const dumpUsage = `usage: anth dump [--api messages|chat] [--vocab FILE] [FILE|-]
 Prints one line per frame of an ANTH stream (default standard input): its
 offset, type, payload length and payload, stop reasons and error types as
 the API names them, deflated EVENT data inflated with its dictionary. It
@@ -18,17 +19,29 @@ reads frames as they are on the wire, in any order (a response's grammar is
 not checked). anth-deflate and SSE input are read as decode reads them, and
 a first line says so.
 
+--vocab FILE shows each token ID with its text in FILE's vocabulary (a
+special token by its name, an ID the vocabulary lacks as ?), and checks a
+VOCAB frame against it: a stream naming another vocabulary is an error.
+` + vocabFileUsage + `
 ` + apiFlagUsage
 
 func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("anth dump", flag.ContinueOnError)
 	var api apiFlag
 	fs.Var(&api, "api", "")
+	vocabPath := fs.String("vocab", "", "")
 	if err := parseFlags("dump", fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
 		return usageErr("dump", "unexpected argument %q", fs.Arg(1))
+	}
+	var v *vocab.Vocabulary
+	if *vocabPath != "" {
+		var err error
+		if v, err = loadVocab(*vocabPath); err != nil {
+			return err
+		}
 	}
 	in, name, done, err := openArg(fs.Arg(0), stdin)
 	if err != nil {
@@ -43,12 +56,14 @@ func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 		// Offsets are in the ANTH, which is not what the file holds.
 		fmt.Fprintf(stdout, "# %s input of the %s: the frames of the ANTH it carries, offsets in that ANTH\n", src.kind, src.api.title)
 	}
-	return inFile(name, guessedAPI(dump(stdout, src.r, src.api), src.api, src.guessed && src.kind == kindSSE))
+	return inFile(name, guessedAPI(dump(stdout, src.r, src.api, v), src.api, src.guessed && src.kind == kindSSE))
 }
 
 // dump prints one line per frame: offset, type, payload length, payload,
-// each line flushed as it is written to a pipe or terminal.
-func dump(w io.Writer, in io.Reader, api *streamAPI) error {
+// each line flushed as it is written to a pipe or terminal. With a
+// vocabulary v, token IDs show their text, and a VOCAB frame naming
+// another vocabulary is an error after its line.
+func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error {
 	var werr error
 	var r *frame.Reader
 	r = frame.NewReader(in, frame.ReaderOptions{RawFrames: true, OnSkip: func(f frame.Frame) {
@@ -61,12 +76,24 @@ func dump(w io.Writer, in io.Reader, api *streamAPI) error {
 		if err != nil {
 			return err
 		}
-		printFrame(w, r.Offset()-int64(f.Size()), f, api)
+		off := r.Offset() - int64(f.Size())
+		if v != nil && (f.Type == frame.TypeToken || f.Type == frame.TypeToken32) {
+			fmt.Fprintf(w, "%6d  %-11s %5d  %s\n", off, f.Type, len(f.Payload), describeTokens(f, v))
+		} else {
+			printFrame(w, off, f, api)
+		}
 		if werr == nil {
 			werr = endFrame(w)
 		}
 		if werr != nil {
 			return werr
+		}
+		if v != nil && f.Type == frame.TypeVocab {
+			if fv, verr := f.Vocab(); verr == nil {
+				if err := v.Check(fv); err != nil {
+					return fmt.Errorf("offset %d: VOCAB frame: %w", off, err)
+				}
+			}
 		}
 	}
 	return werr
@@ -118,6 +145,8 @@ func describe(f frame.Frame, api *streamAPI) string {
 	case frame.TypeBlock:
 		block, op, _ := f.Block()
 		return fmt.Sprintf("block %d %s", block, op)
+	case frame.TypeVocab:
+		return describeVocab(f)
 	case frame.TypeEvent:
 		ev, _ := f.Event()
 		data := ev.Data

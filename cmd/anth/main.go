@@ -6,13 +6,14 @@
 //	anth demo            encode a sample response as ANTH and as SSE JSON,
 //	                     decode both, compare, print the frames and sizes
 //	anth --version       the module version and VCS revision anth was built from
-//	anth dump [--api A] [FILE|-]   print one line per frame of an ANTH stream
+//	anth dump [--api A] [--vocab FILE] [FILE|-]   print one line per frame of an ANTH stream
 //	anth encode [--from sse|text|raw] [--api A] [FILE|-]   SSE, text or ANTH to ANTH
-//	anth decode [--to sse|text|jsonl] [--api A] [FILE|-]   ANTH to SSE, text or JSON lines
+//	anth decode [--to sse|text|jsonl] [--api A] [--vocab FILE] [FILE|-]   ANTH to SSE, text or JSON lines
 //	anth stats [--api A] [FILE|-]  SSE against ANTH sizes of an SSE recording
 //	anth request encode|decode [--api A] [FILE|-]   a request body, JSON to ANTH and back
 //	anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of both APIs
 //	anth kv encode|apply|stats ...               KV cache deltas of raw KV dumps
+//	anth vocab pack|hash FILE                    a vocabulary as a vocabulary file, or its hash
 //
 // Every command takes -h or --help. Output goes to standard output, errors
 // to standard error, each once, naming the file and the byte offset. Exit
@@ -32,13 +33,14 @@ import (
 
 const usage = `usage: anth COMMAND [ARGS]
   anth demo            encode a sample response as ANTH and SSE, decode both, compare
-  anth dump [FILE|-]   print one line per frame of an ANTH stream (default stdin)
+  anth dump [--vocab FILE] [FILE|-]   print one line per frame of an ANTH stream (default stdin)
   anth encode [--from sse|text|raw] [FILE|-]   SSE, text or ANTH to ANTH on stdout
-  anth decode [--to sse|text|jsonl] [FILE|-]   ANTH to SSE, text or JSON lines on stdout
+  anth decode [--to sse|text|jsonl] [--vocab FILE] [FILE|-]   ANTH to SSE, text or JSON lines on stdout
   anth stats [--api A] [FILE|-]  SSE against ANTH sizes of an SSE recording
   anth request encode|decode [--api A] [FILE|-]   a request body, JSON to ANTH and back
   anth proxy --upstream URL [--listen ADDR]    the gateway: ANTH in front of both APIs
   anth kv encode|apply|stats ...   KV cache deltas (anth kv --help)
+  anth vocab pack|hash FILE   a vocabulary as a vocabulary file, or its hash
   anth --version       the module version and VCS revision anth was built from
 anth COMMAND --help prints a command's usage.
 `
@@ -53,6 +55,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer)
 	"kv":      kv,
 	"request": requestCmd,
 	"proxy":   proxy,
+	"vocab":   vocabCmd,
 }
 
 // usages are the commands' usage texts.
@@ -65,6 +68,7 @@ var usages = map[string]string{
 	"kv":      kvUsage,
 	"request": requestUsage,
 	"proxy":   proxyUsage,
+	"vocab":   vocabUsage,
 }
 
 // errUsage marks command-line mistakes, which exit with status 2.
@@ -127,7 +131,7 @@ func exit(err error, stdout, stderr io.Writer) int {
 // pkgPrefixes are the prefixes the module's packages put on their errors'
 // messages, which tell a Go caller which package failed and tell a user of
 // the command nothing: the user wants the file, the offset and the fault.
-var pkgPrefixes = []string{"frame: ", "request: ", "sse: ", "messages: ", "chat: ", "anthhttp: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: "}
+var pkgPrefixes = []string{"frame: ", "request: ", "sse: ", "messages: ", "chat: ", "anthhttp: ", "deflate: ", "kvdelta: ", "tiling: ", "utf8: ", "vocab: "}
 
 // userMessage is err's message without the packages' prefixes, where they
 // start the message or a part of it ("stdin: frame: offset 3: …" reads

@@ -36,7 +36,7 @@ func BenchmarkDecodeTextOutput(b *testing.B) {
 			b.SetBytes(int64(len(anth)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := decodeText(out, frame.NewReader(bytes.NewReader(anth), frame.ReaderOptions{}), apiMessages); err != nil {
+				if err := decodeText(out, frame.NewReader(bytes.NewReader(anth), frame.ReaderOptions{}), apiMessages, nil); err != nil {
 					b.Fatal(err)
 				}
 				out.Flush()
