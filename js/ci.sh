@@ -44,3 +44,6 @@ cd ../vocab
 npm ci --no-audit --no-fund
 echo "== interop/vocab: the Detokenizers (JS in Node, Go, JS in headless Chromium) against the reference tokenizers: texts back byte for byte, hashes, one-byte changes"
 node --test --test-concurrency=1 oracle.test.js
+echo "== interop/vocab: the Detokenizer's per-token and vocabulary load benchmarks run (numbers are not checked here)"
+ROUNDS=1 node ../../js/bench/vocab.js >/dev/null
+ROUNDS=1 node --expose-gc load-bench.js >/dev/null

@@ -57,6 +57,9 @@ before(() => {
     }
     vocabs.set(ref.name, parse(ref, ref.file));
   }
+  for (const ref of refs) {
+    if (ref.format === 'hf') assert.equal(JSON.parse(new TextDecoder().decode(ref.file)).normalizer?.type === 'NFC', ref.nfc, `${ref.name}: NFC normalizer`);
+  }
   made = makeCases(refs, vocabs, COUNT, SEED);
 });
 

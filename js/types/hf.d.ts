@@ -14,10 +14,11 @@
  * offset of the position the platform names (-1 where it names none), and
  * an error in the JSON's content has offset -1 and names the token or
  * field in its detail (Go gives offsets for those too). A key that appears
- * twice in an object counts once, its last. Memory: the parsed document,
- * about 10 times the file's bytes while loading (Llama 3's 9 MB, see
- * bench/vocab-load.js), then a table of 7 bytes an ID and the tokens'
- * bytes. The Vocabulary holds no reference to data.
+ * twice in an object counts once, its last. Memory: while it loads, the
+ * file's text and JSON.parse's document (Qwen3's 11 MB file left 66 MB of
+ * garbage, Llama 3's 9 MB 6 MB: interop/vocab/load-bench.js); then a table
+ * of 7 bytes an ID and the tokens' bytes (Llama 3: 1.7 MB). The Vocabulary
+ * holds no reference to data.
  * @param {Uint8Array | string} data the file's bytes, or its text
  * @returns {Vocabulary}
  */
