@@ -48,6 +48,7 @@ export { Vocabulary, MAX_TOKENS, MAX_TOKEN_LEN } from './vocab.js';
 export { parseTiktoken, CL100K_BASE_SPECIALS, O200K_BASE_SPECIALS } from './tiktoken.js';
 export { parseHF } from './hf.js';
 export { parseLlama2c } from './llama2c.js';
+export { parseVocabularyFile, vocabularyFile } from './vocabfile.js';
 export { Detokenizer } from './detokenizer.js';
 
 // The types the functions above take and give, by name from the package

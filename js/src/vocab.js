@@ -48,10 +48,18 @@ export class Vocabulary {
    * @param {Uint16Array} len how many bytes each ID has
    * @param {Uint8Array} flag ABSENT, ORDINARY, SPECIAL or BYTE_PIECE, by ID
    * @param {number} bos the BOS ID for SentencePiece's space rule, or -1
+   * @param {string} [name] the name people know it by ("o200k_base"), '' for none
    */
-  constructor(kind, data, off, len, flag, bos) {
+  constructor(kind, data, off, len, flag, bos, name = '') {
     /** @type {VocabKind} */
     this.kind = kind;
+    /**
+     * The vocabulary's name as people know it ("o200k_base"), from a
+     * vocabulary file (SPEC.md §3.15), or ''. Names are for messages, never
+     * for matching: the hash and the special table are what match.
+     * @type {string}
+     */
+    this.name = name;
     /** @readonly */
     this.data = data;
     /** @readonly */

@@ -50,3 +50,4 @@ export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from "./fetch.js";
 export { DeflateReader, DeflateDecoderStream, isCoded, CODING, MAX_RECORD } from "./deflate.js";
 export { Vocabulary, MAX_TOKENS, MAX_TOKEN_LEN } from "./vocab.js";
 export { parseTiktoken, CL100K_BASE_SPECIALS, O200K_BASE_SPECIALS } from "./tiktoken.js";
+export { parseVocabularyFile, vocabularyFile } from "./vocabfile.js";

@@ -18,6 +18,8 @@ import {
   parseHF,
   parseLlama2c,
   parseTiktoken,
+  parseVocabularyFile,
+  vocabularyFile,
   BlockOp,
   CHAT_EVENT_DICTIONARY,
   CHAT_MAX_BLOCKS,
@@ -200,6 +202,8 @@ export type Signatures = [
   Is<Equal<Vocabulary, ConstructorParameters<typeof Detokenizer>[0]>>,
   Is<Equal<string, ReturnType<Detokenizer['next']>>>,
   Is<Equal<Promise<Uint8Array>, ReturnType<Vocabulary['hash']>>>,
+  Is<Equal<Promise<Vocabulary>, ReturnType<typeof parseVocabularyFile>>>,
+  Is<Equal<Promise<Uint8Array>, ReturnType<typeof vocabularyFile>>>,
 ];
 
 // Every value, in a type position.
