@@ -6,9 +6,10 @@
 // (interop/vocab_oracle_test.go) and from the JavaScript one in headless
 // Chromium, each under random chunkings of the IDs into TOKEN/TOKEN32 frames
 // and of the frames' bytes into reads. Every vocabulary must hash the same
-// in the three, cl100k_base and o200k_base as tiktoken pins, and a one-byte
-// change to a vocabulary file must be an error or another hash. Prints the
-// table. FAILS, never skips, when a package, Go or Chromium is missing.
+// in the three, cl100k_base and o200k_base as tiktoken pins, a one-byte
+// change to a vocabulary file must be an error or another hash, and each
+// must read back the same from the vocabulary file (.antv) the package
+// writes. Prints the table. FAILS, never skips, when a package, Go or Chromium is missing.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -105,6 +106,22 @@ test('JavaScript: a one-byte change to a vocabulary file is an error or another 
         continue;
       }
       assert.notEqual(hex(await v.hash()), want, `${ref.name}: byte ${at} ^ ${x} kept the hash`);
+    }
+  }
+});
+
+test('JavaScript: each vocabulary written as a vocabulary file (SPEC.md §3.15) reads back as the same vocabulary', async () => {
+  for (const ref of refs) {
+    const v = /** @type {anth.Vocabulary} */ (vocabs.get(ref.name));
+    const w = await anth.parseVocabularyFile(await anth.vocabularyFile(v, ref.name));
+    assert.equal(w.name, ref.name);
+    assert.equal(hex(await w.hash()), hashes[ref.name] ?? hex(await v.hash()), ref.name);
+    assert.deepEqual([w.kind, w.length, w.bos], [v.kind, v.length, v.bos], ref.name);
+    assert.deepEqual(w.flag, v.flag, ref.name);
+    for (let id = 0; id < v.length; id++) {
+      const a = v.bytes(id) ?? v.special(id);
+      const b = w.bytes(id) ?? w.special(id);
+      if (String(a) !== String(b)) assert.fail(`${ref.name} ID ${id}: ${a} from the vocabulary file, ${b} from ${ref.format}`);
     }
   }
 });
