@@ -132,3 +132,26 @@ function set(b, i, x) {
   c[i] = x;
   return c;
 }
+
+test('js/README.md’s "Token IDs to text" snippet prints the text and the specials', async () => {
+  const readme = readFileSync(root + 'js/README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Token IDs to text\n'));
+  const m = /```js\n([\s\S]*?)```/.exec(section);
+  assert.ok(m, 'js/README.md: no js block under "## Token IDs to text"');
+  const body = m[1].replace(/^import \{([^}]*)\} from '@layer0\/anth';$/m, 'const {$1} = lib;');
+  assert.notEqual(body, m[1], 'the snippet imports from @layer0/anth');
+  const lib = await import('../src/index.js');
+  const tok = parseLlama2c(readRepo('vocab/testdata/tok512.bin'));
+  const file = await vocabularyFile(tok);
+  // 你 as three byte pieces split over two frames, then EOS, then "a" and a cut character.
+  const ids = [[1, 3 + 0xe4, 3 + 0xbd], [3 + 0xa0, 2, 3 + 0x61, 3 + 0xe4]];
+  const res = new Response(Buffer.concat([lib.encodeMagic(), ...ids.map((x) => lib.encodeToken(x)), lib.encodeDone(lib.StopReason.END_TURN)]), {
+    headers: { 'content-type': 'application/x-anthropic-binary' },
+  });
+  let printed = '';
+  const output = { append: (/** @type {string} */ s) => (printed += s) };
+  const fetch = async () => new Response(file);
+  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+  await new AsyncFunction('lib', 'fetch', 'res', 'output', body)(lib, fetch, res, output);
+  assert.equal(printed, '[<s>]你[</s>]a\uFFFD');
+});
