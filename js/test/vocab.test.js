@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
 
-import { Detokenizer, MAX_TOKENS, VocabError, Vocabulary, parseHF, parseLlama2c, parseTiktoken } from '../src/index.js';
+import { Detokenizer, MAX_TOKENS, VocabError, Vocabulary, parseHF, parseLlama2c, parseTiktoken, parseVocabularyFile, vocabularyFile } from '../src/index.js';
 import { readRepo, rng } from './helpers.js';
 
 /**
@@ -280,4 +280,44 @@ test('a tokenizer.json of the same tokens is the same vocabulary', async () => {
   const tokHF = load(golden.vocabs['tok512-hf']);
   assert.equal(hex(await tokHF.hash()), hex(await tok.hash()));
   assert.equal(tokHF.bos, 1);
+});
+
+test('random damage to any vocabulary file is a VocabError or a vocabulary, never another exception', async () => {
+  const tok512 = readRepo('vocab/testdata/tok512.bin');
+  const seeds = {
+    tiktoken: [readRepo('vocab/testdata/tiny.tiktoken')],
+    llama2c: [tok512.slice(0, 600)],
+    hf: [Buffer.from(golden.vocabs['tiny-hf'].file, 'base64'), Buffer.from(golden.vocabs['tok512-hf'].file, 'base64').subarray(0, 3000)],
+    antv: [await vocabularyFile(parseTiktoken(readRepo('vocab/testdata/tiny.tiktoken'), { '<|endoftext|>': 9 }))],
+  };
+  /** @type {Record<string, (b: Uint8Array) => Promise<unknown> | unknown>} */
+  const parsers = { tiktoken: (b) => parseTiktoken(b, { x: 20 }), llama2c: parseLlama2c, hf: parseHF, antv: parseVocabularyFile };
+  const rand = rng(99);
+  let ok = 0;
+  let failed = 0;
+  for (const [format, inputs] of Object.entries(seeds)) {
+    for (let k = 0; k < 1500; k++) {
+      const b = new Uint8Array(/** @type {Uint8Array[]} */ (inputs)[k % inputs.length]);
+      let c = b.slice();
+      for (let edits = 1 + Math.floor(rand() * 4); edits > 0; edits--) {
+        const r = rand();
+        const at = Math.floor(rand() * c.length);
+        if (r < 0.4) c[at] = Math.floor(rand() * 256);
+        else if (r < 0.6) c = c.slice(0, at);
+        else if (r < 0.8) c = Uint8Array.from([...c.slice(0, at), ...c.slice(at, at + 1 + Math.floor(rand() * 8)), ...c.slice(at)]);
+        else c = Uint8Array.from([...c.slice(0, at), ...c.slice(at + 1 + Math.floor(rand() * 8))]);
+      }
+      try {
+        const v = await parsers[format](c);
+        assert.ok(v instanceof Vocabulary);
+        const d = new Detokenizer(v);
+        for (let id = 0; id < v.length; id++) if (v.flag[id] !== 0) assert.equal(typeof d.next(id), 'string');
+        ok++;
+      } catch (e) {
+        assert.ok(e instanceof VocabError, `${format}: ${e instanceof Error ? e.stack : e}`);
+        failed++;
+      }
+    }
+  }
+  assert.ok(ok > 100 && failed > 100, `${ok} read, ${failed} refused`);
 });
