@@ -14,15 +14,15 @@ export const candidates = [process.env.ANTH_CHROMIUM, '/usr/lib/chromium/chromiu
  * openPage starts headless Chromium on url in a process group of its own
  * and a fresh profile, and returns the result `waitFor` resolves to: it
  * rejects when the browser cannot start, exits first, or timeoutMs passes,
- * with what the browser wrote to stderr. The browser and its profile are
- * gone when it settles.
+ * with what the browser wrote to stderr and what `detail` returns (another
+ * process's log). The browser and its profile are gone when it settles.
  * @template T
  * @param {string} url
  * @param {Promise<T>} waitFor
- * @param {number} [timeoutMs]
+ * @param {{timeoutMs?: number, detail?: () => string}} [options]
  * @returns {Promise<T>}
  */
-export async function openPage(url, waitFor, timeoutMs = 120_000) {
+export async function openPage(url, waitFor, { timeoutMs = 120_000, detail = () => '' } = {}) {
   const binary = candidates.find((c) => existsSync(/** @type {string} */ (c)));
   if (!binary) throw new Error(`no Chromium at ${candidates.join(' or ')}: apt-get install -y chromium-headless-shell (or set ANTH_CHROMIUM)`);
   const profile = mkdtempSync(join(tmpdir(), 'anth-chromium-'));
@@ -40,7 +40,7 @@ export async function openPage(url, waitFor, timeoutMs = 120_000) {
       waitFor,
       new Promise((_, reject) => browser.on('exit', (code) => reject(new Error(`Chromium exited (${code}) before the page reported:\n${log}`)))),
       new Promise((_, reject) => browser.on('error', reject)),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no result from the page in ${timeoutMs / 1000} s:\n${log}`)), timeoutMs))),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no result from the page in ${timeoutMs / 1000} s:\n${log}\n${detail()}`)), timeoutMs))),
     ]);
   } finally {
     clearTimeout(timer);
