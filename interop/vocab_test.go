@@ -58,6 +58,19 @@ type goldenFile struct {
 	Vocabs     map[string]*goldenVocab `json:"vocabs"`
 	Streams    []goldenStream          `json:"streams"`
 	FileErrors []goldenVocabErr        `json:"fileErrors"`
+	// Mutations are seeded random edits of good files (bytes set, cut,
+	// repeated, removed) with what Go makes of each: its error, or the
+	// vocabulary's hash and length.
+	Mutations []goldenMutation `json:"mutations"`
+}
+
+type goldenMutation struct {
+	Format   string            `json:"format"`
+	File     string            `json:"file"`
+	Specials map[string]uint32 `json:"specials,omitempty"`
+	Err      *goldenErr        `json:"err,omitempty"`
+	Hash     string            `json:"hash,omitempty"`
+	Len      int               `json:"len,omitempty"`
 }
 
 type goldenVocabErr struct {
@@ -330,7 +343,54 @@ func buildVocabGolden(t *testing.T) *goldenFile {
 		}
 		g.FileErrors = append(g.FileErrors, goldenVocabErr{goldenVocab: gv, Name: c.name, Err: *toGoldenErr(err)})
 	}
+	// Mutations of each kind of file.
+	for _, m := range []struct {
+		format   string
+		file     []byte
+		specials map[string]uint32
+		n        int
+	}{
+		{"tiktoken", tiny, map[string]uint32{"<|endoftext|>": 9}, 400},
+		{"llama2c", tok512[:240], nil, 150},
+		{"hf", hfByteLevel(t, tinyV), nil, 150},
+	} {
+		for range m.n {
+			c := mutate(rng, m.file)
+			gv := goldenVocab{Format: m.format, File: b64(c), Specials: m.specials}
+			gm := goldenMutation{Format: m.format, File: gv.File, Specials: m.specials}
+			if v, err := loadVocab(&gv); err != nil {
+				gm.Err = toGoldenErr(err)
+			} else {
+				h := v.Hash()
+				gm.Hash, gm.Len = hex.EncodeToString(h[:]), v.Len()
+			}
+			g.Mutations = append(g.Mutations, gm)
+		}
+	}
 	return g
+}
+
+// mutate returns b with 1 to 4 random edits: a byte set, the rest cut, a
+// few bytes repeated, a few removed.
+func mutate(rng *rand.Rand, b []byte) []byte {
+	c := append([]byte(nil), b...)
+	for range 1 + rng.IntN(4) {
+		if len(c) == 0 {
+			break
+		}
+		at := rng.IntN(len(c))
+		switch rng.IntN(4) {
+		case 0:
+			c[at] = byte(rng.IntN(256))
+		case 1:
+			c = c[:at]
+		case 2:
+			c = append(c[:at:at], append(append([]byte(nil), c[at:min(len(c), at+1+rng.IntN(8))]...), c[at:]...)...)
+		case 3:
+			c = append(c[:at:at], c[min(len(c), at+1+rng.IntN(8)):]...)
+		}
+	}
+	return c
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

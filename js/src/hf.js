@@ -33,7 +33,9 @@ const encoder = new TextEncoder();
  * VocabError of kind 'Unsupported', as Go's vocab.ParseHF.
  *
  * The JSON is read with JSON.parse: a syntax error's offset is the byte
- * offset of the position the platform names (-1 where it names none), and
+ * offset of the position the platform names (-1 where it names none; Go's
+ * JSON reader may name another byte of the same fault), one at the end is
+ * 'Truncated' at the file's length, and
  * an error in the JSON's content has offset -1 and names the token or
  * field in its detail (Go gives offsets for those too). A key that appears
  * twice in an object counts once, its last. Memory: while it loads, the
@@ -56,7 +58,8 @@ export function parseHF(data) {
     // A fault found at the end of the text, or V8's "Unexpected end of
     // JSON input", is the file ending early, as Go says.
     const truncated = m ? Number(m[1]) >= text.length : /end of (JSON )?input/i.test(msg);
-    const off = truncated ? encoder.encode(text).length : m ? encoder.encode(text.slice(0, Number(m[1]))).length : -1;
+    const size = typeof data === 'string' ? encoder.encode(text).length : data.length;
+    const off = truncated ? size : m ? encoder.encode(text.slice(0, Number(m[1]))).length : -1;
     throw new VocabError(truncated ? 'Truncated' : 'Malformed', off, 'JSON: ' + msg);
   }
   if (!isObject(doc)) throw new VocabError('Malformed', -1, 'want an object');

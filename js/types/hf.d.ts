@@ -11,7 +11,9 @@
  * VocabError of kind 'Unsupported', as Go's vocab.ParseHF.
  *
  * The JSON is read with JSON.parse: a syntax error's offset is the byte
- * offset of the position the platform names (-1 where it names none), and
+ * offset of the position the platform names (-1 where it names none; Go's
+ * JSON reader may name another byte of the same fault), one at the end is
+ * 'Truncated' at the file's length, and
  * an error in the JSON's content has offset -1 and names the token or
  * field in its detail (Go gives offsets for those too). A key that appears
  * twice in an object counts once, its last. Memory: while it loads, the
