@@ -181,6 +181,43 @@ export class Vocabulary {
   }
 
   /**
+   * specialTable returns the vocabulary's special tokens as SPEC.md §3.12's
+   * special table encodes them, wherever the stream or a vocabulary file
+   * carries them: count u32, then by ascending ID each id u32, name length
+   * u16, name (Go's Vocabulary.AppendSpecials).
+   * @returns {Uint8Array}
+   */
+  specialTable() {
+    let size = 4;
+    for (let id = 0; id < this.flag.length; id++) if (this.flag[id] === SPECIAL) size += 6 + this.len[id];
+    const out = new Uint8Array(size);
+    const view = new DataView(out.buffer);
+    let at = 4;
+    let count = 0;
+    for (let id = 0; id < this.flag.length; id++) {
+      if (this.flag[id] !== SPECIAL) continue;
+      count++;
+      view.setUint32(at, id);
+      view.setUint16(at + 4, this.len[id]);
+      out.set(this.data.subarray(this.off[id], this.off[id] + this.len[id]), at + 6);
+      at += 6 + this.len[id];
+    }
+    view.setUint32(0, count);
+    return out;
+  }
+
+  /**
+   * specialsDigest returns the digest of the special table (SPEC.md
+   * §3.12): the first 8 bytes of its SHA-256, which a VOCAB frame may carry
+   * instead of the table (Go's Vocabulary.SpecialsDigest).
+   * @returns {Promise<Uint8Array>}
+   */
+  async specialsDigest() {
+    const sum = await crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (this.specialTable()));
+    return new Uint8Array(sum, 0, 8);
+  }
+
+  /**
    * hash returns the SHA-256 of the tiktoken rendering (SPEC.md §3.12),
    * with WebCrypto (crypto.subtle, in Node 20 and browsers). For
    * cl100k_base it is tiktoken's pinned 223921b7…, for o200k_base 446a9538….

@@ -212,18 +212,9 @@ export async function vocabularyFile(v, name = v.name) {
   pos += HASH;
   view.setUint32(pos, n);
   pos += 4;
-  const countAt = pos;
-  pos += 4;
-  let count = 0;
-  for (let id = 0; id < n; id++) {
-    if (v.flag[id] !== SPECIAL) continue;
-    count++;
-    view.setUint32(pos, id);
-    view.setUint16(pos + 4, v.len[id]);
-    out.set(v.data.subarray(v.off[id], v.off[id] + v.len[id]), pos + 6);
-    pos += 6 + v.len[id];
-  }
-  view.setUint32(countAt, count);
+  const table = v.specialTable();
+  out.set(table, pos);
+  pos += table.length;
   for (let id = 0; id < n; id++) {
     const f = v.flag[id];
     let x = f === ORDINARY ? v.len[id] + 1 : f === BYTE_PIECE ? 7 : 0;

@@ -40,6 +40,18 @@ test('SPEC.md §3.15 vector: read, and written back byte for byte', async () => 
   assert.equal(hex(await vocabularyFile(ab, 'ab')), hex(fromHex(VECTOR)));
 });
 
+test('SPEC.md §3.12 special table and digest vector', async () => {
+  const table = '00 00 00 01 00 00 00 02 00 0D 3C 7C 65 6E 64 6F 66 74 65 78 74 7C 3E';
+  const digest = '8A FC 54 59 5B AF 26 2C';
+  const spec = readFileSync(root + 'SPEC.md', 'utf8').replace(/\s+/g, ' ');
+  const m = /with ID 2 is `([0-9A-F ]+)`, digest `([0-9A-F ]+)`/.exec(spec);
+  if (m) assert.deepEqual([m[1], m[2]], [table, digest], 'the vector here is SPEC.md’s');
+  const ab = parseTiktoken(new TextEncoder().encode('YQ== 0\nYg== 1\n'), { '<|endoftext|>': 2 });
+  assert.equal(hex(ab.specialTable()), hex(fromHex(table)));
+  assert.equal(hex(await ab.specialsDigest()), hex(fromHex(digest)));
+  assert.equal(hex(parseTiktoken(new Uint8Array(0)).specialTable()), '00000000');
+});
+
 test('round trip: tok512 and tiny are the same vocabulary from their vocabulary files', async () => {
   for (const v of [parseLlama2c(readRepo('vocab/testdata/tok512.bin')), parseTiktoken(readRepo('vocab/testdata/tiny.tiktoken'), { '<|endoftext|>': 9, '<|end|>': 12 })]) {
     const file = await vocabularyFile(v, 'x');

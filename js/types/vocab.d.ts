@@ -142,6 +142,21 @@ export class Vocabulary {
      */
     tiktoken(): Uint8Array;
     /**
+     * specialTable returns the vocabulary's special tokens as SPEC.md §3.12's
+     * special table encodes them, wherever the stream or a vocabulary file
+     * carries them: count u32, then by ascending ID each id u32, name length
+     * u16, name (Go's Vocabulary.AppendSpecials).
+     * @returns {Uint8Array}
+     */
+    specialTable(): Uint8Array;
+    /**
+     * specialsDigest returns the digest of the special table (SPEC.md
+     * §3.12): the first 8 bytes of its SHA-256, which a VOCAB frame may carry
+     * instead of the table (Go's Vocabulary.SpecialsDigest).
+     * @returns {Promise<Uint8Array>}
+     */
+    specialsDigest(): Promise<Uint8Array>;
+    /**
      * hash returns the SHA-256 of the tiktoken rendering (SPEC.md §3.12),
      * with WebCrypto (crypto.subtle, in Node 20 and browsers). For
      * cl100k_base it is tiktoken's pinned 223921b7…, for o200k_base 446a9538….
