@@ -1,7 +1,7 @@
 // Vocabularies (SPEC.md §3.12): what a token ID of a TOKEN or TOKEN32 frame
 // stands for, and the hash that names a vocabulary. The JavaScript twin of
-// Go's package vocab (vocab.go); the loaders are in tiktoken.js, hf.js and
-// llama2c.js, the streaming decoder in detokenizer.js.
+// Go's package vocab (vocab.go); the loaders are in tiktoken.js, hf.js,
+// llama2c.js and vocabfile.js, the streaming decoder in detokenizer.js.
 
 /**
  * MAX_TOKENS bounds the IDs of a Vocabulary: every ID is below it (Go's
@@ -37,8 +37,9 @@ export const BYTE_PIECE = 3; // a SentencePiece byte piece "<0xXX>"; its bytes a
 /**
  * Vocabulary maps token IDs to bytes and names the special tokens. It is
  * immutable once loaded; many Detokenizers may share one. Make one with
- * parseTiktoken, parseHF or parseLlama2c; the constructor takes the table
- * they build.
+ * parseVocabularyFile, parseTiktoken, parseHF or parseLlama2c; the
+ * constructor takes the table they build, whose arrays are read by the
+ * Detokenizer and must not be modified.
  */
 export class Vocabulary {
   /**

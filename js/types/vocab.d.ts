@@ -56,8 +56,9 @@ export const BYTE_PIECE: 3;
 /**
  * Vocabulary maps token IDs to bytes and names the special tokens. It is
  * immutable once loaded; many Detokenizers may share one. Make one with
- * parseTiktoken, parseHF or parseLlama2c; the constructor takes the table
- * they build.
+ * parseVocabularyFile, parseTiktoken, parseHF or parseLlama2c; the
+ * constructor takes the table they build, whose arrays are read by the
+ * Detokenizer and must not be modified.
  */
 export class Vocabulary {
     /**
