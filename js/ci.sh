@@ -8,6 +8,9 @@ cd "$(dirname "$0")"
 need() { command -v "$1" >/dev/null 2>&1 || { echo "ci.sh: $1 is required and missing" >&2; exit 1; }; }
 need node
 need npm
+# The vocabulary oracle runs Go's Detokenizer too (.ci/run puts go on PATH).
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH="$PATH:/usr/local/go/bin"; fi
+need go
 node -e 'if (+process.versions.node.split(".")[0] < 20) { console.error("ci.sh: Node >= 20 required, have " + process.version); process.exit(1) }'
 
 # Headless Chromium for the browser test (Debian's package).
@@ -35,3 +38,12 @@ echo "== interop/ts: the official TypeScript SDKs (Anthropic and OpenAI) and hea
 node --test --test-concurrency=1 sdk.test.js chat.test.js browser.test.js proxy.test.js
 echo "== interop/ts: client CPU in headless Chromium runs, every path reading the SDK's text (numbers are not checked here)"
 BENCH_MS=5 node browser-bench.js >/dev/null
+
+echo "== interop/vocab: npm ci (js-tiktoken, the Llama 3 and Qwen3 tokenizers: test-only)"
+cd ../vocab
+npm ci --no-audit --no-fund
+echo "== interop/vocab: the Detokenizers (JS in Node, Go, JS in headless Chromium) against the reference tokenizers: texts back byte for byte, hashes, one-byte changes"
+node --test --test-concurrency=1 oracle.test.js
+echo "== interop/vocab: the Detokenizer's per-token and vocabulary load benchmarks run (numbers are not checked here)"
+ROUNDS=1 node ../../js/bench/vocab.js >/dev/null
+ROUNDS=1 node --expose-gc load-bench.js >/dev/null

@@ -4,66 +4,24 @@
 // test FAILS, never skips, when the browser cannot run.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
+import { openPage } from './chromium.js';
 import { chatRecordings, recordings, startServer } from './server.js';
-
-/** Where Debian's chromium-headless-shell puts the browser; the /usr/bin one is a shell wrapper. */
-const candidates = [process.env.ANTH_CHROMIUM, '/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'].filter(Boolean);
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
-/** @type {import('node:child_process').ChildProcess | undefined} */
-let browser;
-let profile = '';
-let log = '';
 
 before(async () => {
   server = await startServer();
 });
 
 after(async () => {
-  // The browser runs in a process group of its own: end all of it, by id.
-  if (browser?.pid && browser.exitCode === null) {
-    try {
-      process.kill(-browser.pid, 'SIGKILL');
-    } catch {}
-  }
-  if (profile) rmSync(profile, { recursive: true, force: true });
   await server.close();
 });
 
 test('headless Chromium decodes ANTH with the package', async () => {
-  const binary = candidates.find((c) => existsSync(c));
-  assert.ok(binary, `no Chromium at ${candidates.join(' or ')}: apt-get install -y chromium-headless-shell (or set ANTH_CHROMIUM)`);
-  profile = mkdtempSync(join(tmpdir(), 'anth-chromium-'));
-  const result = server.nextResult();
-  browser = spawn(
-    binary,
-    [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      `--user-data-dir=${profile}`,
-      `${server.url}/page/page.html`,
-    ],
-    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  browser.stderr?.on('data', (d) => (log += d));
-  const exited = new Promise((_, reject) => browser?.on('exit', (code) => reject(new Error(`Chromium exited (${code}) before the page reported:\n${log}`))));
-  const failed = new Promise((_, reject) => browser?.on('error', (e) => reject(e)));
-  let timer;
-  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no result from the page in 120 s:\n${log}`)), 120_000)));
-  const r = await Promise.race([result, exited, failed, timeout]);
-  clearTimeout(timer);
+  const r = await openPage(`${server.url}/page/page.html`, server.nextResult());
 
   assert.equal(r.fatal, undefined, r.fatal);
   assert.match(r.userAgent, /HeadlessChrome/);

@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,9 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { TextReassembler, readFrames } from '../../js/src/index.js';
+import { openPage } from './chromium.js';
 import { recordings, startServer } from './server.js';
 
-const candidates = [process.env.ANTH_CHROMIUM, '/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'].filter(Boolean);
 const KEY = 'sk-ant-held-by-the-proxy';
 const TOKEN = 'tok-page-1';
 
@@ -71,27 +71,11 @@ async function startProxy() {
 }
 
 test('a page streams through anth proxy, which holds the key', async () => {
-  const binary = candidates.find((c) => existsSync(c));
-  assert.ok(binary, `no Chromium at ${candidates.join(' or ')}: apt-get install -y chromium-headless-shell (or set ANTH_CHROMIUM)`);
   const addr = await startProxy();
   const proxyURL = `http://${addr}`;
   assert.notEqual(new URL(proxyURL).origin, server.url, 'the page and the proxy must be different origins');
-  const profile = join(dir, 'profile');
-  const result = server.nextResult();
-  let log = '';
-  const browser = spawn(
-    binary,
-    ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-      `--user-data-dir=${profile}`, `${server.url}/page/proxy.html#proxy=${encodeURIComponent(proxyURL)}&token=${TOKEN}`],
-    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  procs.push(browser);
-  browser.stderr?.on('data', (d) => (log += d));
-  const exited = new Promise((_, reject) => browser.on('exit', (code) => reject(new Error(`Chromium exited (${code}) before the page reported:\n${log}`))));
-  let timer;
-  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no result from the page in 120 s:\n${log}\n${proxyLog}`)), 120_000)));
-  const r = await Promise.race([result, exited, timeout]);
-  clearTimeout(timer);
+  const page = `${server.url}/page/proxy.html#proxy=${encodeURIComponent(proxyURL)}&token=${TOKEN}`;
+  const r = await openPage(page, server.nextResult(), { detail: () => proxyLog });
 
   assert.equal(r.fatal, undefined, r.fatal);
   assert.match(r.userAgent, /HeadlessChrome/);

@@ -6,15 +6,16 @@ import { typeName } from './type.js';
 // the same words, so the SSE conversion throws the same class.
 
 /**
- * @typedef {'BadMagic' | 'Truncated' | 'UnknownType' | 'Malformed' | 'TooLarge' | 'WrongType'} ErrorKind
+ * @typedef {'BadMagic' | 'Truncated' | 'UnknownType' | 'Malformed' | 'TooLarge' | 'WrongType' | 'UnknownToken' | 'Unsupported'} ErrorKind
  */
 
 /**
  * AnthError says where bad input was found and what was expected there: the
  * JavaScript form of Go's *frame.Error. `kind` is one of SPEC.md §6's kinds
  * ('WrongType' is a caller's mistake: a Frame accessor called on a frame of
- * another type). Errors of a stream are final: a reader throws the same
- * error from then on.
+ * another type; 'UnknownToken' and 'Unsupported' are a VocabError's, Go's
+ * vocab.ErrUnknownToken and vocab.ErrUnsupported). Errors of a stream are
+ * final: a reader throws the same error from then on.
  */
 export class AnthError extends Error {
   /**
@@ -48,6 +49,8 @@ const kindWords = {
   Malformed: 'malformed',
   TooLarge: 'too large',
   WrongType: 'wrong frame type',
+  UnknownToken: 'unknown token ID',
+  Unsupported: 'unsupported tokenizer',
 };
 
 /**
@@ -63,6 +66,41 @@ function message(kind, offset, detail, type) {
   s += kindWords[kind];
   if (detail) s += ': ' + detail;
   return s;
+}
+
+/**
+ * VocabError says where a vocabulary file or a stream of token IDs went
+ * wrong: the JavaScript form of Go's *vocab.Error, with the same kinds.
+ * For a file, `offset` is the byte offset in it (-1 when the fault is not
+ * at one place, as a special-token table's) and `index` is -1; for an ID
+ * stream (kind 'UnknownToken', SPEC.md §3.12: the stream is malformed for
+ * its vocabulary), `id` is the ID and `index` its position among the IDs
+ * the Detokenizer was given, and `offset` is -1. Its message reads as Go's:
+ * "vocab: offset 12: malformed: rank "x", want a decimal number" or "vocab:
+ * ID 70000 at index 3: unknown token ID".
+ */
+export class VocabError extends AnthError {
+  /**
+   * @param {ErrorKind} kind 'Truncated', 'Malformed', 'TooLarge', 'UnknownToken' or 'Unsupported'
+   * @param {number} offset
+   * @param {string} detail
+   * @param {number} [index] the ID's position, for 'UnknownToken'
+   * @param {number} [id] the ID, for 'UnknownToken'
+   */
+  constructor(kind, offset, detail, index = -1, id = 0) {
+    super(kind, offset, detail);
+    this.name = 'VocabError';
+    /** @type {number} */
+    this.index = index;
+    /** @type {number} */
+    this.id = id;
+    let s = 'vocab: ';
+    if (index >= 0) s += `ID ${id} at index ${index}: `;
+    else if (offset >= 0) s += `offset ${offset}: `;
+    s += kindWords[kind];
+    if (detail) s += ': ' + detail;
+    this.message = s;
+  }
 }
 
 /** Reason phrases of the statuses the Messages API answers with. */

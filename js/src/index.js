@@ -1,9 +1,10 @@
 // @layer0/anth: ANTH, a compact binary wire format for LLM token streams
 // (SPEC.md), for JavaScript: frames, requests, text reassembly, ANTH to SSE
 // conversion (the Anthropic Messages API's and OpenAI's Chat Completions
-// SSE), and adapters for the official Anthropic and OpenAI TypeScript SDKs.
+// SSE), token IDs to text (vocabularies and a Detokenizer), and adapters for
+// the official Anthropic and OpenAI TypeScript SDKs.
 
-export { AnthError, StatusError } from './errors.js';
+export { AnthError, StatusError, VocabError } from './errors.js';
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from './type.js';
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parseFrame, parseMagic } from './frame.js';
 export {
@@ -43,6 +44,12 @@ export { ChatEncoder, ChatEncoderStream, toChatSSE, chatErrorType, chatFinishRea
 export { stopReasonName, errorTypeName } from './names.js';
 export { anthFetch, anthMiddleware, CONTENT_TYPE, ACCEPT } from './fetch.js';
 export { DeflateReader, DeflateDecoderStream, isCoded, CODING, MAX_RECORD } from './deflate.js';
+export { Vocabulary, MAX_TOKENS, MAX_TOKEN_LEN } from './vocab.js';
+export { parseTiktoken, CL100K_BASE_SPECIALS, O200K_BASE_SPECIALS } from './tiktoken.js';
+export { parseHF } from './hf.js';
+export { parseLlama2c } from './llama2c.js';
+export { parseVocabularyFile, vocabularyFile } from './vocabfile.js';
+export { Detokenizer } from './detokenizer.js';
 
 // The types the functions above take and give, by name from the package
 // root. StopReason, DeltaKind, BlockOp, EventEncoding, Type and Role are
@@ -78,4 +85,5 @@ export { DeflateReader, DeflateDecoderStream, isCoded, CODING, MAX_RECORD } from
  * @typedef {import('./fetch.js').Middleware} Middleware
  * @typedef {import('./fetch.js').MiddlewareRequest} MiddlewareRequest
  * @typedef {import('./deflate.js').DeflateReaderOptions} DeflateReaderOptions
+ * @typedef {import('./vocab.js').VocabKind} VocabKind
  */

@@ -1,12 +1,13 @@
 /**
- * @typedef {'BadMagic' | 'Truncated' | 'UnknownType' | 'Malformed' | 'TooLarge' | 'WrongType'} ErrorKind
+ * @typedef {'BadMagic' | 'Truncated' | 'UnknownType' | 'Malformed' | 'TooLarge' | 'WrongType' | 'UnknownToken' | 'Unsupported'} ErrorKind
  */
 /**
  * AnthError says where bad input was found and what was expected there: the
  * JavaScript form of Go's *frame.Error. `kind` is one of SPEC.md §6's kinds
  * ('WrongType' is a caller's mistake: a Frame accessor called on a frame of
- * another type). Errors of a stream are final: a reader throws the same
- * error from then on.
+ * another type; 'UnknownToken' and 'Unsupported' are a VocabError's, Go's
+ * vocab.ErrUnknownToken and vocab.ErrUnsupported). Errors of a stream are
+ * final: a reader throws the same error from then on.
  */
 export class AnthError extends Error {
     /**
@@ -29,6 +30,31 @@ export class AnthError extends Error {
     detail: string;
     /** @type {number | undefined} */
     type: number | undefined;
+}
+/**
+ * VocabError says where a vocabulary file or a stream of token IDs went
+ * wrong: the JavaScript form of Go's *vocab.Error, with the same kinds.
+ * For a file, `offset` is the byte offset in it (-1 when the fault is not
+ * at one place, as a special-token table's) and `index` is -1; for an ID
+ * stream (kind 'UnknownToken', SPEC.md §3.12: the stream is malformed for
+ * its vocabulary), `id` is the ID and `index` its position among the IDs
+ * the Detokenizer was given, and `offset` is -1. Its message reads as Go's:
+ * "vocab: offset 12: malformed: rank "x", want a decimal number" or "vocab:
+ * ID 70000 at index 3: unknown token ID".
+ */
+export class VocabError extends AnthError {
+    /**
+     * @param {ErrorKind} kind 'Truncated', 'Malformed', 'TooLarge', 'UnknownToken' or 'Unsupported'
+     * @param {number} offset
+     * @param {string} detail
+     * @param {number} [index] the ID's position, for 'UnknownToken'
+     * @param {number} [id] the ID, for 'UnknownToken'
+     */
+    constructor(kind: ErrorKind, offset: number, detail: string, index?: number, id?: number);
+    /** @type {number} */
+    index: number;
+    /** @type {number} */
+    id: number;
 }
 /**
  * @typedef {object} StatusErrorFields what a StatusError says besides its status
@@ -73,7 +99,7 @@ export class StatusError extends Error {
     /** @type {string | undefined} */
     contentType: string | undefined;
 }
-export type ErrorKind = "BadMagic" | "Truncated" | "UnknownType" | "Malformed" | "TooLarge" | "WrongType";
+export type ErrorKind = "BadMagic" | "Truncated" | "UnknownType" | "Malformed" | "TooLarge" | "WrongType" | "UnknownToken" | "Unsupported";
 /**
  * what a StatusError says besides its status
  */

@@ -8,6 +8,18 @@
 import {
   ACCEPT,
   AnthError,
+  CL100K_BASE_SPECIALS,
+  Detokenizer,
+  MAX_TOKENS,
+  MAX_TOKEN_LEN,
+  O200K_BASE_SPECIALS,
+  VocabError,
+  Vocabulary,
+  parseHF,
+  parseLlama2c,
+  parseTiktoken,
+  parseVocabularyFile,
+  vocabularyFile,
   BlockOp,
   CHAT_EVENT_DICTIONARY,
   CHAT_MAX_BLOCKS,
@@ -109,6 +121,7 @@ import type {
   TextOptions,
   TextPayload,
   Usage,
+  VocabKind,
   StopReason as StopReasonType,
 } from '@layer0/anth';
 
@@ -181,6 +194,16 @@ export type Signatures = [
   Is<Equal<Middleware, ReturnType<typeof anthMiddleware>>>,
   Is<Equal<MiddlewareRequest, Parameters<Middleware>[0]>>,
   Is<Equal<DeflateReaderOptions | undefined, ConstructorParameters<typeof DeflateReader>[0]>>,
+  Is<Equal<VocabKind, Vocabulary['kind']>>,
+  Is<Equal<VocabKind, 'byte-level' | 'sentencepiece'>>,
+  Is<Equal<Vocabulary, ReturnType<typeof parseTiktoken>>>,
+  Is<Equal<Vocabulary, ReturnType<typeof parseHF>>>,
+  Is<Equal<Vocabulary, ReturnType<typeof parseLlama2c>>>,
+  Is<Equal<Vocabulary, ConstructorParameters<typeof Detokenizer>[0]>>,
+  Is<Equal<string, ReturnType<Detokenizer['next']>>>,
+  Is<Equal<Promise<Uint8Array>, ReturnType<Vocabulary['hash']>>>,
+  Is<Equal<Promise<Vocabulary>, ReturnType<typeof parseVocabularyFile>>>,
+  Is<Equal<Promise<Uint8Array>, ReturnType<typeof vocabularyFile>>>,
 ];
 
 // Every value, in a type position.
@@ -230,6 +253,11 @@ export type Values = [
   ChatEncoderStream,
   AnthError,
   StatusError,
+  VocabError,
+  typeof CL100K_BASE_SPECIALS,
+  typeof O200K_BASE_SPECIALS,
+  typeof MAX_TOKENS,
+  typeof MAX_TOKEN_LEN,
 ];
 export const coding: 'anth-deflate' | string = CODING;
 export const maxRecord: number = MAX_RECORD;
@@ -242,6 +270,7 @@ export function usage(e: unknown): string {
   const msg: Message = { role: Role.USER, content: 'Hi' };
   const req: Request = { model: 'm', messages: [msg], maxTokens: 16 };
   const adapter: AnthFetchOptions = { fetch: globalThis.fetch, maxEvent: 4 << 20 };
+  if (e instanceof VocabError && e.kind === 'UnknownToken') return `ID ${e.id} at ${e.index}`;
   if (e instanceof AnthError) {
     const k: ErrorKind = e.kind;
     return k;
