@@ -1,6 +1,18 @@
 package redisstore
 
-import "github.com/redis/rueidis"
+import (
+	"crypto/sha1"
+	"encoding/hex"
+)
+
+// script is a Lua script the store runs with EVALSHA, and with EVAL when
+// Redis answers NOSCRIPT (after a restart or a SCRIPT FLUSH).
+type script struct{ src, sha string }
+
+func newScript(src string) *script {
+	h := sha1.Sum([]byte(src))
+	return &script{src: src, sha: hex.EncodeToString(h[:])}
+}
 
 // The scripts' replies: a status code first, then what it needs.
 const (
@@ -15,7 +27,7 @@ const (
 
 // createScript: KEYS info, stream; ARGV owner, API, max bytes, TTL in ms.
 // The stream is deleted too, in case a key of an ID used before is left.
-var createScript = rueidis.NewLuaScript(`
+var createScript = newScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return {6} end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[1], 'o', ARGV[1], 'a', ARGV[2], 'm', ARGV[3], 't', ARGV[4], 'n', 0)
@@ -24,9 +36,11 @@ return {0}
 `)
 
 // appendScript: KEYS info, stream; ARGV the bytes, "1" to end the tail.
+// It answers 0, an integer, when the bytes are kept (an array would cost
+// the client an allocation an Append), and an array otherwise.
 // Offsets are formatted with %d: Lua's numbers are doubles, exact to 2^53,
 // and tostring would write 1e+14.
-var appendScript = rueidis.NewLuaScript(`
+var appendScript = newScript(`
 local h = redis.call('HMGET', KEYS[1], 'n', 'm', 't', 'e', 'd')
 if not h[1] then return {1} end
 if h[5] then return {2} end
@@ -58,7 +72,7 @@ elseif ARGV[2] == '1' then
 end
 redis.call('PEXPIRE', KEYS[1], h[3])
 redis.call('PEXPIRE', KEYS[2], h[3])
-return {0}
+return 0
 `)
 
 // followScript: KEYS info, stream; ARGV owner, cursor. It returns
@@ -67,7 +81,7 @@ return {0}
 // and 1 when it is at the end of an ended tail (whose end mark is in an
 // entry before the cursor). The owner is checked before the cursor, so
 // another caller learns nothing of the tail (resume.ErrNotFound).
-var followScript = rueidis.NewLuaScriptReadOnly(`
+var followScript = newScript(`
 local h = redis.call('HMGET', KEYS[1], 'o', 'n', 'd', 'e')
 if not h[1] or h[1] ~= ARGV[1] then return {1} end
 if h[3] then return {2} end

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -48,6 +49,7 @@ type Options struct {
 // Store is a resume.Store in Redis.
 type Store struct {
 	c       rueidis.Client
+	scratch sync.Pool // *scratch
 	own     bool
 	prefix  string
 	ttl     time.Duration
@@ -103,10 +105,49 @@ func New(opts Options) (*Store, error) {
 	return s, nil
 }
 
-// keys returns the hash's and the stream's keys for id.
-func (s *Store) keys(id resume.ID) []string {
-	base := s.prefix + "{" + string(id) + "}:"
-	return []string{base + "i", base + "s"}
+// scratch is what one command needs beside its bytes: its keys, built in
+// buf, and its arguments, so that an Append allocates nothing. The keys
+// alias buf (rueidis.BinaryString): a scratch goes back to the pool only
+// after the command's answer is read, when rueidis no longer reads them.
+type scratch struct {
+	buf  []byte
+	keys [2]string
+	args [4]string
+}
+
+// get returns a scratch holding the hash's and the stream's keys for id.
+func (s *Store) get(id resume.ID) *scratch {
+	sc, _ := s.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	b := sc.buf[:0]
+	for _, k := range [2]string{"i", "s"} {
+		b = append(b, s.prefix...)
+		b = append(b, '{')
+		b = append(b, id...)
+		b = append(b, "}:"...)
+		b = append(b, k...)
+	}
+	sc.buf = b
+	n := len(b) / 2
+	sc.keys = [2]string{rueidis.BinaryString(b[:n]), rueidis.BinaryString(b[n:])}
+	return sc
+}
+
+func (s *Store) put(sc *scratch) {
+	sc.keys, sc.args = [2]string{}, [4]string{}
+	s.scratch.Put(sc)
+}
+
+// run runs a script on the scratch's keys and its first nargs arguments.
+func (s *Store) run(ctx context.Context, sc *script, x *scratch, nargs int) rueidis.RedisResult {
+	c := s.c
+	r := c.Do(ctx, c.B().Evalsha().Sha1(sc.sha).Numkeys(2).Key(x.keys[:]...).Arg(x.args[:nargs]...).Build())
+	if e, ok := rueidis.IsRedisErr(r.Error()); ok && e.IsNoScript() {
+		r = c.Do(ctx, c.B().Eval().Script(sc.src).Numkeys(2).Key(x.keys[:]...).Arg(x.args[:nargs]...).Build())
+	}
+	return r
 }
 
 // unavailable maps an error of the client to the caller's context error, or
@@ -138,9 +179,10 @@ func (s *Store) Create(ctx context.Context, id resume.ID, info resume.Info) erro
 	if ms < 1 {
 		ms = 1
 	}
-	r, err := createScript.Exec(ctx, s.c, s.keys(id), []string{
-		string(info.Owner[:]), info.API, strconv.FormatInt(max, 10), strconv.FormatInt(ms, 10),
-	}).ToArray()
+	x := s.get(id)
+	defer s.put(x)
+	x.args = [4]string{string(info.Owner[:]), info.API, strconv.FormatInt(max, 10), strconv.FormatInt(ms, 10)}
+	r, err := s.run(ctx, createScript, x, 4).ToArray()
 	if err != nil {
 		return unavailable(ctx, err)
 	}
@@ -159,16 +201,24 @@ func (s *Store) Append(ctx context.Context, id resume.ID, p []byte, end bool) er
 	if end {
 		e = "1"
 	}
-	// BinaryString lends p to the client without a copy: Exec returns
+	x := s.get(id)
+	defer s.put(x)
+	// BinaryString lends p to the client without a copy: run returns
 	// after Redis answered, when the command's bytes are written.
-	r, err := appendScript.Exec(ctx, s.c, s.keys(id), []string{rueidis.BinaryString(p), e}).ToArray()
-	if err != nil {
+	x.args[0], x.args[1] = rueidis.BinaryString(p), e
+	res := s.run(ctx, appendScript, x, 2)
+	if err := res.Error(); err != nil {
 		return unavailable(ctx, err)
+	}
+	if st, err := res.AsInt64(); err == nil && st == statusOK {
+		return nil
+	}
+	r, err := res.ToArray()
+	if err != nil || len(r) == 0 {
+		return fmt.Errorf("%w: append script answered %v", resume.ErrUnavailable, err)
 	}
 	st, _ := r[0].AsInt64()
 	switch st {
-	case statusOK:
-		return nil
 	case statusNotFound:
 		return resume.ErrNotFound
 	case statusGone:
@@ -189,8 +239,10 @@ func (s *Store) Follow(ctx context.Context, id resume.ID, owner resume.Owner, fr
 	if !id.Valid() {
 		return nil, resume.ErrNotFound
 	}
-	keys := s.keys(id)
-	r, err := followScript.Exec(ctx, s.c, keys, []string{string(owner[:]), strconv.FormatInt(from, 10)}).ToArray()
+	x := s.get(id)
+	defer s.put(x)
+	x.args[0], x.args[1] = string(owner[:]), strconv.FormatInt(from, 10)
+	r, err := s.run(ctx, followScript, x, 2).ToArray()
 	if err != nil {
 		return nil, unavailable(ctx, err)
 	}
@@ -209,7 +261,9 @@ func (s *Store) Follow(ctx context.Context, id resume.ID, owner resume.Owner, fr
 	}
 	start, _ := r[1].AsInt64()
 	ended, _ := r[2].AsInt64()
-	return &follower{s: s, info: keys[0], stream: keys[1], after: strconv.FormatInt(start, 10) + "-0", next: start, ended: ended == 1}, nil
+	// The follower keeps keys of its own: x's go back to the pool.
+	base := s.prefix + "{" + string(id) + "}:"
+	return &follower{s: s, info: base + "i", stream: base + "s", after: strconv.FormatInt(start, 10) + "-0", next: start, ended: ended == 1}, nil
 }
 
 // Close implements resume.Store: it closes the client New dialed.
