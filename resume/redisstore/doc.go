@@ -24,8 +24,9 @@
 // XREAD BLOCK after the last ID it read. Create, Append and Follow's
 // lookup are Lua scripts (EVALSHA), so each is one round trip and atomic:
 // an Append checks the hash, adds the entry, counts the bytes and renews
-// both keys' TTL (PEXPIRE) at once. Followers read with XRANGE and XREAD,
-// COUNT 64 per round trip.
+// both keys' TTL (PEXPIRE) at once, and allocates nothing in the client.
+// A follower catches up with XRANGE, 256 entries a round trip, then blocks
+// in XREAD BLOCK after the last entry it read.
 //
 // # Bounds and faults
 //
