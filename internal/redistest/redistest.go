@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -87,10 +88,18 @@ func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	s.cmd.Process.Kill()
+	s.cmd.Process.Kill() // SIGKILL ends a paused process too
 	s.cmd.Wait()
 	s.cmd = nil
 }
+
+// Pause stops the server's process (SIGSTOP): its connections stay open
+// and nothing answers, as with a server that hangs or a network that
+// drops packets. Resume continues it.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
 // Restart kills the server and starts it again on the same port, empty.
 func (s *Server) Restart() {

@@ -309,3 +309,46 @@ func TestAppendAllocs(t *testing.T) {
 		t.Fatalf("Append: %v allocs, want 0", n)
 	}
 }
+
+// TestSilentServer: a Redis that accepts nothing and answers nothing (its
+// process stopped: no reset, no refusal) makes Append, Follow and a
+// follower's Next fail with ErrUnavailable within about Timeout, the
+// bound the gateway's stream waits at most once (the gateway stops
+// keeping a tail after its first failed Append).
+func TestSilentServer(t *testing.T) {
+	srv := redistest.Start(t)
+	const timeout = 500 * time.Millisecond
+	s := newStore(t, redisstore.Options{Addr: srv.Addr, Timeout: timeout, Poll: 100 * time.Millisecond})
+	id := create(t, s)
+	if err := s.Append(bg, id, []byte("abc"), false); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.Follow(bg, id, owner, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Pause()
+	defer srv.Resume()
+	bound := 3*timeout + time.Second
+	for _, c := range []struct {
+		what string
+		f    func() error
+	}{
+		{"Append", func() error { return s.Append(bg, id, []byte("d"), false) }},
+		{"Follow", func() error { _, err := s.Follow(bg, id, owner, 0); return err }},
+		{"Next", func() error { _, _, err := f.Next(bg); return err }},
+	} {
+		t0 := time.Now()
+		errc := make(chan error, 1)
+		go func() { errc <- c.f() }()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, resume.ErrUnavailable) {
+				t.Errorf("%s with Redis silent = %v, want ErrUnavailable", c.what, err)
+			}
+			t.Logf("%s: %v after %v", c.what, err, time.Since(t0).Round(time.Millisecond))
+		case <-time.After(bound):
+			t.Fatalf("%s with Redis silent: no answer after %v (Timeout %v)", c.what, bound, timeout)
+		}
+	}
+}
