@@ -202,3 +202,74 @@ func waitEnded(t *testing.T, store resume.Store, id resume.ID, owner resume.Owne
 		}
 	}
 }
+
+// TestResumeRedisDown: Redis stops in the middle of a stream. The stream
+// goes on to its end, whole (the gateway stops keeping the tail after its
+// first failed Append), and a resume is refused with 503 while Redis is
+// down; a stream that starts while it is down has no Anth-Resume-Id and is
+// whole too.
+func TestResumeRedisDown(t *testing.T) {
+	redis := redistest.Start(t)
+	const a = 0
+	api := resumeAPIs[a]
+	want := readUncutGated(t, redis.Addr, a)
+
+	gate := make(chan struct{})
+	up := httptest.NewServer(&streamUpstream{streams: streamsOf(t), hold: 3, gate: gate})
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	gw := newInstance(t, redis.Addr, u, GatewayOptions{})
+	req := post(t, gw.srv, api.api.Path(), api.body(rec2name(t, a, 0)), Accept, "")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.Header.Get(ResumeIDHeader)
+	if id == "" {
+		t.Fatalf("no %s while Redis is up", ResumeIDHeader)
+	}
+	time.Sleep(50 * time.Millisecond) // the 3 events are kept
+	redis.Stop()
+	close(gate)
+	resp.Request = req
+	got, err := anthFrames(t, resp, api.api, ResumeOptions{Tries: -1})
+	if err != nil {
+		t.Fatalf("the stream with Redis gone: %v", err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("the stream with Redis gone (-uncut +got):\n%s", d)
+	}
+
+	resumeReq, _ := http.NewRequest(http.MethodGet, gw.srv.URL+api.api.Path(), nil)
+	resumeReq.Header = req.Header.Clone()
+	resumeReq.Header.Del("Content-Type")
+	resumeReq.Header.Set(ResumeIDHeader, id)
+	resumeReq.Header.Set(ResumeOffsetHeader, "0")
+	t0 := time.Now()
+	rr, err := http.DefaultTransport.RoundTrip(resumeReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr.Body.Close()
+	if rr.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("resume with Redis down: %s, want 503", rr.Status)
+	}
+	t.Logf("resume with Redis down: %s after %v", rr.Status, time.Since(t0).Round(time.Millisecond))
+
+	// A stream that starts with Redis down.
+	resp, err = http.DefaultTransport.RoundTrip(post(t, gw.srv, api.api.Path(), api.body(rec2name(t, a, 0)), Accept, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := resp.Header.Get(ResumeIDHeader); id != "" {
+		t.Fatalf("%s %q offered with Redis down", ResumeIDHeader, id)
+	}
+	resp.Request = req
+	got, err = anthFrames(t, resp, api.api, ResumeOptions{Tries: -1})
+	if err != nil {
+		t.Fatalf("a stream started with Redis down: %v", err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("a stream started with Redis down (-uncut +got):\n%s", d)
+	}
+}
