@@ -273,3 +273,60 @@ func TestResumeRedisDown(t *testing.T) {
 		t.Fatalf("a stream started with Redis down (-uncut +got):\n%s", d)
 	}
 }
+
+// TestResumeRedisTwoFollowers: while instance A relays a response, two
+// clients resume it from its start at once, one through A and one through
+// B; both read the whole response as it goes on.
+func TestResumeRedisTwoFollowers(t *testing.T) {
+	redis := redistest.Start(t)
+	const a = 0
+	api := resumeAPIs[a]
+	want := readUncutGated(t, redis.Addr, a)
+
+	gate := make(chan struct{})
+	up := httptest.NewServer(&streamUpstream{streams: streamsOf(t), hold: 3, gate: gate})
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	gwA := newInstance(t, redis.Addr, u, GatewayOptions{})
+	gwB := newInstance(t, redis.Addr, u, GatewayOptions{})
+	req := post(t, gwA.srv, api.api.Path(), api.body(rec2name(t, a, 0)), Accept, "")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	id := resp.Header.Get(ResumeIDHeader)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	results := make([][]string, 2)
+	errs := make([]error, 2)
+	for i, gw := range []*instance{gwA, gwB} {
+		r, _ := http.NewRequestWithContext(ctx, http.MethodGet, gw.srv.URL+api.api.Path(), nil)
+		r.Header = req.Header.Clone()
+		r.Header.Del("Content-Type")
+		r.Header.Set(ResumeIDHeader, id)
+		r.Header.Set(ResumeOffsetHeader, "0")
+		rr, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rr.StatusCode != http.StatusOK {
+			t.Fatalf("resume through instance %d: %s", i, rr.Status)
+		}
+		rr.Request = r
+		wg.Go(func() { results[i], errs[i] = anthFrames(t, rr, api.api, ResumeOptions{Tries: -1}) })
+	}
+	time.Sleep(50 * time.Millisecond) // both followers wait for more
+	close(gate)
+	wg.Wait()
+	for i := range results {
+		if errs[i] != nil {
+			t.Fatalf("follower through instance %d: %v", i, errs[i])
+		}
+		if d := cmp.Diff(want, results[i]); d != "" {
+			t.Fatalf("follower through instance %d (-uncut +got):\n%s", i, d)
+		}
+	}
+}
