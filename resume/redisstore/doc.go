@@ -31,8 +31,11 @@
 // # Bounds and faults
 //
 // A tail holds at most min(Info.MaxBytes, Options.MaxBytes) bytes; Redis's
-// own maxmemory bounds them all (a key Redis evicts is a response not
-// found). A follower blocks in XREAD for at most Options.Poll and then
+// own maxmemory bounds them all: run it with maxmemory-policy noeviction
+// (an Append past maxmemory is then an OOM error reply, ErrUnavailable,
+// and the gateway stops keeping that tail) or volatile-ttl (the tails
+// nearest their end go first); a tail whose hash Redis evicted is not
+// found, one whose stream it evicted is gone. A follower blocks in XREAD for at most Options.Poll and then
 // checks that the tail still exists, so a tail that expires or vanishes in
 // a restart gives its followers ErrGone within Poll. Redis is run without
 // persistence by the tests: a restart loses every tail, and resumes after it

@@ -93,6 +93,7 @@ if from == n then
 	return {0, from, 0}
 end
 local e = redis.call('XREVRANGE', KEYS[2], ARGV[2] .. '-1', '-', 'COUNT', 1)
+if not e[1] then return {2} end -- the stream went without its hash: evicted
 local id = e[1][1]
 return {0, tonumber(string.sub(id, 1, string.find(id, '-', 1, true) - 1)), 0}
 `)

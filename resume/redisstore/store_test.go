@@ -352,3 +352,18 @@ func TestSilentServer(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictedStream: a tail whose stream Redis evicted (maxmemory) but
+// whose hash it kept is gone, not an error of the script.
+func TestEvictedStream(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newStore(t, redisstore.Options{Addr: srv.Addr})
+	id := create(t, s)
+	if err := s.Append(bg, id, []byte("abc"), false); err != nil {
+		t.Fatal(err)
+	}
+	srv.Do("DEL", redisstore.DefaultPrefix+"{"+string(id)+"}:s")
+	if _, err := s.Follow(bg, id, owner, 1); !errors.Is(err, resume.ErrGone) {
+		t.Fatalf("Follow of a tail without its stream = %v, want ErrGone", err)
+	}
+}
