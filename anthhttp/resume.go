@@ -296,9 +296,10 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 		start, p, err := f.Next(ctx)
 		if err == io.EOF {
 			if !rs.started {
-				// An ended tail whose end is the cursor: the stream is
-				// its magic alone.
-				if rs.pos != rs.cur.off || len(rs.carry) > 0 {
+				// An ended tail whose end is the cursor (the store gave
+				// no chunk: it checked from against its end): the stream
+				// is its magic alone.
+				if first && rs.sse != nil && rs.cur.off != 0 || !first && (rs.pos != rs.cur.off || len(rs.carry) > 0) {
 					return resume.ErrRange
 				}
 				rs.start()

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -436,6 +437,285 @@ func TestResumeRandomCuts(t *testing.T) {
 		}
 		if d := cmp.Diff(want, got, cmp.AllowUnexported(uncut{}), cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".size" }, cmp.Ignore())); d != "" {
 			rt.Fatalf("%s %s %s cuts %v: differs (-uncut +resumed):\n%s", resumeAPIs[a].name, rec2name(t, a, rec), resumeWires[wire].name, cuts, d)
+		}
+	})
+}
+
+// TestResumeTransport: an SDK reading through Transport, whose
+// connections are cut at random offsets, reads the uncut event stream
+// (but for chat's obfuscation strings, drawn afresh by each encoding).
+func TestResumeTransport(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	read := func(t testing.TB, a, rec int, cuts []int) (string, error) {
+		api := resumeAPIs[a]
+		c := &cutter{cuts: cuts}
+		client := &http.Client{Transport: &Transport{API: api.api, Base: c, Resume: ResumeOptions{Backoff: time.Microsecond, Tries: len(cuts) + 1}}}
+		resp, err := client.Post(gw.URL+api.api.Path(), "application/json", strings.NewReader(api.body(rec2name(t, a, rec))))
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return obfuscation.ReplaceAllString(string(b), `"obfuscation":""`), err
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		a := rapid.IntRange(0, len(resumeAPIs)-1).Draw(rt, "api")
+		rec := rapid.IntRange(0, len(resumeAPIs[a].recs(t))-1).Draw(rt, "recording")
+		want, err := read(t, a, rec, nil)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		cuts := rapid.SliceOfN(rapid.IntRange(0, 4<<10), 1, 3).Draw(rt, "cuts")
+		got, err := read(t, a, rec, cuts)
+		if err != nil {
+			rt.Fatalf("cuts %v: %v", cuts, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			rt.Fatalf("cuts %v: (-uncut +resumed):\n%s", cuts, d)
+		}
+	})
+}
+
+// resumeOf makes a resumable response of the Messages API read whole and
+// returns its ID.
+func resumeOf(t *testing.T, gw *httptest.Server, key string) string {
+	t.Helper()
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req.Header.Set("X-Api-Key", key)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get(ResumeIDHeader)
+	if id == "" {
+		t.Fatal("no " + ResumeIDHeader)
+	}
+	return id
+}
+
+func resumeGet(t *testing.T, gw *httptest.Server, path, id, key string, h map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, gw.URL+path, nil)
+	req.Header.Set("X-Api-Key", key)
+	req.Header.Set("Accept", Accept)
+	req.Header.Set(ResumeIDHeader, id)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// failingStore is a store that cannot be reached.
+type failingStore struct{ resume.Store }
+
+func (failingStore) Create(context.Context, resume.ID, resume.Info) error {
+	return resume.ErrUnavailable
+}
+func (failingStore) Follow(context.Context, resume.ID, resume.Owner, int64) (resume.Follower, error) {
+	return nil, resume.ErrUnavailable
+}
+
+// TestResumeRefused: every resume the gateway cannot serve is an error
+// status with the API's error JSON, never an empty success (SPEC §13.2).
+func TestResumeRefused(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	id := resumeOf(t, gw, "key-1")
+	_, whole := resumeGet(t, gw, "/v1/messages", id, "key-1", nil)
+	size := len(whole) - len(frame.Magic)
+	for _, c := range []struct {
+		name, path, id, key string
+		h                   map[string]string
+		status              int
+	}{
+		{"unknown", "/v1/messages", string(resume.NewID()), "key-1", nil, 404},
+		{"malformed id", "/v1/messages", "nope", "key-1", nil, 404},
+		{"foreign key", "/v1/messages", id, "key-2", nil, 404},
+		{"other API", "/v1/chat/completions", id, "key-1", nil, 404},
+		{"past the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size + 1)}, 416},
+		{"not a boundary", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "1"}, 416},
+		{"not a number", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "-1"}, 400},
+		{"at the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size)}, 200},
+	} {
+		resp, body := resumeGet(t, gw, c.path, c.id, c.key, c.h)
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, resp.StatusCode, c.status, body)
+			continue
+		}
+		if c.status == 200 {
+			if string(body) != frame.Magic {
+				t.Errorf("%s: body %q, want the magic alone", c.name, body)
+			}
+			continue
+		}
+		api, _ := NewGateway(messages.API{}, GatewayOptions{}, chat.API{}).apiFor(c.path)
+		if typ, _, ok := api.ParseError(body); !ok || typ == "" {
+			t.Errorf("%s: body %q is not the API's error", c.name, body)
+		}
+	}
+
+	// Expired, and dropped for its size.
+	gw2, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeTTL: 20 * time.Millisecond})
+	id = resumeOf(t, gw2, "key-1")
+	time.Sleep(60 * time.Millisecond)
+	if resp, body := resumeGet(t, gw2, "/v1/messages", id, "key-1", nil); resp.StatusCode != 404 {
+		t.Errorf("expired: status %d: %s", resp.StatusCode, body)
+	}
+	gw3, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeMaxBytes: 64})
+	id = resumeOf(t, gw3, "key-1")
+	if resp, body := resumeGet(t, gw3, "/v1/messages", id, "key-1", nil); resp.StatusCode != 410 {
+		t.Errorf("dropped: status %d: %s", resp.StatusCode, body)
+	}
+
+	// A store that cannot be reached: the stream is served, unresumable;
+	// a resume is 503.
+	gw4, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Resume: failingStore{}})
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw4, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := anthFrames(t, resp, messages.API{}, ResumeOptions{})
+	if err != nil || len(frames) == 0 || resp.Header.Get(ResumeIDHeader) != "" {
+		t.Errorf("store down: %d frames, %v, %s %q", len(frames), err, ResumeIDHeader, resp.Header.Get(ResumeIDHeader))
+	}
+	if resp, body := resumeGet(t, gw4, "/v1/messages", string(resume.NewID()), "key-1", nil); resp.StatusCode != 503 {
+		t.Errorf("store down: status %d: %s", resp.StatusCode, body)
+	}
+}
+
+// TestResumeFailsTyped: a client whose response was cut and whose resume
+// is refused reads ErrTruncated, wrapping the refusal.
+func TestResumeFailsTyped(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeMaxBytes: 64})
+	c := &cutter{cuts: []int{30}}
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	resp, err := c.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Request = req
+	_, err = anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: time.Microsecond})
+	var se *StatusError
+	var e *Error
+	if !errors.Is(err, ErrTruncated) || !errors.As(err, &se) || se.StatusCode != 410 || !errors.As(err, &e) || e.Offset < 0 {
+		t.Fatalf("got %v, want ErrTruncated wrapping a 410 StatusError, with an offset", err)
+	}
+	if len(c.reqs) != 2 {
+		t.Errorf("%d requests, want the stream and one resume (a 410 is not retried)", len(c.reqs))
+	}
+}
+
+// TestResumeTwoAtOnce: two clients resuming the same response at once,
+// while it is still being generated, both read its whole rest.
+func TestResumeTwoAtOnce(t *testing.T) {
+	up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{})}
+	gw, _ := resumeGateway(t, up, GatewayOptions{})
+	close(up.gate)
+	want := readUncut(t, gw, 0, 0, 0)
+	up.gate = make(chan struct{})
+
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.Header.Get(ResumeIDHeader)
+	resp.Body.Close() // the client leaves at once
+	var wg sync.WaitGroup
+	got := make([][]string, 2)
+	errs := make([]error, 2)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
+			req.Header.Set("X-Api-Key", "key-1")
+			req.Header.Set("Accept", Accept)
+			req.Header.Set(ResumeIDHeader, id)
+			resp, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			resp.Request = req
+			got[i], errs[i] = anthFrames(t, resp, messages.API{}, ResumeOptions{})
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(up.gate)
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatalf("client %d: %v", i, errs[i])
+		}
+		if d := cmp.Diff(want.frames, got[i]); d != "" {
+			t.Errorf("client %d (-uncut +resumed):\n%s", i, d)
+		}
+	}
+}
+
+// TestResumeGrace: a client that leaves and comes back within the grace
+// period reads the whole response; with nobody back after it, the
+// upstream request is cancelled (its context ends).
+func TestResumeGrace(t *testing.T) {
+	t.Run("back in time", func(t *testing.T) {
+		up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{})}
+		gw, _ := resumeGateway(t, up, GatewayOptions{ResumeGrace: 10 * time.Second})
+		close(up.gate)
+		want := readUncut(t, gw, 0, 0, 0)
+		up.gate = make(chan struct{})
+		c := &cutter{cuts: []int{10}}
+		req := post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, "")
+		resp, err := c.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Request = req
+		// The client is gone before the upstream goes on, and comes
+		// back after 100ms of backoff.
+		time.AfterFunc(50*time.Millisecond, func() { close(up.gate) })
+		got, err := anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want.frames, got); d != "" {
+			t.Errorf("(-uncut +resumed):\n%s", d)
+		}
+		if n := up.cancelled.Load(); n != 0 {
+			t.Errorf("%d upstream requests cancelled", n)
+		}
+	})
+	t.Run("nobody back", func(t *testing.T) {
+		up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{}), done: make(chan struct{})}
+		gw, _ := resumeGateway(t, up, GatewayOptions{ResumeGrace: 50 * time.Millisecond})
+		t.Cleanup(func() { close(up.gate) }) // before the servers close, should the upstream still wait
+		resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := resp.Header.Get(ResumeIDHeader)
+		resp.Body.Close()
+		left := time.Now()
+		select {
+		case <-up.done:
+			if d := time.Since(left); d < 50*time.Millisecond {
+				t.Errorf("upstream cancelled after %v, before the grace period", d)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the upstream was not cancelled")
+		}
+		// What was kept ends with the gateway's ERROR, so a late resume
+		// ends rather than waits.
+		_, body := resumeGet(t, gw, "/v1/messages", id, "key-1", nil)
+		fs, err := readFrames(&http.Response{Body: io.NopCloser(bytes.NewReader(body)), Header: http.Header{"Content-Type": {ContentType}}, StatusCode: 200})
+		if err != nil || len(fs) == 0 || fs[len(fs)-1].Type != frame.TypeError {
+			t.Errorf("late resume: %d frames, %v; want an ERROR last", len(fs), err)
 		}
 	})
 }
