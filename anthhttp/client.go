@@ -44,6 +44,12 @@ type Transport struct {
 	// §5), with Content-Type ContentType. Only a server that reads ANTH
 	// requests (Gateway, anth proxy) accepts it: set it for those alone.
 	SendANTH bool
+	// Resume configures how a response that names itself resumable
+	// (ResumeIDHeader, SPEC.md §13) is resumed when its body fails or
+	// ends before its DONE or ERROR: the resume requests go through the
+	// same next (Base, or the SDK's middleware chain), and the caller
+	// reads one unbroken event stream. Its Transport is not used.
+	Resume ResumeOptions
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -98,7 +104,12 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	}
 	coded := strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), deflate.Encoding) ||
 		strings.EqualFold(params[codingParam], deflate.Encoding)
-	resp.Body = newStreamBody(src, resp.Body, t.API, coded, body)
+	var closer io.Closer = resp.Body
+	if resp.Header.Get(ResumeIDHeader) != "" {
+		rs := newResumer(req, resp, src, t.API, next, t.Resume)
+		src, closer = rs, rs
+	}
+	resp.Body = newStreamBody(src, closer, t.API, coded, body)
 	resp.Header.Del("Content-Encoding")
 	resp.Header.Set("Content-Type", sse.MediaType)
 	resp.Header.Del("Content-Length")

@@ -16,12 +16,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/resume"
 	"github.com/layer0/anth/sse"
 )
 
@@ -128,6 +130,26 @@ type GatewayOptions struct {
 	// JSON (authentication_error) and never goes upstream; a CORS
 	// preflight, which carries no credentials, needs none.
 	Credentials *Credentials
+	// Resume, if set, makes streamed responses on the APIs' paths
+	// resumable (SPEC.md §13): each is named in ResumeIDHeader, its
+	// frames are kept in Resume before they are written to the client,
+	// and a GET on the API's path with that header gets what the client
+	// missed and then the live rest. Nil keeps no tails: responses are
+	// what they were, byte for byte.
+	Resume resume.Store
+	// ResumeTTL is how long a tail is kept after its last frame; zero is
+	// DefaultResumeTTL. A resume after it is 404.
+	ResumeTTL time.Duration
+	// ResumeMaxBytes bounds one response's tail; zero is
+	// DefaultResumeMaxBytes. A response that grows past it streams on,
+	// its tail dropped: a resume is 410.
+	ResumeMaxBytes int64
+	// ResumeGrace is how long the upstream of a resumable response keeps
+	// generating, into the store, once no client reads it (the client
+	// left and no resume is being served by this gateway); then it is
+	// cancelled, as a response's whose client left always is without
+	// Resume. Zero is DefaultResumeGrace; negative cancels at once.
+	ResumeGrace time.Duration
 }
 
 // DefaultMaxRequestSize bounds a request body unless configured: 32 MiB,
@@ -184,6 +206,7 @@ type Gateway struct {
 	cors     *cors           // nil for none
 	tokens   *tokens         // nil for none
 	inFlight atomic.Int64
+	tails    sync.Map // resume.ID → *tail: the resumable responses this gateway is relaying
 }
 
 // NewGateway returns a Gateway for api, and for the further APIs more,
@@ -225,15 +248,20 @@ func (g *Gateway) InFlight() int { return int(g.inFlight.Load()) }
 // exchange is what the gateway knows of a request, from the client's
 // request to its response and its Record.
 type exchange struct {
-	rec     Record
-	api     bridge.API // the API whose path it is, else the gateway's first
-	bridged bool       // a POST to the API's path, whose body was read
-	wire    wire
-	relay   *relay
-	cancel  context.CancelCauseFunc // the upstream request's, for the idle timer
-	failed  bool                    // the gateway answered with its own error
-	cut     bool                    // … because the drain's time ran out
-	origin  string                  // the client's Origin, for CORS
+	rec       Record
+	api       bridge.API // the API whose path it is, else the gateway's first
+	bridged   bool       // a POST to the API's path, whose body was read
+	wire      wire
+	relay     *relay
+	cancel    context.CancelCauseFunc // the upstream request's, for the idle timer
+	ctx       context.Context         // the upstream request's
+	owner     resume.Owner            // who may resume the response (Resume)
+	request   []byte                  // the request's JSON
+	tail      atomic.Pointer[tail]    // the response's, if resumable
+	failed    bool                    // the gateway answered with its own error
+	cut       bool                    // … because the drain's time ran out
+	origin    string                  // the client's Origin, for CORS
+	clientCtx context.Context         // the client's request's
 }
 
 type exchangeKey struct{}
@@ -247,7 +275,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).SetReadDeadline(start.Add(g.opts.BodyTimeout))
 	}
 	api, bridged := g.apiFor(r.URL.Path)
-	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}, api: api, origin: r.Header.Get("Origin")}
+	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}, api: api, origin: r.Header.Get("Origin"), clientCtx: r.Context()}
 	cw := &countingWriter{ResponseWriter: w}
 	in := &countingReader{r: r.Body}
 	r.Body = in
@@ -264,6 +292,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// beside it (https://host/base/../admin); net/http's server does
 		// not clean a path for a handler that is not a ServeMux.
 		g.apiError(cw, ex, http.StatusBadRequest, frame.CodeInvalidRequest, "the path has a . or .. segment")
+	case r.Method == http.MethodGet && bridged && g.opts.Resume != nil && r.Header.Get(ResumeIDHeader) != "":
+		ex.rec.Resumed = true
+		g.inFlight.Add(1)
+		defer g.inFlight.Add(-1)
+		g.serveResume(cw, r, ex)
 	case r.Method == http.MethodPost && bridged:
 		n := g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
@@ -286,9 +319,28 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ex.bridged, ex.wire, ex.rec.Kind = true, negotiate(r, g.opts.Proxy.Padding != 0), KindJSON
-		ctx, cancel := context.WithCancelCause(r.Context())
+		parent := r.Context()
+		if g.opts.Resume != nil {
+			// The upstream of a resumable response outlives its client by
+			// the grace period (§13.4): it is cancelled by the tail, not by
+			// the client's leaving.
+			parent = context.WithoutCancel(parent)
+			ex.owner, ex.request = credentialsOf(r, api), body
+		}
+		ctx, cancel := context.WithCancelCause(parent)
 		defer cancel(nil)
-		ex.cancel = cancel
+		ex.cancel, ex.ctx = cancel, ctx
+		if g.opts.Resume != nil {
+			stop := context.AfterFunc(r.Context(), func() {
+				cause := context.Cause(r.Context())
+				if t := ex.tail.Load(); t != nil && !errors.Is(cause, ErrShutdown) {
+					t.leave()
+					return
+				}
+				cancel(cause)
+			})
+			defer stop()
+		}
 		out := r.WithContext(context.WithValue(ctx, exchangeKey{}, ex))
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		out.ContentLength = int64(len(body))
@@ -419,13 +471,21 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	setStreamHeaders(resp.Header, resp.Request.Method, ex.wire)
 	resp.Header.Del("Content-Length")
 	resp.ContentLength = -1
-	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding)
+	var t *tail
+	if g.opts.Resume != nil {
+		t = g.startTail(ex, resp.Header)
+	}
+	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t, ex.request)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
 	}
 	ex.relay = rl
 	resp.Body = relayBody{rl, resp.Body}
+	if t != nil {
+		ex.tail.Store(t)
+		resp.Body = &keptBody{relay: rl, upstream: resp.Body.(relayBody).upstream, g: g, client: ex.clientCtx}
+	}
 	ex.rec.Kind = KindSSE
 	if ex.wire != wireStream {
 		ex.rec.Kind = KindANTH
@@ -457,6 +517,40 @@ type relayBody struct {
 }
 
 func (b relayBody) Close() error {
+	b.relay.finish()
+	return b.upstream.Close()
+}
+
+// keptBody is a resumable response's relay as a body: once its client has
+// left, it reads the upstream into the store to the end (or until the
+// grace period cancels it, §13.4) instead of giving it to the proxy.
+type keptBody struct {
+	*relay
+	upstream io.Closer
+	g        *Gateway
+	client   context.Context
+}
+
+func (b *keptBody) Read(p []byte) (int, error) {
+	if b.client.Err() != nil {
+		b.drain()
+		return 0, io.EOF
+	}
+	return b.relay.Read(p)
+}
+
+// drain keeps the rest of the stream.
+func (b *keptBody) drain() {
+	for {
+		if _, err := b.relay.next(); err != nil {
+			return
+		}
+	}
+}
+
+func (b *keptBody) Close() error {
+	b.drain() // a write to the client failed: it left
+	b.g.tails.Delete(b.relay.tail.id)
 	b.relay.finish()
 	return b.upstream.Close()
 }

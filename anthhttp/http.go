@@ -168,7 +168,7 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, api b
 	}
 	wire := negotiate(r, opts.Padding != 0)
 	setStreamHeaders(w.Header(), r.Method, wire)
-	rl := newRelay(r.Context(), upstream, api, wire, opts.Padding)
+	rl := newRelay(r.Context(), upstream, api, wire, opts.Padding, nil, nil)
 	out := newFlusher(w, r, nil)
 	var err error
 	for {
@@ -203,7 +203,26 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, api b
 // whose Content-Type is neither, or whose Content-Encoding is one this
 // package does not read, gives an *Error of kind ErrMediaType. On error
 // NewFrameReader closes the body; otherwise the caller does.
+//
+// A response that names itself resumable (ResumeIDHeader, SPEC.md §13) is
+// resumed when its ANTH body fails or ends before its DONE or ERROR, as
+// NewFrameReaderOptions does with the zero ResumeOptions.
 func NewFrameReader(resp *http.Response, api bridge.API) (*frame.Reader, error) {
+	return NewFrameReaderOptions(resp, api, ResumeOptions{})
+}
+
+// NewFrameReaderOptions is NewFrameReader with the resume requests made as
+// opts say: when the ANTH body of a response with ResumeIDHeader fails or
+// ends before its DONE or ERROR, it asks, with resp.Request's URL and
+// headers (a GET, SPEC.md §13.2), for the frames after the last whole one
+// read, up to opts.Tries times with backoff, and goes on with them: the
+// frames read are one unbroken stream. Only when resuming fails does the
+// reader report the cut, as an *Error matching ErrTruncated and wrapping
+// why resuming failed (a *StatusError: 404, 410, 416). resp.Body is
+// replaced by one that closes whichever response is being read. An
+// event-stream body, or one without the header, is read as NewFrameReader
+// always did.
+func NewFrameReaderOptions(resp *http.Response, api bridge.API, opts ResumeOptions) (*frame.Reader, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		return nil, statusError(resp, api)
@@ -217,6 +236,15 @@ func NewFrameReader(resp *http.Response, api bridge.API) (*frame.Reader, error) 
 	mt, _, _ := mime.ParseMediaType(ct)
 	switch mt {
 	case ContentType:
+		if resp.Header.Get(ResumeIDHeader) != "" && resp.Request != nil {
+			rt := opts.Transport
+			if rt == nil {
+				rt = http.DefaultTransport
+			}
+			rs := newResumer(resp.Request, resp, body, api, rt.RoundTrip, opts)
+			resp.Body = rs
+			body = rs
+		}
 		return frame.NewReader(body, frame.ReaderOptions{}), nil
 	case sse.MediaType:
 		return frame.NewReader(api.NewDecoder(body, false), frame.ReaderOptions{}), nil

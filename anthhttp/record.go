@@ -51,6 +51,15 @@ type Record struct {
 	// responses.
 	Frames                    int64
 	InputTokens, OutputTokens int64
+	// ResumeID is the Anth-Resume-Id of a resumable response (SPEC.md
+	// §13), given to it or, for a resume (Resumed), asked for; "" for
+	// others. ResumeFrom is a resume's cursor (the frame offset it asked
+	// for). ResumeErr is why a response the gateway would have kept is
+	// not resumable (the store's Create failed), or nil.
+	ResumeID   string
+	Resumed    bool
+	ResumeFrom int64
+	ResumeErr  error
 }
 
 // The wire kinds of Record.Kind.
@@ -169,6 +178,15 @@ func (rec *Record) attrs() []slog.Attr {
 	}
 	if rec.Err != nil {
 		a = append(a, slog.String("error", rec.Err.Error()))
+	}
+	if rec.ResumeID != "" {
+		a = append(a, slog.String("resume_id", rec.ResumeID))
+	}
+	if rec.Resumed {
+		a = append(a, slog.Int64("resume_from", rec.ResumeFrom))
+	}
+	if rec.ResumeErr != nil {
+		a = append(a, slog.String("resume_error", rec.ResumeErr.Error()))
 	}
 	return a
 }

@@ -47,6 +47,13 @@ type relay struct {
 	// lasts idleFor; it runs only while next waits.
 	idle    *time.Timer
 	idleFor time.Duration
+
+	// tail, for a resumable response, is given every frame before the
+	// client is (SPEC.md §13.1); sse, for its event-stream client, makes
+	// the events, each with its id:, from those frames.
+	tail *tail
+	sse  *sseIDs
+	out  []byte // sse's events for one write
 }
 
 // maxGather bounds what the relay gathers into one write from events the
@@ -57,8 +64,21 @@ const maxGather = 32 << 10
 // (bridge.Decoder's optional Ready method).
 type readier interface{ Ready() bool }
 
-func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int) *relay {
-	r := &relay{ctx: ctx, api: api, padding: padding}
+// newRelay returns the relay of upstream for a client of wire w. With
+// t, a resumable response's tail, the frames are kept in it, and an
+// event-stream client gets the events the API's Encoder makes of them
+// (with request, the request's JSON), each with its cursor.
+func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int, t *tail, request []byte) *relay {
+	r := &relay{ctx: ctx, api: api, padding: padding, tail: t}
+	switch {
+	case t != nil && w == wireStream:
+		// EVENT data raw: the Encoder need not inflate what the Decoder
+		// deflated, and the store holds it as a coded client reads it.
+		r.d = api.NewDecoder(upstream, true)
+		r.padding = 0
+		r.sse = newSSEIDs(api, request)
+		return r
+	}
 	switch w {
 	case wireCoded, wireCodedType:
 		// The stream's window deflates EVENT JSON better than each event
@@ -98,11 +118,19 @@ func (r *relay) next() ([]byte, error) {
 	}
 	if err == io.EOF {
 		r.whole = r.fault == nil
+		if r.tail != nil {
+			// Not at the DONE or ERROR: ignorable frames may follow them
+			// (a Chat Completions [DONE] after an error, §7b.3).
+			r.tail.keep(nil, true)
+		}
 		r.finish()
 		return nil, io.EOF
 	}
 	if err != nil {
 		// The end of a stream that failed: its last bytes, then io.EOF.
+		if r.tail != nil {
+			r.tail.keep(nil, true)
+		}
 		r.finish()
 		if len(b) == 0 {
 			return nil, io.EOF
@@ -159,13 +187,13 @@ func (r *relay) frames() ([]byte, error) {
 		}
 		b = frame.AppendError(b, code, clientMessage(fault))
 		r.buf = b
-		return r.deflated(b), err
+		return r.emit(b, true), err
 	}
 	first := !r.started
 	r.count(b, first)
 	rd, _ := r.d.(readier)
 	if r.padding == 0 && (rd == nil || !rd.Ready()) {
-		return r.deflated(b), nil
+		return r.emit(b, false), nil
 	}
 	// b is the Decoder's until its next call: gather into r.buf. A
 	// Decoder's errors are sticky, so one met here comes again next time.
@@ -178,7 +206,31 @@ func (r *relay) frames() ([]byte, error) {
 		r.count(next, false)
 		r.buf = r.padded(r.buf, next, false)
 	}
-	return r.deflated(r.buf), nil
+	return r.emit(r.buf, false), nil
+}
+
+// emit gives b, the frames of one write (the magic first if first), as
+// the client reads them, having kept them first when the response is
+// resumable; end says they hold the response's DONE or ERROR.
+func (r *relay) emit(b []byte, end bool) []byte {
+	if r.tail == nil {
+		return r.deflated(b)
+	}
+	frames := b
+	if !r.started {
+		frames = b[len(frame.Magic):]
+	}
+	r.tail.keep(frames, end)
+	if r.sse == nil {
+		return r.deflated(b)
+	}
+	r.out = r.out[:0]
+	for len(frames) >= frame.HeaderSize {
+		size := frame.HeaderSize + (int(frames[1])<<8 | int(frames[2]))
+		r.out = r.sse.add(r.out, frames[:size], 0)
+		frames = frames[size:]
+	}
+	return r.out
 }
 
 // padded appends the frames of one event, padded to the relay's block
@@ -326,6 +378,8 @@ func streamFault(ctx context.Context, err error, off int64) (*Error, frame.Error
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, ErrShutdown):
 			return &Error{Offset: -1, Err: ErrShutdown, Detail: "the stream was ended unfinished"}, frame.CodeOverloaded
+		case errors.Is(cause, errAbandoned):
+			return &Error{Offset: off, Err: errAbandoned, Detail: "the upstream was cancelled"}, frame.CodeAPI
 		case errors.Is(cause, ErrUpstreamIdle):
 			detail := ""
 			if e := (*Error)(nil); errors.As(cause, &e) {
@@ -372,7 +426,7 @@ func clientMessage(fault *Error) string {
 	if fault.Detail == resetMessage {
 		return errkind.Message("anthhttp", fault.Offset, errReset, "")
 	}
-	for _, kind := range []error{ErrShutdown, ErrUpstreamIdle, ErrTruncated, ErrMalformed, ErrTooLarge} {
+	for _, kind := range []error{ErrShutdown, ErrUpstreamIdle, errAbandoned, ErrTruncated, ErrMalformed, ErrTooLarge} {
 		if errors.Is(fault.Err, kind) {
 			return fault.Error()
 		}

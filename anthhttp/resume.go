@@ -1,0 +1,475 @@
+package anthhttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/resume"
+)
+
+// The headers of resumable responses (SPEC.md §13).
+const (
+	// ResumeIDHeader is the response header in which a Gateway that keeps
+	// tails (GatewayOptions.Resume) names a streamed response, and the
+	// request header with which a client resumes it.
+	ResumeIDHeader = "Anth-Resume-Id"
+	// ResumeOffsetHeader is the request header of an ANTH client's resume:
+	// the byte offset, counted from the first frame after the magic, of
+	// the first frame it has not read whole.
+	ResumeOffsetHeader = "Anth-Resume-Offset"
+	// LastEventIDHeader is the request header of an event-stream client's
+	// resume: the last id: field it saw, as EventSource sends it.
+	LastEventIDHeader = "Last-Event-Id"
+)
+
+// The defaults of GatewayOptions' resume bounds.
+const (
+	// DefaultResumeTTL is how long a tail is kept after its last frame:
+	// long enough for a client on a train to come out of a tunnel, short
+	// enough that a gateway's memory turns over.
+	DefaultResumeTTL = 5 * time.Minute
+	// DefaultResumeMaxBytes bounds one response's tail: 4 MiB of ANTH is
+	// about a million tokens of text, more than any one response the APIs
+	// give; a longer one streams on, unresumable (410).
+	DefaultResumeMaxBytes = 4 << 20
+	// DefaultResumeGrace is how long the upstream keeps generating for a
+	// client that left before anyone resumes its response.
+	DefaultResumeGrace = 30 * time.Second
+)
+
+// errAbandoned is the cause with which a Gateway cancels the upstream of
+// a resumable response whose client left and that nobody resumed within
+// GatewayOptions.ResumeGrace.
+var errAbandoned = errors.New("no client resumed the response within the grace period")
+
+// credentialsOf is what a kept response is bound to (SPEC.md §13): the
+// API's path and the request's credentials, as the client sent them, so a
+// resume at another API's path or with another key finds nothing.
+func credentialsOf(r *http.Request, api bridge.API) resume.Owner {
+	return resume.OwnerOf(api.Path() + "\x00" + r.Header.Get("X-Api-Key") + "\x00" + r.Header.Get("Authorization"))
+}
+
+// tail is a resumable response's side of the relay: it appends the frames
+// the relay gives (before they are written to the client, so no client
+// holds bytes the store lacks, §13) and counts who is attached, for the
+// grace period.
+type tail struct {
+	store resume.Store
+	id    resume.ID
+	ctx   context.Context // for Append: not cancelled when the client leaves
+	// The relay's goroutine alone touches these.
+	off    int64 // bytes appended
+	ended  bool  // the end was appended
+	failed error // an Append failed: nothing more is kept
+
+	mu       sync.Mutex
+	attached int // the original client while it stays, and resumes being served
+	grace    time.Duration
+	timer    *time.Timer
+	abandon  func() // cancels the upstream
+}
+
+// keep appends p, whole frames without the magic; end says the response's
+// DONE or ERROR is in p. A failed Append ends the keeping (the store has
+// dropped the tail or cannot be reached): the stream goes on, and a resume
+// gets the store's error.
+func (t *tail) keep(p []byte, end bool) {
+	if t.failed != nil || t.ended || len(p) == 0 && !end {
+		return
+	}
+	if err := t.store.Append(t.ctx, t.id, p, end); err != nil {
+		t.failed = err
+		return
+	}
+	t.off += int64(len(p))
+	t.ended = end
+}
+
+// attach counts one more client reading the response.
+func (t *tail) attach() {
+	t.mu.Lock()
+	t.attached++
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+	t.mu.Unlock()
+}
+
+// leave counts one client fewer; with none left, the grace period starts,
+// at whose end, if nobody attached meanwhile, the upstream is cancelled.
+func (t *tail) leave() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.attached--; t.attached > 0 {
+		return
+	}
+	if t.grace <= 0 {
+		t.abandon()
+		return
+	}
+	t.timer = time.AfterFunc(t.grace, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.attached == 0 {
+			t.abandon()
+		}
+	})
+}
+
+// startTail makes the response of ex resumable: a tail in the store, its
+// ID in the response's headers. A store that fails leaves the response as
+// it would be without one (§13: streaming goes on when the store cannot).
+func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
+	ttl, max := g.opts.ResumeTTL, g.opts.ResumeMaxBytes
+	if ttl <= 0 {
+		ttl = DefaultResumeTTL
+	}
+	if max <= 0 {
+		max = DefaultResumeMaxBytes
+	}
+	t := &tail{store: g.opts.Resume, id: resume.NewID(), ctx: context.WithoutCancel(ex.ctx), attached: 1, grace: g.opts.ResumeGrace, abandon: func() { ex.cancel(errAbandoned) }}
+	if t.grace == 0 {
+		t.grace = DefaultResumeGrace
+	}
+	if err := t.store.Create(t.ctx, t.id, resume.Info{Owner: ex.owner, API: ex.api.Path(), TTL: ttl, MaxBytes: max}); err != nil {
+		ex.rec.ResumeErr = err
+		return nil
+	}
+	h.Set(ResumeIDHeader, string(t.id))
+	ex.rec.ResumeID = string(t.id)
+	g.tails.Store(t.id, t)
+	return t
+}
+
+// cursor is where a resume starts: the offset of a frame in the kept
+// bytes and, for an event stream, how many of that frame's events the
+// client already has (§13.3).
+type cursor struct {
+	off  int64
+	skip int
+}
+
+// parseCursor reads a resume request's cursor: Anth-Resume-Offset for an
+// ANTH client, Last-Event-ID ("N" or "N.k") for an event stream's. An
+// absent one is 0: the client read nothing.
+func parseCursor(r *http.Request, w wire) (cursor, bool) {
+	var c cursor
+	if w != wireStream {
+		s := r.Header.Get(ResumeOffsetHeader)
+		if s == "" {
+			return c, true
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		c.off = n
+		return c, err == nil && n >= 0
+	}
+	s := r.Header.Get(LastEventIDHeader)
+	if s == "" {
+		return c, true
+	}
+	off, skip, dotted := strings.Cut(s, ".")
+	n, err := strconv.ParseInt(off, 10, 64)
+	if err != nil || n < 0 {
+		return c, false
+	}
+	c.off = n
+	if dotted {
+		k, err := strconv.Atoi(skip)
+		if err != nil || k <= 0 {
+			return c, false
+		}
+		c.skip = k
+	}
+	return c, true
+}
+
+// resumeStatus is the status and error code of a store's refusal (§13.2).
+func resumeStatus(err error) (int, frame.ErrorCode, string) {
+	switch {
+	case errors.Is(err, resume.ErrNotFound):
+		return http.StatusNotFound, frame.CodeNotFound, "no such response to resume (unknown, expired, or not this caller's)"
+	case errors.Is(err, resume.ErrGone):
+		return http.StatusGone, frame.CodeNotFound, "the response's tail is no longer kept"
+	case errors.Is(err, resume.ErrRange):
+		return http.StatusRequestedRangeNotSatisfiable, frame.CodeInvalidRequest, "the resume cursor is past what was sent or not on a frame"
+	}
+	return http.StatusServiceUnavailable, frame.CodeOverloaded, "resuming is unavailable now"
+}
+
+// serveResume answers a resume request (§13.2): the frames after its
+// cursor, then the live rest, as a fresh stream of the wire it
+// negotiates.
+func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchange) {
+	ex.wire = negotiate(r, g.opts.Proxy.Padding != 0)
+	ex.rec.Kind = KindSSE
+	if ex.wire != wireStream {
+		ex.rec.Kind = KindANTH
+	}
+	id := resume.ID(r.Header.Get(ResumeIDHeader))
+	ex.rec.ResumeID = string(id)
+	cur, ok := parseCursor(r, ex.wire)
+	ex.rec.ResumeFrom = cur.off
+	if !ok {
+		g.apiError(w, ex, http.StatusBadRequest, frame.CodeInvalidRequest, "the resume cursor is not a decimal offset")
+		return
+	}
+	if !id.Valid() {
+		g.resumeError(w, ex, resume.ErrNotFound)
+		return
+	}
+	from := cur.off
+	if ex.wire == wireStream {
+		from = 0 // the events are made again from the first frame (§13.3)
+	}
+	ctx := r.Context()
+	f, err := g.opts.Resume.Follow(ctx, id, credentialsOf(r, ex.api), from)
+	if err != nil {
+		g.resumeError(w, ex, err)
+		return
+	}
+	defer f.Close()
+	if v, ok := g.tails.Load(id); ok {
+		t := v.(*tail)
+		t.attach()
+		defer t.leave()
+	}
+	rs := resumed{g: g, w: w, r: r, ex: ex, cur: cur}
+	err = rs.copy(ctx, f)
+	if err != nil && ctx.Err() == nil {
+		ex.rec.Err = err
+		if !rs.started {
+			g.resumeError(w, ex, err)
+			return
+		}
+		// Mid-stream: the body is cut, so the client resumes again and
+		// is told why (a dropped tail is 410 then).
+		ex.failed = true
+	}
+	if rs.started {
+		rs.finish()
+	}
+}
+
+func (g *Gateway) resumeError(w http.ResponseWriter, ex *exchange, err error) {
+	ex.rec.Err = err
+	status, code, msg := resumeStatus(err)
+	g.apiError(w, ex, status, code, msg)
+}
+
+// resumed writes one resume's body.
+type resumed struct {
+	g       *Gateway
+	w       http.ResponseWriter
+	r       *http.Request
+	ex      *exchange
+	cur     cursor
+	started bool
+	pos     int64  // offset of the next frame to walk
+	carry   []byte // a frame split across chunks
+	buf     []byte // what the chunk gives the client: ANTH frames, or events
+	out     flusher
+	z       *coder    // anth-deflate, when coded
+	raw     io.Writer // into z, each deflated EVENT written raw (§11.2)
+	sse     *sseIDs   // the event stream's events, made again from frame 0
+}
+
+// copy walks the follower's chunks frame by frame: those before the
+// cursor checked and dropped (or, for an event stream, encoded and
+// dropped), the rest written, one write a chunk.
+func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
+	if rs.ex.wire == wireStream {
+		rs.sse = newSSEIDs(rs.ex.api, nil)
+	}
+	first := true
+	for {
+		start, p, err := f.Next(ctx)
+		if err == io.EOF {
+			if !rs.started {
+				// An ended tail whose end is the cursor (the store gave
+				// no chunk: it checked from against its end): the stream
+				// is its magic alone.
+				if first && rs.sse != nil && rs.cur.off != 0 || !first && (rs.pos != rs.cur.off || len(rs.carry) > 0) {
+					return resume.ErrRange
+				}
+				rs.start()
+				return rs.flush()
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if first {
+			rs.pos, first = start, false
+			if start > rs.cur.off {
+				return resume.ErrRange
+			}
+		}
+		if len(rs.carry) > 0 {
+			rs.carry = append(rs.carry, p...)
+			p = rs.carry
+		}
+		n, err := rs.frames(p)
+		if err != nil {
+			return err
+		}
+		rs.carry = append(rs.carry[:0], p[n:]...)
+		if rs.started {
+			if err := rs.flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// frames handles the whole frames at the start of p, returning the bytes
+// they take.
+func (rs *resumed) frames(p []byte) (int, error) {
+	n := 0
+	for len(p)-n >= frame.HeaderSize {
+		size := frame.HeaderSize + (int(p[n+1])<<8 | int(p[n+2]))
+		if len(p)-n < size {
+			break
+		}
+		f := p[n : n+size]
+		switch end := rs.pos + int64(size); {
+		case rs.pos >= rs.cur.off:
+			skip := 0
+			if !rs.started {
+				if rs.pos != rs.cur.off {
+					return n, resume.ErrRange // §13.2: not on a frame boundary
+				}
+				rs.start()
+				skip = rs.cur.skip
+			}
+			if rs.sse != nil {
+				rs.buf = rs.sse.add(rs.buf, f, skip)
+			} else {
+				rs.buf = append(rs.buf, f...)
+			}
+		case end > rs.cur.off:
+			return n, resume.ErrRange
+		case rs.sse != nil:
+			rs.sse.add(nil, f, 0) // what the client has: made again, dropped
+		}
+		rs.pos += int64(size)
+		n += size
+	}
+	return n, nil
+}
+
+// start writes the headers, and the magic to come.
+func (rs *resumed) start() {
+	rs.started = true
+	ex := rs.ex
+	h := rs.w.Header()
+	setStreamHeaders(h, rs.r.Method, ex.wire)
+	h.Set(RequestIDHeader, ex.rec.ID)
+	h.Set(ResumeIDHeader, ex.rec.ResumeID)
+	if rs.g.cors != nil {
+		rs.g.cors.respond(h, ex.origin)
+	}
+	rs.w.WriteHeader(http.StatusOK)
+	rs.out = newFlusher(rs.w, rs.r, nil)
+	if ex.wire == wireCoded || ex.wire == wireCodedType {
+		rs.z = getCoder(ex.api.Dictionary())
+		rs.raw = ex.api.RawEvents(rs.z.w)
+		ex.rec.Coding = deflate.Encoding
+	}
+	if rs.sse == nil {
+		rs.buf = frame.AppendMagic(rs.buf[:0])
+	}
+}
+
+// flush writes what the chunk gave.
+func (rs *resumed) flush() error {
+	b := rs.buf
+	rs.buf = rs.buf[:0]
+	if len(b) == 0 {
+		return nil
+	}
+	if rs.z != nil {
+		rs.z.out.Reset()
+		if _, err := rs.raw.Write(b); err != nil {
+			return err
+		}
+		rs.z.w.Flush()
+		b = rs.z.out.Bytes()
+	}
+	_, err := rs.out.Write(b)
+	return err
+}
+
+func (rs *resumed) finish() {
+	if rs.z != nil {
+		putCoder(rs.z)
+		rs.z = nil
+	}
+}
+
+// sseIDs makes an event stream from frames with the API's Encoder and
+// gives each event an id: field, its cursor (§13.3): "N", the offset
+// after the frame that made it, for a frame's last event; "N.k", the
+// frame's own offset and the events of it before and with this one, for
+// the others. The id goes last in the event, "id:N\n", 5 bytes and the
+// digits.
+type sseIDs struct {
+	enc bridge.Encoder
+	ev  bytes.Buffer // the Encoder's events for one frame
+	off int64        // offset of the next frame
+}
+
+func newSSEIDs(api bridge.API, body []byte) *sseIDs {
+	s := &sseIDs{}
+	s.enc = api.NewEncoder(&s.ev, false, body)
+	s.enc.Write(frame.AppendMagic(nil))
+	return s
+}
+
+// add appends to dst the events of f, one whole frame, each with its id,
+// but the first skip of them.
+func (s *sseIDs) add(dst, f []byte, skip int) []byte {
+	s.ev.Reset()
+	start := s.off
+	s.off += int64(len(f))
+	s.enc.Write(f) // frames the gateway's own Decoder made: the Encoder takes them
+	ev := s.ev.Bytes()
+	k := bytes.Count(ev, eventEnd)
+	for j := 1; len(ev) > 0; j++ {
+		i := bytes.Index(ev, eventEnd)
+		if i < 0 {
+			break
+		}
+		e := ev[:i+1]
+		ev = ev[i+2:]
+		if j <= skip {
+			continue
+		}
+		dst = append(dst, e...)
+		dst = append(dst, "id:"...)
+		if j == k {
+			dst = strconv.AppendInt(dst, s.off, 10)
+		} else {
+			dst = strconv.AppendInt(dst, start, 10)
+			dst = append(dst, '.')
+			dst = strconv.AppendInt(dst, int64(j), 10)
+		}
+		dst = append(dst, "\n\n"...)
+	}
+	return dst
+}
+
+// eventEnd ends every event an Encoder writes: its data lines' last
+// newline and the blank line.
+var eventEnd = []byte("\n\n")

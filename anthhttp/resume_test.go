@@ -1,0 +1,721 @@
+package anthhttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/chat"
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/messages"
+	"github.com/layer0/anth/resume"
+)
+
+// streamUpstream serves, on either API's path, the recording named by the
+// request's "model", one event a write; a gate, if set, holds it after
+// hold events until closed. It counts the requests whose context ended
+// (the gateway cancelled them).
+type streamUpstream struct {
+	streams   map[string][]byte
+	hold      int
+	gate      chan struct{}
+	cancelled atomic.Int32
+	done      chan struct{} // closed by the first request that ends cancelled
+	once      sync.Once
+}
+
+func (u *streamUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	name := string(bytes.Trim(fieldOf(body, "model"), `"`))
+	w.Header().Set("Content-Type", "text/event-stream")
+	rc := http.NewResponseController(w)
+	for i, ev := range bytes.SplitAfter(u.streams[name], []byte("\n\n")) {
+		if u.gate != nil && i == u.hold {
+			select {
+			case <-u.gate:
+			case <-r.Context().Done():
+			}
+		}
+		if r.Context().Err() != nil {
+			u.cancelled.Add(1)
+			if u.done != nil {
+				u.once.Do(func() { close(u.done) })
+			}
+			return
+		}
+		w.Write(ev)
+		rc.Flush()
+	}
+}
+
+// resumeAPIs are the APIs, each with its recordings and a request body
+// asking for the recording named.
+var resumeAPIs = []struct {
+	name string
+	api  bridge.API
+	recs func(testing.TB) map[string][]byte
+	body func(model string) string
+}{
+	{"messages", messages.API{}, testdata.SSE, func(m string) string {
+		return `{"model":"` + m + `","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+	}},
+	{"chat", chat.API{}, testdata.Chat, func(m string) string {
+		return `{"model":"` + m + `","stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+	}},
+}
+
+// resumeGateway is a gateway for both APIs over up, keeping tails in a
+// Memory store.
+func resumeGateway(t testing.TB, up http.Handler, opts GatewayOptions) (*httptest.Server, *resume.Memory) {
+	upstream := httptest.NewServer(up)
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(upstream.URL)
+	store := resume.NewMemory(resume.MemoryOptions{})
+	t.Cleanup(func() { store.Close() })
+	opts.Upstream = u
+	if opts.Resume == nil {
+		opts.Resume = store
+	}
+	gw := httptest.NewServer(NewGateway(messages.API{}, opts, chat.API{}))
+	t.Cleanup(gw.Close)
+	return gw, store
+}
+
+// The wires a client asks for: its Accept and Accept-Encoding.
+var resumeWires = []struct{ name, accept, encoding string }{
+	{"anth", Accept, ""},
+	{"coded", Accept, AcceptEncoding},
+	{"sse", "text/event-stream", ""},
+}
+
+func post(t testing.TB, gw *httptest.Server, path, body, accept, encoding string) *http.Request {
+	req, err := http.NewRequest(http.MethodPost, gw.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", "key-1")
+	req.Header.Set("Accept", accept)
+	if encoding != "" {
+		req.Header.Set("Accept-Encoding", encoding)
+	}
+	return req
+}
+
+// errCut is the network failure a cutter makes.
+var errCut = errors.New("test: connection cut")
+
+// cutter is a transport whose successive responses' bodies fail after
+// the given numbers of bytes (one a response; responses past the list
+// are whole), closing the connection as a network failure does.
+type cutter struct {
+	mu   sync.Mutex
+	cuts []int
+	reqs []*http.Request
+}
+
+func (c *cutter) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.reqs = append(c.reqs, req)
+	c.mu.Unlock()
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cuts) > 0 {
+		resp.Body = &cutBody{rc: resp.Body, left: c.cuts[0]}
+		c.cuts = c.cuts[1:]
+	}
+	return resp, nil
+}
+
+type cutBody struct {
+	rc   io.ReadCloser
+	left int
+}
+
+func (b *cutBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		b.rc.Close()
+		return 0, errCut
+	}
+	if len(p) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= n
+	return n, err
+}
+
+func (b *cutBody) Close() error { return b.rc.Close() }
+
+// anthFrames reads a response's frames through NewFrameReaderOptions,
+// each as its value's bytes.
+func anthFrames(t testing.TB, resp *http.Response, api bridge.API, opts ResumeOptions) ([]string, error) {
+	fr, err := NewFrameReaderOptions(resp, api, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out []string
+	for {
+		f, err := fr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, string(f.AppendValue(nil)))
+	}
+}
+
+// sseEvent is an event as EventSource dispatches it.
+type sseEvent struct{ Name, Data, ID string }
+
+// sseClient reads an event stream as EventSource does: each whole event
+// is dispatched, the last id: seen is kept, and a connection that fails
+// or ends before the response's last event is reopened with
+// Last-Event-ID, up to tries times. It returns the events without their
+// ids.
+func sseClient(t testing.TB, c *cutter, req *http.Request, last func(sseEvent) bool, tries int) ([]sseEvent, error) {
+	var events []sseEvent
+	lastID := ""
+	id := ""
+	for try := 0; ; try++ {
+		resp, err := c.RoundTrip(req)
+		if err != nil {
+			return events, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return events, &StatusError{StatusCode: resp.StatusCode}
+		}
+		if id == "" {
+			id = resp.Header.Get(ResumeIDHeader)
+		}
+		var buf []byte
+		p := make([]byte, 512)
+		ended := false
+		for !ended {
+			n, err := resp.Body.Read(p)
+			buf = append(buf, p[:n]...)
+			for {
+				i := bytes.Index(buf, []byte("\n\n"))
+				if i < 0 {
+					break
+				}
+				var ev sseEvent
+				for line := range strings.SplitSeq(string(buf[:i]), "\n") {
+					k, v, _ := strings.Cut(line, ":")
+					v = strings.TrimPrefix(v, " ")
+					switch k {
+					case "event":
+						ev.Name = v
+					case "data":
+						ev.Data = v
+					case "id":
+						lastID = v
+					}
+				}
+				buf = buf[i+2:]
+				// §7b.4: each encoding draws its own obfuscation string.
+				ev.Data = obfuscation.ReplaceAllString(ev.Data, `"obfuscation":""`)
+				events = append(events, sseEvent{Name: ev.Name, Data: ev.Data})
+				if last(ev) {
+					ended = true
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		resp.Body.Close()
+		if ended {
+			return events, nil
+		}
+		if try == tries || id == "" {
+			return events, errors.New("cut, not resumed")
+		}
+		req = req.Clone(context.Background())
+		req.Method, req.Body, req.GetBody, req.ContentLength = http.MethodGet, nil, nil, 0
+		req.Header.Del("Content-Type")
+		req.Header.Set(ResumeIDHeader, id)
+		req.Header.Set(LastEventIDHeader, lastID)
+	}
+}
+
+var obfuscation = regexp.MustCompile(`"obfuscation":"[A-Za-z0-9]*"`)
+
+// lastEvent reports whether ev ends its API's stream.
+func lastEvent(api string) func(sseEvent) bool {
+	return func(ev sseEvent) bool {
+		if api == "chat" {
+			return ev.Data == "[DONE]" || strings.Contains(ev.Data, `"error"`) && !strings.Contains(ev.Data, `"choices"`)
+		}
+		return ev.Name == "message_stop" || ev.Name == "error"
+	}
+}
+
+// uncut is one response read whole: its body's length on the wire and
+// what its client ends with.
+type uncut struct {
+	size   int
+	frames []string   // ANTH wires
+	events []sseEvent // the event stream's
+}
+
+func readUncut(t testing.TB, gw *httptest.Server, a int, rec, wire int) uncut {
+	api, w := resumeAPIs[a], resumeWires[wire]
+	req := post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Header.Get(ResumeIDHeader) == "" {
+		t.Fatalf("%s: no %s", api.name, ResumeIDHeader)
+	}
+	u := uncut{size: len(body)}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.Request = nil
+	if w.name == "sse" {
+		u.events, err = sseClient(t, &cutter{cuts: nil}, post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding), lastEvent(api.name), 0)
+	} else {
+		u.frames, err = anthFrames(t, resp, api.api, ResumeOptions{})
+	}
+	if err != nil {
+		t.Fatalf("%s %s: %v", api.name, rec2name(t, a, rec), err)
+	}
+	return u
+}
+
+var recNames sync.Map // API index → sorted recording names
+
+func rec2name(t testing.TB, a, rec int) string {
+	v, ok := recNames.Load(a)
+	if !ok {
+		var names []string
+		for n := range resumeAPIs[a].recs(t) {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		recNames.Store(a, names)
+		v = names
+	}
+	return v.([]string)[rec]
+}
+
+func streamsOf(t testing.TB) map[string][]byte {
+	all := map[string][]byte{}
+	for _, a := range resumeAPIs {
+		for n, b := range a.recs(t) {
+			all[n] = b
+		}
+	}
+	return all
+}
+
+// readCut reads the response with its bodies cut as cuts say, resuming.
+func readCut(t testing.TB, gw *httptest.Server, a, rec, wire int, cuts []int) (uncut, error) {
+	api, w := resumeAPIs[a], resumeWires[wire]
+	c := &cutter{cuts: cuts}
+	req := post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding)
+	var got uncut
+	var err error
+	if w.name == "sse" {
+		got.events, err = sseClient(t, c, req, lastEvent(api.name), len(cuts)+1)
+		return got, err
+	}
+	resp, err := c.RoundTrip(req)
+	if err != nil {
+		return got, err
+	}
+	resp.Request = req
+	got.frames, err = anthFrames(t, resp, api.api, ResumeOptions{Transport: c, Backoff: time.Microsecond, Tries: len(cuts) + 1})
+	return got, err
+}
+
+// TestResumeEveryFrameBoundary cuts the first body of every recording of
+// both APIs at every frame boundary (and one byte into every frame), for
+// an ANTH client: the frames it ends with are the uncut response's, none
+// twice, none missing.
+func TestResumeEveryFrameBoundary(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	for a, api := range resumeAPIs {
+		n := len(api.recs(t))
+		for rec := 0; rec < n; rec++ {
+			want := readUncut(t, gw, a, rec, 0)
+			offsets := []int{}
+			off := len(frame.Magic)
+			// The frames' boundaries on the wire, from the frames read.
+			body := wireBody(t, gw, a, rec)
+			for off < len(body) {
+				offsets = append(offsets, off, off+1)
+				off += frame.HeaderSize + (int(body[off+1])<<8 | int(body[off+2]))
+			}
+			offsets = append(offsets, 0, 1, len(frame.Magic)-1)
+			for _, cut := range offsets {
+				got, err := readCut(t, gw, a, rec, 0, []int{cut})
+				if err != nil {
+					t.Fatalf("%s %s cut at %d: %v", api.name, rec2name(t, a, rec), cut, err)
+				}
+				if d := cmp.Diff(want.frames, got.frames); d != "" {
+					t.Fatalf("%s %s cut at %d: frames differ (-uncut +resumed):\n%s", api.name, rec2name(t, a, rec), cut, d)
+				}
+			}
+		}
+	}
+}
+
+// wireBody is the ANTH body of a recording as the gateway sends it.
+func wireBody(t testing.TB, gw *httptest.Server, a, rec int) []byte {
+	api := resumeAPIs[a]
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), Accept, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestResumeRandomCuts cuts responses of both APIs, for ANTH,
+// anth-deflate and event-stream clients, at up to three random byte
+// offsets of successive bodies: the client ends with the uncut response's
+// frames or events, or a typed error; never a duplicate, a reordering or
+// a gap.
+func TestResumeRandomCuts(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	type key struct{ a, rec, wire int }
+	var mu sync.Mutex
+	cache := map[key]uncut{}
+	rapid.Check(t, func(rt *rapid.T) {
+		a := rapid.IntRange(0, len(resumeAPIs)-1).Draw(rt, "api")
+		rec := rapid.IntRange(0, len(resumeAPIs[a].recs(t))-1).Draw(rt, "recording")
+		wire := rapid.IntRange(0, len(resumeWires)-1).Draw(rt, "wire")
+		k := key{a, rec, wire}
+		mu.Lock()
+		want, ok := cache[k]
+		mu.Unlock()
+		if !ok {
+			want = readUncut(t, gw, a, rec, wire)
+			mu.Lock()
+			cache[k] = want
+			mu.Unlock()
+		}
+		cuts := rapid.SliceOfN(rapid.IntRange(0, want.size), 1, 3).Draw(rt, "cuts")
+		got, err := readCut(t, gw, a, rec, wire, cuts)
+		if err != nil {
+			rt.Fatalf("%s %s %s cuts %v: %v", resumeAPIs[a].name, rec2name(t, a, rec), resumeWires[wire].name, cuts, err)
+		}
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(uncut{}), cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".size" }, cmp.Ignore())); d != "" {
+			rt.Fatalf("%s %s %s cuts %v: differs (-uncut +resumed):\n%s", resumeAPIs[a].name, rec2name(t, a, rec), resumeWires[wire].name, cuts, d)
+		}
+	})
+}
+
+// TestResumeTransport: an SDK reading through Transport, whose
+// connections are cut at random offsets, reads the uncut event stream
+// (but for chat's obfuscation strings, drawn afresh by each encoding).
+func TestResumeTransport(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	read := func(t testing.TB, a, rec int, cuts []int) (string, error) {
+		api := resumeAPIs[a]
+		c := &cutter{cuts: cuts}
+		client := &http.Client{Transport: &Transport{API: api.api, Base: c, Resume: ResumeOptions{Backoff: time.Microsecond, Tries: len(cuts) + 1}}}
+		resp, err := client.Post(gw.URL+api.api.Path(), "application/json", strings.NewReader(api.body(rec2name(t, a, rec))))
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return obfuscation.ReplaceAllString(string(b), `"obfuscation":""`), err
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		a := rapid.IntRange(0, len(resumeAPIs)-1).Draw(rt, "api")
+		rec := rapid.IntRange(0, len(resumeAPIs[a].recs(t))-1).Draw(rt, "recording")
+		want, err := read(t, a, rec, nil)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		cuts := rapid.SliceOfN(rapid.IntRange(0, 4<<10), 1, 3).Draw(rt, "cuts")
+		got, err := read(t, a, rec, cuts)
+		if err != nil {
+			rt.Fatalf("cuts %v: %v", cuts, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			rt.Fatalf("cuts %v: (-uncut +resumed):\n%s", cuts, d)
+		}
+	})
+}
+
+// resumeOf makes a resumable response of the Messages API read whole and
+// returns its ID.
+func resumeOf(t *testing.T, gw *httptest.Server, key string) string {
+	t.Helper()
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req.Header.Set("X-Api-Key", key)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get(ResumeIDHeader)
+	if id == "" {
+		t.Fatal("no " + ResumeIDHeader)
+	}
+	return id
+}
+
+func resumeGet(t *testing.T, gw *httptest.Server, path, id, key string, h map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, gw.URL+path, nil)
+	req.Header.Set("X-Api-Key", key)
+	req.Header.Set("Accept", Accept)
+	req.Header.Set(ResumeIDHeader, id)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// failingStore is a store that cannot be reached.
+type failingStore struct{ resume.Store }
+
+func (failingStore) Create(context.Context, resume.ID, resume.Info) error {
+	return resume.ErrUnavailable
+}
+func (failingStore) Follow(context.Context, resume.ID, resume.Owner, int64) (resume.Follower, error) {
+	return nil, resume.ErrUnavailable
+}
+
+// TestResumeRefused: every resume the gateway cannot serve is an error
+// status with the API's error JSON, never an empty success (SPEC §13.2).
+func TestResumeRefused(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	id := resumeOf(t, gw, "key-1")
+	_, whole := resumeGet(t, gw, "/v1/messages", id, "key-1", nil)
+	size := len(whole) - len(frame.Magic)
+	for _, c := range []struct {
+		name, path, id, key string
+		h                   map[string]string
+		status              int
+	}{
+		{"unknown", "/v1/messages", string(resume.NewID()), "key-1", nil, 404},
+		{"malformed id", "/v1/messages", "nope", "key-1", nil, 404},
+		{"foreign key", "/v1/messages", id, "key-2", nil, 404},
+		{"other API", "/v1/chat/completions", id, "key-1", nil, 404},
+		{"past the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size + 1)}, 416},
+		{"not a boundary", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "1"}, 416},
+		{"not a number", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "-1"}, 400},
+		{"at the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size)}, 200},
+	} {
+		resp, body := resumeGet(t, gw, c.path, c.id, c.key, c.h)
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, resp.StatusCode, c.status, body)
+			continue
+		}
+		if c.status == 200 {
+			if string(body) != frame.Magic {
+				t.Errorf("%s: body %q, want the magic alone", c.name, body)
+			}
+			continue
+		}
+		api, _ := NewGateway(messages.API{}, GatewayOptions{}, chat.API{}).apiFor(c.path)
+		if typ, _, ok := api.ParseError(body); !ok || typ == "" {
+			t.Errorf("%s: body %q is not the API's error", c.name, body)
+		}
+	}
+
+	// Expired, and dropped for its size.
+	gw2, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeTTL: 20 * time.Millisecond})
+	id = resumeOf(t, gw2, "key-1")
+	time.Sleep(60 * time.Millisecond)
+	if resp, body := resumeGet(t, gw2, "/v1/messages", id, "key-1", nil); resp.StatusCode != 404 {
+		t.Errorf("expired: status %d: %s", resp.StatusCode, body)
+	}
+	gw3, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeMaxBytes: 64})
+	id = resumeOf(t, gw3, "key-1")
+	if resp, body := resumeGet(t, gw3, "/v1/messages", id, "key-1", nil); resp.StatusCode != 410 {
+		t.Errorf("dropped: status %d: %s", resp.StatusCode, body)
+	}
+
+	// A store that cannot be reached: the stream is served, unresumable;
+	// a resume is 503.
+	gw4, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Resume: failingStore{}})
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw4, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := anthFrames(t, resp, messages.API{}, ResumeOptions{})
+	if err != nil || len(frames) == 0 || resp.Header.Get(ResumeIDHeader) != "" {
+		t.Errorf("store down: %d frames, %v, %s %q", len(frames), err, ResumeIDHeader, resp.Header.Get(ResumeIDHeader))
+	}
+	if resp, body := resumeGet(t, gw4, "/v1/messages", string(resume.NewID()), "key-1", nil); resp.StatusCode != 503 {
+		t.Errorf("store down: status %d: %s", resp.StatusCode, body)
+	}
+}
+
+// TestResumeFailsTyped: a client whose response was cut and whose resume
+// is refused reads ErrTruncated, wrapping the refusal.
+func TestResumeFailsTyped(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeMaxBytes: 64})
+	c := &cutter{cuts: []int{30}}
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	resp, err := c.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Request = req
+	_, err = anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: time.Microsecond})
+	var se *StatusError
+	var e *Error
+	if !errors.Is(err, ErrTruncated) || !errors.As(err, &se) || se.StatusCode != 410 || !errors.As(err, &e) || e.Offset < 0 {
+		t.Fatalf("got %v, want ErrTruncated wrapping a 410 StatusError, with an offset", err)
+	}
+	if len(c.reqs) != 2 {
+		t.Errorf("%d requests, want the stream and one resume (a 410 is not retried)", len(c.reqs))
+	}
+}
+
+// TestResumeTwoAtOnce: two clients resuming the same response at once,
+// while it is still being generated, both read its whole rest.
+func TestResumeTwoAtOnce(t *testing.T) {
+	up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{})}
+	gw, _ := resumeGateway(t, up, GatewayOptions{})
+	close(up.gate)
+	want := readUncut(t, gw, 0, 0, 0)
+	up.gate = make(chan struct{})
+
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.Header.Get(ResumeIDHeader)
+	resp.Body.Close() // the client leaves at once
+	var wg sync.WaitGroup
+	got := make([][]string, 2)
+	errs := make([]error, 2)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
+			req.Header.Set("X-Api-Key", "key-1")
+			req.Header.Set("Accept", Accept)
+			req.Header.Set(ResumeIDHeader, id)
+			resp, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			resp.Request = req
+			got[i], errs[i] = anthFrames(t, resp, messages.API{}, ResumeOptions{})
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(up.gate)
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatalf("client %d: %v", i, errs[i])
+		}
+		if d := cmp.Diff(want.frames, got[i]); d != "" {
+			t.Errorf("client %d (-uncut +resumed):\n%s", i, d)
+		}
+	}
+}
+
+// TestResumeGrace: a client that leaves and comes back within the grace
+// period reads the whole response; with nobody back after it, the
+// upstream request is cancelled (its context ends).
+func TestResumeGrace(t *testing.T) {
+	t.Run("back in time", func(t *testing.T) {
+		up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{})}
+		gw, _ := resumeGateway(t, up, GatewayOptions{ResumeGrace: 10 * time.Second})
+		close(up.gate)
+		want := readUncut(t, gw, 0, 0, 0)
+		up.gate = make(chan struct{})
+		c := &cutter{cuts: []int{10}}
+		req := post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, "")
+		resp, err := c.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Request = req
+		// The client is gone before the upstream goes on, and comes
+		// back after 100ms of backoff.
+		time.AfterFunc(50*time.Millisecond, func() { close(up.gate) })
+		got, err := anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want.frames, got); d != "" {
+			t.Errorf("(-uncut +resumed):\n%s", d)
+		}
+		if n := up.cancelled.Load(); n != 0 {
+			t.Errorf("%d upstream requests cancelled", n)
+		}
+	})
+	t.Run("nobody back", func(t *testing.T) {
+		up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{}), done: make(chan struct{})}
+		gw, _ := resumeGateway(t, up, GatewayOptions{ResumeGrace: 50 * time.Millisecond})
+		t.Cleanup(func() { close(up.gate) }) // before the servers close, should the upstream still wait
+		resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := resp.Header.Get(ResumeIDHeader)
+		resp.Body.Close()
+		left := time.Now()
+		select {
+		case <-up.done:
+			if d := time.Since(left); d < 50*time.Millisecond {
+				t.Errorf("upstream cancelled after %v, before the grace period", d)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the upstream was not cancelled")
+		}
+		// What was kept ends with the gateway's ERROR, so a late resume
+		// ends rather than waits.
+		_, body := resumeGet(t, gw, "/v1/messages", id, "key-1", nil)
+		fs, err := readFrames(&http.Response{Body: io.NopCloser(bytes.NewReader(body)), Header: http.Header{"Content-Type": {ContentType}}, StatusCode: 200})
+		if err != nil || len(fs) == 0 || fs[len(fs)-1].Type != frame.TypeError {
+			t.Errorf("late resume: %d frames, %v; want an ERROR last", len(fs), err)
+		}
+	})
+}

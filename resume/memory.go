@@ -1,0 +1,452 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Defaults for MemoryOptions' zero values and for an Info whose TTL is zero.
+const (
+	// DefaultTTL is how long a tail is kept after its last Append when its
+	// Info.TTL is zero.
+	DefaultTTL = 5 * time.Minute
+	// DefaultMemoryMaxBytes bounds a Memory's tails together when
+	// MemoryOptions.MaxBytes is zero.
+	DefaultMemoryMaxBytes = 64 << 20
+	// DefaultSweepEvery is how often a Memory drops expired tails when
+	// MemoryOptions.SweepEvery is zero.
+	DefaultSweepEvery = 10 * time.Second
+)
+
+// TailOverhead is what a Memory charges each tail beside its bytes: the
+// tail's record, its map entry and its ID, rounded up (measured by
+// TestMemoryHeldPerResponse). Charging it bounds the number of tails, not
+// only their bytes, so a flood of empty responses cannot grow the map
+// without limit.
+const TailOverhead = 384
+
+// MemoryOptions configures a Memory. The zero value is usable.
+type MemoryOptions struct {
+	// MaxBytes bounds the memory all tails hold together: each tail is
+	// charged its buffer's capacity, 8 bytes per Append (where each
+	// starts) and TailOverhead. When an Append or Create would pass it the
+	// store evicts other tails: dropped tails' records first, then ended
+	// tails, then live ones, each group least recently appended to first.
+	// An evicted tail is gone (ErrGone) to its followers and to Follow
+	// until its TTL passes. Zero means DefaultMemoryMaxBytes.
+	MaxBytes int64
+	// TTL is used for tails whose Info.TTL is zero; zero means DefaultTTL.
+	TTL time.Duration
+	// SweepEvery is how often expired tails are dropped by a goroutine
+	// that Close stops; between sweeps an expired tail is dropped when it
+	// is next touched. Zero means DefaultSweepEvery.
+	SweepEvery time.Duration
+}
+
+// Memory is a Store in the process's memory, for a gateway that runs as
+// one instance. It holds every tail under one mutex (the work under it is a
+// copy of the appended bytes or a slice of them), wakes followers by
+// closing a channel made only when someone waits, and bounds its memory by
+// MemoryOptions.MaxBytes.
+//
+// A tail of n bytes in k Appends holds about n + 8k + TailOverhead bytes,
+// plus up to the growth slack of its buffer (which is charged).
+type Memory struct {
+	mu     sync.Mutex
+	tails  map[ID]*tail
+	lists  [3]tailList // by class: dropped, ended, live; oldest first
+	total  int64       // charged bytes of all tails
+	max    int64
+	ttl    time.Duration
+	closed bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// Classes of tails, in the order Memory evicts them.
+const (
+	classDropped = iota
+	classEnded
+	classLive
+)
+
+type tail struct {
+	id      ID
+	info    Info
+	buf     []byte  // the tail's bytes; never written below len, so slices of it handed out stay valid
+	starts  []int64 // offset of each Append's first byte
+	ended   bool
+	dropped bool // grew past MaxBytes or was evicted: ErrGone
+	removed bool // no longer in the map (expired): ErrGone to followers
+	expires time.Time
+	charged int64
+	wake    chan struct{} // made by a waiting follower, closed by the next change
+
+	class      int
+	prev, next *tail
+}
+
+type tailList struct{ head, last *tail }
+
+func (l *tailList) push(t *tail) {
+	t.prev, t.next = l.last, nil
+	if l.last != nil {
+		l.last.next = t
+	} else {
+		l.head = t
+	}
+	l.last = t
+}
+
+func (l *tailList) remove(t *tail) {
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else {
+		l.head = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	} else {
+		l.last = t.prev
+	}
+	t.prev, t.next = nil, nil
+}
+
+// NewMemory returns a Memory with opts, and starts the goroutine that
+// sweeps expired tails; Close stops it.
+func NewMemory(opts MemoryOptions) *Memory {
+	m := &Memory{
+		tails: make(map[ID]*tail),
+		max:   opts.MaxBytes,
+		ttl:   opts.TTL,
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	if m.max <= 0 {
+		m.max = DefaultMemoryMaxBytes
+	}
+	if m.ttl <= 0 {
+		m.ttl = DefaultTTL
+	}
+	every := opts.SweepEvery
+	if every <= 0 {
+		every = DefaultSweepEvery
+	}
+	go m.sweep(every)
+	return m
+}
+
+func (m *Memory) sweep(every time.Duration) {
+	defer close(m.done)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case now := <-tick.C:
+			m.mu.Lock()
+			for _, t := range m.tails {
+				if now.After(t.expires) {
+					m.delete(t)
+				}
+			}
+			m.mu.Unlock()
+		}
+	}
+}
+
+var errClosed = fmt.Errorf("%w: memory store closed", ErrUnavailable)
+
+// Create implements Store. An invalid id is refused with ErrNotFound, as
+// Follow refuses it.
+func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
+	if !id.Valid() {
+		return ErrNotFound
+	}
+	if info.TTL <= 0 {
+		info.TTL = m.ttl
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed
+	}
+	if t := m.tails[id]; t != nil {
+		if !m.expired(t, time.Now()) {
+			return ErrExists
+		}
+		m.delete(t)
+	}
+	if !m.makeRoom(TailOverhead, nil) {
+		return fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
+	}
+	t := &tail{id: id, info: info, class: classLive, charged: TailOverhead, expires: time.Now().Add(info.TTL)}
+	m.tails[id] = t
+	m.lists[classLive].push(t)
+	m.total += t.charged
+	return nil
+}
+
+// Append implements Store. It copies p into the tail's buffer, growing it
+// by half again but never past Info.MaxBytes.
+func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed
+	}
+	t := m.tails[id]
+	now := time.Now()
+	if t == nil || m.expired(t, now) {
+		return ErrNotFound
+	}
+	switch {
+	case t.dropped:
+		return ErrGone
+	case t.ended:
+		return ErrEnded
+	}
+	n := int64(len(t.buf))
+	if max := t.info.MaxBytes; max > 0 && n+int64(len(p)) > max {
+		m.drop(t)
+		return fmt.Errorf("%w: %d bytes kept, %d appended, at most %d", ErrTooLarge, n, len(p), max)
+	}
+	if len(p) > 0 {
+		buf, starts := t.buf, t.starts
+		if cap(buf)-len(buf) < len(p) {
+			buf = grow(buf, len(p), t.info.MaxBytes)
+		}
+		if cap(starts) == len(starts) {
+			starts = make([]int64, len(starts), 2*cap(starts)+4)
+			copy(starts, t.starts)
+		}
+		charge := TailOverhead + int64(cap(buf)) + 8*int64(cap(starts))
+		if charge != t.charged {
+			// Make room before taking it, so the bound holds at every
+			// instant, not only after the old buffer is collected.
+			if !m.makeRoom(charge-t.charged, t) {
+				m.drop(t)
+				return fmt.Errorf("%w: the store's %d bytes cannot hold %d for one tail", ErrTooLarge, m.max, charge)
+			}
+			m.total += charge - t.charged
+			t.charged = charge
+		}
+		t.buf = append(buf, p...)
+		t.starts = append(starts, n)
+	}
+	t.expires = now.Add(t.info.TTL)
+	m.lists[t.class].remove(t)
+	if end {
+		t.ended = true
+		t.class = classEnded
+	}
+	m.lists[t.class].push(t)
+	t.wakeAll()
+	return nil
+}
+
+// grow returns buf with room for need more bytes: half as much again as its
+// capacity (doubling would leave a finished tail up to half empty), but no
+// more than max (when max > 0), which a tail may never pass.
+func grow(buf []byte, need int, max int64) []byte {
+	c := cap(buf) + cap(buf)/2 + need
+	if c < 512 {
+		c = 512
+	}
+	if max > 0 && int64(c) > max {
+		c = int(max)
+	}
+	nb := make([]byte, len(buf), c)
+	copy(nb, buf)
+	return nb
+}
+
+// Follow implements Store.
+func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Follower, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errClosed
+	}
+	t := m.tails[id]
+	if t == nil || t.info.Owner != owner || m.expired(t, time.Now()) {
+		return nil, ErrNotFound
+	}
+	if t.dropped {
+		return nil, ErrGone
+	}
+	n := int64(len(t.buf))
+	if from < 0 || from > n {
+		return nil, fmt.Errorf("%w: offset %d, %d bytes kept", ErrRange, from, n)
+	}
+	// The first chunk starts where the Append holding from started
+	// (Store.Follow), so the caller can walk frames up to from.
+	cursor := from
+	if from < n {
+		i := sort.Search(len(t.starts), func(i int) bool { return t.starts[i] > from }) - 1
+		cursor = t.starts[i]
+	}
+	return &memoryFollower{m: m, t: t, cursor: cursor}, nil
+}
+
+// expired reports whether t's TTL has passed at now, and if so deletes it.
+func (m *Memory) expired(t *tail, now time.Time) bool {
+	if now.After(t.expires) {
+		m.delete(t)
+		return true
+	}
+	return false
+}
+
+// drop frees t's bytes and keeps its record, so Follow and its followers
+// learn it is gone (ErrGone) until its TTL passes.
+func (m *Memory) drop(t *tail) {
+	m.total -= t.charged - TailOverhead
+	t.charged = TailOverhead
+	t.buf, t.starts = nil, nil
+	t.dropped = true
+	m.lists[t.class].remove(t)
+	t.class = classDropped
+	m.lists[t.class].push(t)
+	t.wakeAll()
+}
+
+// delete removes t from the store.
+func (m *Memory) delete(t *tail) {
+	m.total -= t.charged
+	t.charged = 0
+	t.buf, t.starts = nil, nil
+	t.removed = true
+	m.lists[t.class].remove(t)
+	delete(m.tails, t.id)
+	t.wakeAll()
+}
+
+// makeRoom evicts tails other than keep until need more bytes fit in
+// MaxBytes, in the order MemoryOptions.MaxBytes states. It reports whether
+// they fit.
+func (m *Memory) makeRoom(need int64, keep *tail) bool {
+	// Dropped records last too: dropping a tail without bytes frees
+	// nothing, and its record must go for a new one to fit.
+	for _, class := range [...]int{classDropped, classEnded, classLive, classDropped} {
+		for m.total+need > m.max {
+			t := m.lists[class].head
+			if t != nil && t == keep {
+				t = t.next
+			}
+			if t == nil {
+				break
+			}
+			if class == classDropped {
+				m.delete(t)
+			} else {
+				m.drop(t)
+			}
+		}
+	}
+	return m.total+need <= m.max
+}
+
+func (t *tail) wakeAll() {
+	if t.wake != nil {
+		close(t.wake)
+		t.wake = nil
+	}
+}
+
+// Close implements Store: it stops the sweep, and followers and later
+// calls get ErrUnavailable.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	for _, t := range m.tails {
+		t.wakeAll()
+	}
+	m.mu.Unlock()
+	close(m.stop)
+	<-m.done
+	return nil
+}
+
+// Len returns the number of tails the store holds (live, ended and
+// dropped), and the bytes they are charged against MemoryOptions.MaxBytes.
+func (m *Memory) Len() (tails int, bytes int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.tails), m.total
+}
+
+type memoryFollower struct {
+	m      *Memory
+	t      *tail
+	cursor int64
+	closed bool
+}
+
+var errFollowerClosed = errors.New("resume: follower closed")
+
+// Next implements Follower. Its chunk is all the bytes kept past the
+// cursor, a slice of the tail's buffer (which is never written below its
+// length, so the slice stays valid even after the next call).
+func (f *memoryFollower) Next(ctx context.Context) (int64, []byte, error) {
+	m := f.m
+	m.mu.Lock()
+	for {
+		t := f.t
+		switch {
+		case f.closed:
+			m.mu.Unlock()
+			return 0, nil, errFollowerClosed
+		case m.closed:
+			m.mu.Unlock()
+			return 0, nil, errClosed
+		case t.dropped || t.removed:
+			m.mu.Unlock()
+			return 0, nil, ErrGone
+		case m.expired(t, time.Now()):
+			m.mu.Unlock()
+			return 0, nil, ErrGone
+		}
+		if n := int64(len(t.buf)); f.cursor < n {
+			start := f.cursor
+			p := t.buf[start:n:n]
+			f.cursor = n
+			m.mu.Unlock()
+			return start, p, nil
+		}
+		if t.ended {
+			m.mu.Unlock()
+			return 0, nil, io.EOF
+		}
+		if t.wake == nil {
+			t.wake = make(chan struct{})
+		}
+		wake := t.wake
+		m.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return 0, nil, ctx.Err()
+		case <-wake:
+		}
+		m.mu.Lock()
+	}
+}
+
+// Close implements Follower.
+func (f *memoryFollower) Close() error {
+	f.m.mu.Lock()
+	f.closed = true
+	f.m.mu.Unlock()
+	return nil
+}
