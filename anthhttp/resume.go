@@ -160,6 +160,23 @@ type cursor struct {
 	skip int
 }
 
+// parseDecimal reads a cursor's number in its one form: decimal digits,
+// no sign, no leading zero, at most 18 of them (so it fits an int64), so
+// that a cursor is written one way only.
+func parseDecimal(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(s[i]-'0')
+	}
+	return n, true
+}
+
 // parseCursor reads a resume request's cursor: Anth-Resume-Offset for an
 // ANTH client, Last-Event-ID ("N" or "N.k") for an event stream's. An
 // absent one is 0: the client read nothing.
@@ -170,26 +187,25 @@ func parseCursor(r *http.Request, w wire) (cursor, bool) {
 		if s == "" {
 			return c, true
 		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		c.off = n
-		return c, err == nil && n >= 0
+		var ok bool
+		c.off, ok = parseDecimal(s)
+		return c, ok
 	}
 	s := r.Header.Get(LastEventIDHeader)
 	if s == "" {
 		return c, true
 	}
 	off, skip, dotted := strings.Cut(s, ".")
-	n, err := strconv.ParseInt(off, 10, 64)
-	if err != nil || n < 0 {
+	var ok bool
+	if c.off, ok = parseDecimal(off); !ok {
 		return c, false
 	}
-	c.off = n
 	if dotted {
-		k, err := strconv.Atoi(skip)
-		if err != nil || k <= 0 {
+		k, ok := parseDecimal(skip)
+		if !ok || k == 0 || k > 1<<20 {
 			return c, false
 		}
-		c.skip = k
+		c.skip = int(k)
 	}
 	return c, true
 }
