@@ -222,6 +222,10 @@ func NewGateway(api bridge.API, opts GatewayOptions, more ...bridge.API) *Gatewa
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	g := &Gateway{apis: append([]bridge.API{api}, more...), opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials)}
+	if g.cors != nil && opts.Resume != nil {
+		// A page resumes with the ID it reads (SPEC.md §13.1).
+		g.cors.exposed += ", " + ResumeIDHeader
+	}
 	if opts.ForwardHeaders != nil {
 		g.allow = make(map[string]bool, len(opts.ForwardHeaders))
 		for _, h := range opts.ForwardHeaders {

@@ -438,7 +438,7 @@ func (rs *resumed) finish() {
 // gives each event an id: field, its cursor (§13.3): "N", the offset
 // after the frame that made it, for a frame's last event; "N.k", the
 // frame's own offset and the events of it before and with this one, for
-// the others. The id goes last in the event, "id:N\n", 5 bytes and the
+// the others. The id goes last in the event, "id:N\n", 4 bytes and the
 // digits.
 type sseIDs struct {
 	enc bridge.Encoder

@@ -199,3 +199,49 @@ func BenchmarkResumeHeld(b *testing.B) {
 	b.ReportMetric(float64(bytes)/float64(tails), "charged-B/response")
 	runtime.KeepAlive(store)
 }
+
+// BenchmarkResumeStreamPaired is BenchmarkResumeStream's comparison made
+// on a shared machine: each iteration serves every recording through the
+// gateway without a store and then with one, in turn, so that what else
+// runs weighs on both alike; kept/plain is the ratio of their total times.
+func BenchmarkResumeStreamPaired(b *testing.B) {
+	recs := testdata.SSE(b)
+	names := make([]string, 0, len(recs))
+	for name := range recs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	up, _ := url.Parse("http://upstream.test")
+	tr := &memTransport{}
+	store := resume.NewMemory(resume.MemoryOptions{})
+	defer store.Close()
+	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
+	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", Accept, ""}, {"anth-deflate", Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+		b.Run(w.name, func(b *testing.B) {
+			var cw countingDiscard
+			var took [2]time.Duration
+			for b.Loop() {
+				for i, h := range []http.Handler{plain, kept} {
+					start := time.Now()
+					for _, name := range names {
+						tr.body = recs[name]
+						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+						req.Header.Set("Content-Type", "application/json")
+						req.Header.Set("Accept", w.accept)
+						if w.encoding != "" {
+							req.Header.Set("Accept-Encoding", w.encoding)
+						}
+						cw.h = http.Header{}
+						h.ServeHTTP(&cw, req)
+					}
+					took[i] += time.Since(start)
+				}
+			}
+			n := float64(b.N * len(names))
+			b.ReportMetric(float64(took[0].Nanoseconds())/n, "plain-ns/stream")
+			b.ReportMetric(float64(took[1].Nanoseconds())/n, "kept-ns/stream")
+			b.ReportMetric(float64(took[1])/float64(took[0]), "kept/plain")
+		})
+	}
+}

@@ -3,6 +3,7 @@ package anthhttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -718,4 +719,54 @@ func TestResumeGrace(t *testing.T) {
 			t.Errorf("late resume: %d frames, %v; want an ERROR last", len(fs), err)
 		}
 	})
+}
+
+// TestResumeLogAndCORS: a kept response's log line names its resume ID,
+// a resume's its ID and cursor; a page may read the ID.
+func TestResumeLogAndCORS(t *testing.T) {
+	var logs syncBuffer
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Logger: jsonLogger(&logs), CORSOrigins: []string{"*"}})
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req.Header.Set("Origin", "https://app.example")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get(ResumeIDHeader)
+	if eh := resp.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(eh, ResumeIDHeader) {
+		t.Errorf("Access-Control-Expose-Headers %q", eh)
+	}
+	resumeGet(t, gw, "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "0"})
+	gw.Close() // the log lines are written
+	var lines []map[string]any
+	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 2 || lines[0]["resume_id"] != id || lines[1]["resume_id"] != id || lines[1]["resume_from"] != 0.0 || lines[1]["method"] != "GET" || lines[1]["end"] != "done" {
+		t.Errorf("log lines %v", lines)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the log's writes from handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
