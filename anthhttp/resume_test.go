@@ -195,10 +195,9 @@ type sseEvent struct{ Name, Data, ID string }
 
 // sseClient reads an event stream as EventSource does: each whole event
 // is dispatched, the last id: seen is kept, and a connection that fails
-// or ends before the response's last event is reopened with
-// Last-Event-ID, up to tries times. It returns the events without their
-// ids.
-func sseClient(t testing.TB, c *cutter, req *http.Request, last func(sseEvent) bool, tries int) ([]sseEvent, error) {
+// is reopened with Last-Event-ID, up to tries times. It returns the
+// events without their ids.
+func sseClient(t testing.TB, c *cutter, req *http.Request, tries int) ([]sseEvent, error) {
 	var events []sseEvent
 	lastID := ""
 	id := ""
@@ -242,11 +241,12 @@ func sseClient(t testing.TB, c *cutter, req *http.Request, last func(sseEvent) b
 				// §7b.4: each encoding draws its own obfuscation string.
 				ev.Data = obfuscation.ReplaceAllString(ev.Data, `"obfuscation":""`)
 				events = append(events, sseEvent{Name: ev.Name, Data: ev.Data})
-				if last(ev) {
-					ended = true
-				}
 			}
 			if err != nil {
+				// The server ends a response's body cleanly; a cut is an
+				// error (a Chat Completions stream may go on after its
+				// error event, with [DONE]: no event says "the end").
+				ended = err == io.EOF
 				break
 			}
 		}
@@ -266,16 +266,6 @@ func sseClient(t testing.TB, c *cutter, req *http.Request, last func(sseEvent) b
 }
 
 var obfuscation = regexp.MustCompile(`"obfuscation":"[A-Za-z0-9]*"`)
-
-// lastEvent reports whether ev ends its API's stream.
-func lastEvent(api string) func(sseEvent) bool {
-	return func(ev sseEvent) bool {
-		if api == "chat" {
-			return ev.Data == "[DONE]" || strings.Contains(ev.Data, `"error"`) && !strings.Contains(ev.Data, `"choices"`)
-		}
-		return ev.Name == "message_stop" || ev.Name == "error"
-	}
-}
 
 // uncut is one response read whole: its body's length on the wire and
 // what its client ends with.
@@ -304,7 +294,7 @@ func readUncut(t testing.TB, gw *httptest.Server, a int, rec, wire int) uncut {
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.Request = nil
 	if w.name == "sse" {
-		u.events, err = sseClient(t, &cutter{cuts: nil}, post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding), lastEvent(api.name), 0)
+		u.events, err = sseClient(t, &cutter{cuts: nil}, post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding), 0)
 	} else {
 		u.frames, err = anthFrames(t, resp, api.api, ResumeOptions{})
 	}
@@ -348,7 +338,7 @@ func readCut(t testing.TB, gw *httptest.Server, a, rec, wire int, cuts []int) (u
 	var got uncut
 	var err error
 	if w.name == "sse" {
-		got.events, err = sseClient(t, c, req, lastEvent(api.name), len(cuts)+1)
+		got.events, err = sseClient(t, c, req, len(cuts)+1)
 		return got, err
 	}
 	resp, err := c.RoundTrip(req)
@@ -386,6 +376,43 @@ func TestResumeEveryFrameBoundary(t *testing.T) {
 				}
 				if d := cmp.Diff(want.frames, got.frames); d != "" {
 					t.Fatalf("%s %s cut at %d: frames differ (-uncut +resumed):\n%s", api.name, rec2name(t, a, rec), cut, d)
+				}
+			}
+		}
+	}
+}
+
+// TestResumeEveryEventBoundary cuts the first body of every recording of
+// both APIs, for an event-stream client, after every event (and one byte
+// into the next): the events it ends with, resumed through Last-Event-ID,
+// are the uncut response's.
+func TestResumeEveryEventBoundary(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	for a, api := range resumeAPIs {
+		for rec := range len(api.recs(t)) {
+			want := readUncut(t, gw, a, rec, 2)
+			resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), "text/event-stream", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			cuts := []int{0}
+			for off := 0; ; {
+				i := bytes.Index(body[off:], []byte("\n\n"))
+				if i < 0 {
+					break
+				}
+				off += i + 2
+				cuts = append(cuts, off, off+1)
+			}
+			for _, cut := range cuts {
+				got, err := readCut(t, gw, a, rec, 2, []int{cut})
+				if err != nil {
+					t.Fatalf("%s %s cut at %d: %v", api.name, rec2name(t, a, rec), cut, err)
+				}
+				if d := cmp.Diff(want.events, got.events); d != "" {
+					t.Fatalf("%s %s cut at %d: events differ (-uncut +resumed):\n%s", api.name, rec2name(t, a, rec), cut, d)
 				}
 			}
 		}
