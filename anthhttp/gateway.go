@@ -148,7 +148,10 @@ type GatewayOptions struct {
 	// generating, into the store, once no client reads it (the client
 	// left and no resume is being served by this gateway); then it is
 	// cancelled, as a response's whose client left always is without
-	// Resume. Zero is DefaultResumeGrace; negative cancels at once.
+	// Resume. Zero is DefaultResumeGrace; negative cancels at once. Such
+	// a response still counts toward MaxStreams, as it holds its
+	// upstream; a server's drain (ErrShutdown) no longer reaches it once
+	// its client has left, so a drain should last at least ResumeGrace.
 	ResumeGrace time.Duration
 }
 

@@ -635,8 +635,11 @@ func TestResumeFailsTyped(t *testing.T) {
 	if !errors.Is(err, ErrTruncated) || !errors.As(err, &se) || se.StatusCode != 410 || !errors.As(err, &e) || e.Offset < 0 {
 		t.Fatalf("got %v, want ErrTruncated wrapping a 410 StatusError, with an offset", err)
 	}
-	if len(c.reqs) != 2 {
-		t.Errorf("%d requests, want the stream and one resume (a 410 is not retried)", len(c.reqs))
+	// The stream and a resume answered 410, which is not retried; or,
+	// when the resume came before the tail grew past its bound, a resume
+	// cut when it did, then the 410.
+	if n := len(c.reqs); n != 2 && n != 3 {
+		t.Errorf("%d requests, want the stream and one or two resumes", n)
 	}
 }
 
