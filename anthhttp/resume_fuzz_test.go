@@ -20,7 +20,7 @@ import (
 // formats back to itself (one form only: "-0" and "01" are refused), or
 // is refused; never a negative offset.
 func FuzzResumeCursor(f *testing.F) {
-	for _, s := range []string{"", "0", "12", "12.1", "12.0", "-1", "1.", ".1", "9223372036854775807", "9223372036854775808", "1.2.3", " 1", "0x10"} {
+	for _, s := range []string{"", "0", "12", "12.1", "12.0", "-1", "1.", ".1", "9223372036854775807", "9223372036854775808", "1.2.3", " 1", "0x10", "-0", "01", "1.01", "+1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
