@@ -374,6 +374,14 @@ func (rs *resumed) frames(p []byte) (int, error) {
 			} else {
 				rs.buf = append(rs.buf, f...)
 			}
+			// A chunk may be the whole tail (a resume from 0): it is
+			// written in writes of at most maxGather and one frame's
+			// events, so a resume holds that much, not the tail.
+			if len(rs.buf) >= maxGather {
+				if err := rs.flush(); err != nil {
+					return n, err
+				}
+			}
 		case end > rs.cur.off:
 			return n, resume.ErrRange
 		case rs.sse != nil:

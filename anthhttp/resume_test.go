@@ -800,3 +800,54 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// maxWriter is a flushing ResponseWriter that keeps its largest write.
+type maxWriter struct {
+	countingDiscard
+	max int
+}
+
+func (w *maxWriter) Write(p []byte) (int, error) {
+	w.max = max(w.max, len(p))
+	return w.countingDiscard.Write(p)
+}
+
+// TestResumeWritesBounded: a resume from 0 of a tail of 4 MiB, which the
+// store gives as one chunk, is written in writes of at most 32 KiB and a
+// frame (SPEC §13.4), for an ANTH and an event-stream client.
+func TestResumeWritesBounded(t *testing.T) {
+	store := resume.NewMemory(resume.MemoryOptions{})
+	defer store.Close()
+	gw := NewGateway(messages.API{}, GatewayOptions{Upstream: &url.URL{Scheme: "http", Host: "upstream.test"}, Resume: store})
+	id := resume.NewID()
+	req := httptest.NewRequest(http.MethodGet, "/v1/messages", nil)
+	req.Header.Set("X-Api-Key", "key-1")
+	ctx := context.Background()
+	if err := store.Create(ctx, id, resume.Info{Owner: credentialsOf(req, messages.API{}), API: "/v1/messages", TTL: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	var tail []byte
+	text := bytes.Repeat([]byte("a"), frame.MaxPayload-2)
+	for len(tail) < 4<<20 {
+		tail = frame.AppendText(tail, 0, text)
+	}
+	tail = frame.AppendDone(tail, frame.StopReason(1), "")
+	if err := store.Append(ctx, id, tail, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, accept := range []string{Accept, "text/event-stream"} {
+		r := req.Clone(ctx)
+		r.Header.Set("Accept", accept)
+		r.Header.Set(ResumeIDHeader, string(id))
+		w := &maxWriter{countingDiscard: countingDiscard{h: http.Header{}}}
+		gw.ServeHTTP(w, r)
+		if w.n < int64(len(tail)) {
+			t.Fatalf("%s: %d bytes written of a tail of %d", accept, w.n, len(tail))
+		}
+		// An event-stream client's frame of text is one event: its JSON
+		// escapes nothing here, and adds under 200 bytes.
+		if limit := maxGather + frame.HeaderSize + frame.MaxPayload + 200; w.max > limit {
+			t.Errorf("%s: a write of %d bytes, over %d", accept, w.max, limit)
+		}
+	}
+}
