@@ -184,8 +184,10 @@ func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
 		}
 		m.delete(t)
 	}
+	if !m.makeRoom(TailOverhead, nil) {
+		return fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
+	}
 	t := &tail{id: id, info: info, class: classLive, charged: TailOverhead, expires: time.Now().Add(info.TTL)}
-	m.makeRoom(TailOverhead, nil)
 	m.tails[id] = t
 	m.lists[classLive].push(t)
 	m.total += t.charged
@@ -331,7 +333,9 @@ func (m *Memory) delete(t *tail) {
 // MaxBytes, in the order MemoryOptions.MaxBytes states. It reports whether
 // they fit.
 func (m *Memory) makeRoom(need int64, keep *tail) bool {
-	for class := range m.lists {
+	// Dropped records last too: dropping a tail without bytes frees
+	// nothing, and its record must go for a new one to fit.
+	for _, class := range [...]int{classDropped, classEnded, classLive, classDropped} {
 		for m.total+need > m.max {
 			t := m.lists[class].head
 			if t != nil && t == keep {

@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
+
 	"github.com/layer0/anth/resume"
 )
 
@@ -190,4 +194,118 @@ func ExampleMemory() {
 		fmt.Println(start, string(p))
 	}
 	// Output: 6 frame2
+}
+
+// TestMemoryBoundFlood: the worst a caller can do to a Memory is create
+// tails without end and fill them; the tails held, their count and the
+// heap stay within MaxBytes (plus the records of the followers' tails,
+// which a follower keeps alive until it is closed).
+func TestMemoryBoundFlood(t *testing.T) {
+	const max = 1 << 20
+	m := resume.NewMemory(resume.MemoryOptions{MaxBytes: max})
+	defer m.Close()
+	info := resume.Info{Owner: resume.OwnerOf("k"), MaxBytes: 64 << 10}
+	p := make([]byte, 4<<10)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range 20000 {
+		id := resume.NewID()
+		if err := m.Create(bg, id, info); err != nil {
+			t.Fatal(err)
+		}
+		if i%4 == 0 {
+			for range 3 {
+				if err := m.Append(bg, id, p, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, n := m.Len(); n > max {
+			t.Fatalf("after %d tails: %d bytes charged, MaxBytes %d", i, n, max)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	tails, n := m.Len()
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("20,000 tails created: %d held, %d bytes charged, %d bytes of heap", tails, n, held)
+	if tails > max/resume.TailOverhead {
+		t.Errorf("%d tails held, more than MaxBytes/TailOverhead", tails)
+	}
+	if held > max*11/10 {
+		t.Errorf("%d bytes of heap held, MaxBytes %d", held, max)
+	}
+}
+
+// TestMemoryEvictionModel: random creates, appends and ends over a store
+// too small for them all; after every step the charge is within MaxBytes,
+// and every tail reads back as the model says or is gone.
+func TestMemoryEvictionModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		max := rapid.Int64Range(2*resume.TailOverhead, 8<<10).Draw(rt, "max")
+		m := resume.NewMemory(resume.MemoryOptions{MaxBytes: max})
+		defer m.Close()
+		owner := resume.OwnerOf("k")
+		type model struct {
+			id    resume.ID
+			bytes []byte
+			ended bool
+			gone  bool
+		}
+		var tails []*model
+		for range rapid.IntRange(1, 60).Draw(rt, "ops") {
+			if len(tails) == 0 || rapid.IntRange(0, 3).Draw(rt, "create") == 0 {
+				id := resume.NewID()
+				if err := m.Create(bg, id, resume.Info{Owner: owner}); err != nil {
+					rt.Fatal(err)
+				}
+				tails = append(tails, &model{id: id})
+				continue
+			}
+			tl := tails[rapid.IntRange(0, len(tails)-1).Draw(rt, "tail")]
+			p := rapid.SliceOfN(rapid.Byte(), 0, 600).Draw(rt, "p")
+			end := rapid.IntRange(0, 5).Draw(rt, "end") == 0
+			err := m.Append(bg, tl.id, p, end)
+			switch {
+			case errors.Is(err, resume.ErrGone), errors.Is(err, resume.ErrNotFound), errors.Is(err, resume.ErrTooLarge):
+				tl.gone = true
+			case tl.ended:
+				if !errors.Is(err, resume.ErrEnded) {
+					rt.Fatalf("Append after end: %v", err)
+				}
+			case err != nil:
+				rt.Fatal(err)
+			default:
+				tl.bytes = append(tl.bytes, p...)
+				tl.ended = end
+			}
+			if _, n := m.Len(); n > max {
+				rt.Fatalf("%d bytes charged, MaxBytes %d", n, max)
+			}
+		}
+		for _, tl := range tails {
+			f, err := m.Follow(bg, tl.id, owner, 0)
+			if errors.Is(err, resume.ErrGone) || errors.Is(err, resume.ErrNotFound) {
+				continue // evicted: a tail the model kept may be gone, never wrong
+			}
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if tl.gone {
+				rt.Fatalf("a tail that failed an Append is followable")
+			}
+			var got []byte
+			for len(got) < len(tl.bytes) {
+				_, p, err := f.Next(bg)
+				if err != nil {
+					rt.Fatalf("Next: %v", err)
+				}
+				got = append(got, p...)
+			}
+			if diff := cmp.Diff(tl.bytes, got, cmpopts.EquateEmpty()); diff != "" {
+				rt.Fatalf("tail bytes (-model +store):\n%s", diff)
+			}
+		}
+	})
 }
