@@ -332,7 +332,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// the grace period (§13.4): it is cancelled by the tail, not by
 			// the client's leaving.
 			parent = context.WithoutCancel(parent)
-			ex.owner, ex.request = credentialsOf(r, api), body
+			ex.owner = credentialsOf(r, api)
 		}
 		ctx, cancel := context.WithCancelCause(parent)
 		defer cancel(nil)
@@ -482,7 +482,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	if g.opts.Resume != nil {
 		t = g.startTail(ex, resp.Header)
 	}
-	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t, ex.request)
+	// No request: a resume's Encoder has none either, and both make the
+	// same events (SPEC.md §13.3).
+	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t, nil)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
