@@ -35,7 +35,12 @@ type ResumeOptions struct {
 
 // The defaults of ResumeOptions.
 const (
-	DefaultResumeTries   = 3
+	// DefaultResumeTries is ResumeOptions.Tries' default: a cut is
+	// resumed by up to 3 requests in a row that give no frame.
+	DefaultResumeTries = 3
+	// DefaultResumeBackoff is ResumeOptions.Backoff's default: the waits
+	// before the 3 tries are 100, 200 and 400 ms, so a client gives up
+	// after 0.7 s, well within a gateway's grace period (30 s).
 	DefaultResumeBackoff = 100 * time.Millisecond
 )
 
