@@ -242,12 +242,22 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 		g.resumeError(w, ex, resume.ErrNotFound)
 		return
 	}
-	from := cur.off
-	if ex.wire == wireStream {
-		from = 0 // the events are made again from the first frame (§13.3)
-	}
 	ctx := r.Context()
-	f, err := g.opts.Resume.Follow(ctx, id, credentialsOf(r, ex.api), from)
+	owner := credentialsOf(r, ex.api)
+	from := cur.off
+	if ex.wire == wireStream && from > 0 {
+		// The events are made again from the first frame (§13.3); the
+		// cursor is checked against what was sent first, so a cursor
+		// past it is 416 now rather than a wait for frames to come.
+		f, err := g.opts.Resume.Follow(ctx, id, owner, from)
+		if err != nil {
+			g.resumeError(w, ex, err)
+			return
+		}
+		f.Close()
+		from = 0
+	}
+	f, err := g.opts.Resume.Follow(ctx, id, owner, from)
 	if err != nil {
 		g.resumeError(w, ex, err)
 		return

@@ -570,6 +570,9 @@ func TestResumeRefused(t *testing.T) {
 		{"past the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size + 1)}, 416},
 		{"not a boundary", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "1"}, 416},
 		{"not a number", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "-1"}, 400},
+		{"event stream past the end", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: strconv.Itoa(size + 1)}, 416},
+		{"event stream off a frame", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1"}, 416},
+		{"event stream bad id", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1.0"}, 400},
 		{"at the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size)}, 200},
 	} {
 		resp, body := resumeGet(t, gw, c.path, c.id, c.key, c.h)
