@@ -15,13 +15,14 @@ import (
 type cors struct {
 	any     bool            // "*": every origin
 	origins map[string]bool // else these, exactly as a browser sends Origin
+	exposed string          // Access-Control-Expose-Headers
 }
 
 func newCORS(origins []string) *cors {
 	if len(origins) == 0 {
 		return nil
 	}
-	c := &cors{origins: make(map[string]bool, len(origins))}
+	c := &cors{origins: make(map[string]bool, len(origins)), exposed: exposed}
 	for _, o := range origins {
 		if o == "*" {
 			c.any = true
@@ -82,6 +83,6 @@ func (c *cors) respond(h http.Header, origin string) {
 	h.Add("Vary", "Origin")
 	if c.allowed(origin) {
 		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Expose-Headers", exposed)
+		h.Set("Access-Control-Expose-Headers", c.exposed)
 	}
 }

@@ -19,5 +19,8 @@
 // Streams end as their grammar says (SPEC.md §3.11): an upstream that breaks
 // or ends early gives the client an ERROR frame or the API's error event,
 // never a shorter message, and a client reading a cut stream gets
-// ErrTruncated.
+// ErrTruncated — unless the server kept the stream (SPEC.md §13: a
+// Gateway given a resume.Store names it in ResumeIDHeader), when the
+// client resumes it from its last whole frame by itself and reads it
+// unbroken (ResumeOptions).
 package anthhttp

@@ -148,7 +148,10 @@ type GatewayOptions struct {
 	// generating, into the store, once no client reads it (the client
 	// left and no resume is being served by this gateway); then it is
 	// cancelled, as a response's whose client left always is without
-	// Resume. Zero is DefaultResumeGrace; negative cancels at once.
+	// Resume. Zero is DefaultResumeGrace; negative cancels at once. Such
+	// a response still counts toward MaxStreams, as it holds its
+	// upstream; a server's drain (ErrShutdown) no longer reaches it once
+	// its client has left, so a drain should last at least ResumeGrace.
 	ResumeGrace time.Duration
 }
 
@@ -222,6 +225,10 @@ func NewGateway(api bridge.API, opts GatewayOptions, more ...bridge.API) *Gatewa
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	g := &Gateway{apis: append([]bridge.API{api}, more...), opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials)}
+	if g.cors != nil && opts.Resume != nil {
+		// A page resumes with the ID it reads (SPEC.md §13.1).
+		g.cors.exposed += ", " + ResumeIDHeader
+	}
 	if opts.ForwardHeaders != nil {
 		g.allow = make(map[string]bool, len(opts.ForwardHeaders))
 		for _, h := range opts.ForwardHeaders {
@@ -325,7 +332,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// the grace period (§13.4): it is cancelled by the tail, not by
 			// the client's leaving.
 			parent = context.WithoutCancel(parent)
-			ex.owner, ex.request = credentialsOf(r, api), body
+			ex.owner = credentialsOf(r, api)
 		}
 		ctx, cancel := context.WithCancelCause(parent)
 		defer cancel(nil)
@@ -475,7 +482,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	if g.opts.Resume != nil {
 		t = g.startTail(ex, resp.Header)
 	}
-	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t, ex.request)
+	// No request: a resume's Encoder has none either, and both make the
+	// same events (SPEC.md §13.3).
+	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t, nil)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })

@@ -1,12 +1,10 @@
 package anthhttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -160,6 +158,23 @@ type cursor struct {
 	skip int
 }
 
+// parseDecimal reads a cursor's number in its one form: decimal digits,
+// no sign, no leading zero, at most 18 of them (so it fits an int64), so
+// that a cursor is written one way only.
+func parseDecimal(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(s[i]-'0')
+	}
+	return n, true
+}
+
 // parseCursor reads a resume request's cursor: Anth-Resume-Offset for an
 // ANTH client, Last-Event-ID ("N" or "N.k") for an event stream's. An
 // absent one is 0: the client read nothing.
@@ -170,26 +185,25 @@ func parseCursor(r *http.Request, w wire) (cursor, bool) {
 		if s == "" {
 			return c, true
 		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		c.off = n
-		return c, err == nil && n >= 0
+		var ok bool
+		c.off, ok = parseDecimal(s)
+		return c, ok
 	}
 	s := r.Header.Get(LastEventIDHeader)
 	if s == "" {
 		return c, true
 	}
 	off, skip, dotted := strings.Cut(s, ".")
-	n, err := strconv.ParseInt(off, 10, 64)
-	if err != nil || n < 0 {
+	var ok bool
+	if c.off, ok = parseDecimal(off); !ok {
 		return c, false
 	}
-	c.off = n
 	if dotted {
-		k, err := strconv.Atoi(skip)
-		if err != nil || k <= 0 {
+		k, ok := parseDecimal(skip)
+		if !ok || k == 0 || k > 1<<20 {
 			return c, false
 		}
-		c.skip = k
+		c.skip = int(k)
 	}
 	return c, true
 }
@@ -228,12 +242,22 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 		g.resumeError(w, ex, resume.ErrNotFound)
 		return
 	}
-	from := cur.off
-	if ex.wire == wireStream {
-		from = 0 // the events are made again from the first frame (§13.3)
-	}
 	ctx := r.Context()
-	f, err := g.opts.Resume.Follow(ctx, id, credentialsOf(r, ex.api), from)
+	owner := credentialsOf(r, ex.api)
+	from := cur.off
+	if ex.wire == wireStream && from > 0 {
+		// The events are made again from the first frame (§13.3); the
+		// cursor is checked against what was sent first, so a cursor
+		// past it is 416 now rather than a wait for frames to come.
+		f, err := g.opts.Resume.Follow(ctx, id, owner, from)
+		if err != nil {
+			g.resumeError(w, ex, err)
+			return
+		}
+		f.Close()
+		from = 0
+	}
+	f, err := g.opts.Resume.Follow(ctx, id, owner, from)
 	if err != nil {
 		g.resumeError(w, ex, err)
 		return
@@ -358,6 +382,14 @@ func (rs *resumed) frames(p []byte) (int, error) {
 			} else {
 				rs.buf = append(rs.buf, f...)
 			}
+			// A chunk may be the whole tail (a resume from 0): it is
+			// written in writes of at most maxGather and one frame's
+			// events, so a resume holds that much, not the tail.
+			if len(rs.buf) >= maxGather {
+				if err := rs.flush(); err != nil {
+					return n, err
+				}
+			}
 		case end > rs.cur.off:
 			return n, resume.ErrRange
 		case rs.sse != nil:
@@ -417,59 +449,3 @@ func (rs *resumed) finish() {
 		rs.z = nil
 	}
 }
-
-// sseIDs makes an event stream from frames with the API's Encoder and
-// gives each event an id: field, its cursor (§13.3): "N", the offset
-// after the frame that made it, for a frame's last event; "N.k", the
-// frame's own offset and the events of it before and with this one, for
-// the others. The id goes last in the event, "id:N\n", 5 bytes and the
-// digits.
-type sseIDs struct {
-	enc bridge.Encoder
-	ev  bytes.Buffer // the Encoder's events for one frame
-	off int64        // offset of the next frame
-}
-
-func newSSEIDs(api bridge.API, body []byte) *sseIDs {
-	s := &sseIDs{}
-	s.enc = api.NewEncoder(&s.ev, false, body)
-	s.enc.Write(frame.AppendMagic(nil))
-	return s
-}
-
-// add appends to dst the events of f, one whole frame, each with its id,
-// but the first skip of them.
-func (s *sseIDs) add(dst, f []byte, skip int) []byte {
-	s.ev.Reset()
-	start := s.off
-	s.off += int64(len(f))
-	s.enc.Write(f) // frames the gateway's own Decoder made: the Encoder takes them
-	ev := s.ev.Bytes()
-	k := bytes.Count(ev, eventEnd)
-	for j := 1; len(ev) > 0; j++ {
-		i := bytes.Index(ev, eventEnd)
-		if i < 0 {
-			break
-		}
-		e := ev[:i+1]
-		ev = ev[i+2:]
-		if j <= skip {
-			continue
-		}
-		dst = append(dst, e...)
-		dst = append(dst, "id:"...)
-		if j == k {
-			dst = strconv.AppendInt(dst, s.off, 10)
-		} else {
-			dst = strconv.AppendInt(dst, start, 10)
-			dst = append(dst, '.')
-			dst = strconv.AppendInt(dst, int64(j), 10)
-		}
-		dst = append(dst, "\n\n"...)
-	}
-	return dst
-}
-
-// eventEnd ends every event an Encoder writes: its data lines' last
-// newline and the blank line.
-var eventEnd = []byte("\n\n")

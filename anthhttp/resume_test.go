@@ -3,6 +3,7 @@ package anthhttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -194,10 +195,9 @@ type sseEvent struct{ Name, Data, ID string }
 
 // sseClient reads an event stream as EventSource does: each whole event
 // is dispatched, the last id: seen is kept, and a connection that fails
-// or ends before the response's last event is reopened with
-// Last-Event-ID, up to tries times. It returns the events without their
-// ids.
-func sseClient(t testing.TB, c *cutter, req *http.Request, last func(sseEvent) bool, tries int) ([]sseEvent, error) {
+// is reopened with Last-Event-ID, up to tries times. It returns the
+// events without their ids.
+func sseClient(t testing.TB, c *cutter, req *http.Request, tries int) ([]sseEvent, error) {
 	var events []sseEvent
 	lastID := ""
 	id := ""
@@ -241,11 +241,12 @@ func sseClient(t testing.TB, c *cutter, req *http.Request, last func(sseEvent) b
 				// §7b.4: each encoding draws its own obfuscation string.
 				ev.Data = obfuscation.ReplaceAllString(ev.Data, `"obfuscation":""`)
 				events = append(events, sseEvent{Name: ev.Name, Data: ev.Data})
-				if last(ev) {
-					ended = true
-				}
 			}
 			if err != nil {
+				// The server ends a response's body cleanly; a cut is an
+				// error (a Chat Completions stream may go on after its
+				// error event, with [DONE]: no event says "the end").
+				ended = err == io.EOF
 				break
 			}
 		}
@@ -265,16 +266,6 @@ func sseClient(t testing.TB, c *cutter, req *http.Request, last func(sseEvent) b
 }
 
 var obfuscation = regexp.MustCompile(`"obfuscation":"[A-Za-z0-9]*"`)
-
-// lastEvent reports whether ev ends its API's stream.
-func lastEvent(api string) func(sseEvent) bool {
-	return func(ev sseEvent) bool {
-		if api == "chat" {
-			return ev.Data == "[DONE]" || strings.Contains(ev.Data, `"error"`) && !strings.Contains(ev.Data, `"choices"`)
-		}
-		return ev.Name == "message_stop" || ev.Name == "error"
-	}
-}
 
 // uncut is one response read whole: its body's length on the wire and
 // what its client ends with.
@@ -303,7 +294,7 @@ func readUncut(t testing.TB, gw *httptest.Server, a int, rec, wire int) uncut {
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.Request = nil
 	if w.name == "sse" {
-		u.events, err = sseClient(t, &cutter{cuts: nil}, post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding), lastEvent(api.name), 0)
+		u.events, err = sseClient(t, &cutter{cuts: nil}, post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding), 0)
 	} else {
 		u.frames, err = anthFrames(t, resp, api.api, ResumeOptions{})
 	}
@@ -347,7 +338,7 @@ func readCut(t testing.TB, gw *httptest.Server, a, rec, wire int, cuts []int) (u
 	var got uncut
 	var err error
 	if w.name == "sse" {
-		got.events, err = sseClient(t, c, req, lastEvent(api.name), len(cuts)+1)
+		got.events, err = sseClient(t, c, req, len(cuts)+1)
 		return got, err
 	}
 	resp, err := c.RoundTrip(req)
@@ -385,6 +376,43 @@ func TestResumeEveryFrameBoundary(t *testing.T) {
 				}
 				if d := cmp.Diff(want.frames, got.frames); d != "" {
 					t.Fatalf("%s %s cut at %d: frames differ (-uncut +resumed):\n%s", api.name, rec2name(t, a, rec), cut, d)
+				}
+			}
+		}
+	}
+}
+
+// TestResumeEveryEventBoundary cuts the first body of every recording of
+// both APIs, for an event-stream client, after every event (and one byte
+// into the next): the events it ends with, resumed through Last-Event-ID,
+// are the uncut response's.
+func TestResumeEveryEventBoundary(t *testing.T) {
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{})
+	for a, api := range resumeAPIs {
+		for rec := range len(api.recs(t)) {
+			want := readUncut(t, gw, a, rec, 2)
+			resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), "text/event-stream", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			cuts := []int{0}
+			for off := 0; ; {
+				i := bytes.Index(body[off:], []byte("\n\n"))
+				if i < 0 {
+					break
+				}
+				off += i + 2
+				cuts = append(cuts, off, off+1)
+			}
+			for _, cut := range cuts {
+				got, err := readCut(t, gw, a, rec, 2, []int{cut})
+				if err != nil {
+					t.Fatalf("%s %s cut at %d: %v", api.name, rec2name(t, a, rec), cut, err)
+				}
+				if d := cmp.Diff(want.events, got.events); d != "" {
+					t.Fatalf("%s %s cut at %d: events differ (-uncut +resumed):\n%s", api.name, rec2name(t, a, rec), cut, d)
 				}
 			}
 		}
@@ -542,6 +570,9 @@ func TestResumeRefused(t *testing.T) {
 		{"past the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size + 1)}, 416},
 		{"not a boundary", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "1"}, 416},
 		{"not a number", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "-1"}, 400},
+		{"event stream past the end", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: strconv.Itoa(size + 1)}, 416},
+		{"event stream off a frame", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1"}, 416},
+		{"event stream bad id", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1.0"}, 400},
 		{"at the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size)}, 200},
 	} {
 		resp, body := resumeGet(t, gw, c.path, c.id, c.key, c.h)
@@ -607,8 +638,11 @@ func TestResumeFailsTyped(t *testing.T) {
 	if !errors.Is(err, ErrTruncated) || !errors.As(err, &se) || se.StatusCode != 410 || !errors.As(err, &e) || e.Offset < 0 {
 		t.Fatalf("got %v, want ErrTruncated wrapping a 410 StatusError, with an offset", err)
 	}
-	if len(c.reqs) != 2 {
-		t.Errorf("%d requests, want the stream and one resume (a 410 is not retried)", len(c.reqs))
+	// The stream and a resume answered 410, which is not retried; or,
+	// when the resume came before the tail grew past its bound, a resume
+	// cut when it did, then the 410.
+	if n := len(c.reqs); n != 2 && n != 3 {
+		t.Errorf("%d requests, want the stream and one or two resumes", n)
 	}
 }
 
@@ -718,4 +752,105 @@ func TestResumeGrace(t *testing.T) {
 			t.Errorf("late resume: %d frames, %v; want an ERROR last", len(fs), err)
 		}
 	})
+}
+
+// TestResumeLogAndCORS: a kept response's log line names its resume ID,
+// a resume's its ID and cursor; a page may read the ID.
+func TestResumeLogAndCORS(t *testing.T) {
+	var logs syncBuffer
+	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Logger: jsonLogger(&logs), CORSOrigins: []string{"*"}})
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req.Header.Set("Origin", "https://app.example")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get(ResumeIDHeader)
+	if eh := resp.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(eh, ResumeIDHeader) {
+		t.Errorf("Access-Control-Expose-Headers %q", eh)
+	}
+	resumeGet(t, gw, "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "0"})
+	gw.Close() // the log lines are written
+	var lines []map[string]any
+	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 2 || lines[0]["resume_id"] != id || lines[1]["resume_id"] != id || lines[1]["resume_from"] != 0.0 || lines[1]["method"] != "GET" || lines[1]["end"] != "done" {
+		t.Errorf("log lines %v", lines)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the log's writes from handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// maxWriter is a flushing ResponseWriter that keeps its largest write.
+type maxWriter struct {
+	countingDiscard
+	max int
+}
+
+func (w *maxWriter) Write(p []byte) (int, error) {
+	w.max = max(w.max, len(p))
+	return w.countingDiscard.Write(p)
+}
+
+// TestResumeWritesBounded: a resume from 0 of a tail of 4 MiB, which the
+// store gives as one chunk, is written in writes of at most 32 KiB and a
+// frame (SPEC §13.4), for an ANTH and an event-stream client.
+func TestResumeWritesBounded(t *testing.T) {
+	store := resume.NewMemory(resume.MemoryOptions{})
+	defer store.Close()
+	gw := NewGateway(messages.API{}, GatewayOptions{Upstream: &url.URL{Scheme: "http", Host: "upstream.test"}, Resume: store})
+	id := resume.NewID()
+	req := httptest.NewRequest(http.MethodGet, "/v1/messages", nil)
+	req.Header.Set("X-Api-Key", "key-1")
+	ctx := context.Background()
+	if err := store.Create(ctx, id, resume.Info{Owner: credentialsOf(req, messages.API{}), API: "/v1/messages", TTL: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	var tail []byte
+	text := bytes.Repeat([]byte("a"), frame.MaxPayload-2)
+	for len(tail) < 4<<20 {
+		tail = frame.AppendText(tail, 0, text)
+	}
+	tail = frame.AppendDone(tail, frame.StopReason(1), "")
+	if err := store.Append(ctx, id, tail, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, accept := range []string{Accept, "text/event-stream"} {
+		r := req.Clone(ctx)
+		r.Header.Set("Accept", accept)
+		r.Header.Set(ResumeIDHeader, string(id))
+		w := &maxWriter{countingDiscard: countingDiscard{h: http.Header{}}}
+		gw.ServeHTTP(w, r)
+		if w.n < int64(len(tail)) {
+			t.Fatalf("%s: %d bytes written of a tail of %d", accept, w.n, len(tail))
+		}
+		// An event-stream client's frame of text is one event: its JSON
+		// escapes nothing here, and adds under 200 bytes.
+		if limit := maxGather + frame.HeaderSize + frame.MaxPayload + 200; w.max > limit {
+			t.Errorf("%s: a write of %d bytes, over %d", accept, w.max, limit)
+		}
+	}
 }

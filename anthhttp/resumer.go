@@ -35,7 +35,12 @@ type ResumeOptions struct {
 
 // The defaults of ResumeOptions.
 const (
-	DefaultResumeTries   = 3
+	// DefaultResumeTries is ResumeOptions.Tries' default: a cut is
+	// resumed by up to 3 requests in a row that give no frame.
+	DefaultResumeTries = 3
+	// DefaultResumeBackoff is ResumeOptions.Backoff's default: the waits
+	// before the 3 tries are 100, 200 and 400 ms, so a client gives up
+	// after 0.7 s, well within a gateway's grace period (30 s).
 	DefaultResumeBackoff = 100 * time.Millisecond
 )
 
@@ -63,6 +68,7 @@ type resumer struct {
 	first bool  // the first body's magic is still to give
 	ended bool  // the response's DONE or ERROR has been read
 	err   error
+	tries int // resume requests since a frame was last read
 }
 
 func newResumer(req *http.Request, resp *http.Response, src io.Reader, api bridge.API, rt func(*http.Request) (*http.Response, error), opts ResumeOptions) *resumer {
@@ -112,9 +118,9 @@ func (r *resumer) fill() {
 		r.err = io.EOF
 		return
 	}
-	cut := err
+	cut := fmt.Errorf("%w: %w", ErrTruncated, err)
 	if err == io.EOF {
-		cut = &Error{Offset: r.off, Err: ErrTruncated, Detail: "the body ended before the response did"}
+		cut = ErrTruncated // the body ended before the response did
 	}
 	if rerr := r.resume(); rerr != nil {
 		r.ready = len(r.buf) // the frame layer reports the cut as always, at its offset
@@ -124,7 +130,7 @@ func (r *resumer) fill() {
 			r.err = io.EOF
 			return
 		}
-		r.err = &Error{Offset: r.off, Err: fmt.Errorf("%w: %w; resuming: %w", ErrTruncated, cut, rerr), Detail: "the response was cut and could not be resumed"}
+		r.err = &Error{Offset: r.off, Err: fmt.Errorf("%w; resuming: %w", cut, rerr), Detail: "the response was cut and could not be resumed"}
 	}
 }
 
@@ -163,6 +169,7 @@ func (r *resumer) scan() {
 		}
 		r.ready += size
 		r.off += int64(size)
+		r.tries = 0
 	}
 }
 
@@ -176,7 +183,10 @@ func (r *resumer) resume() error {
 	ctx := r.req.Context()
 	wait := r.opts.Backoff
 	var last error
-	for try := 0; try < r.opts.Tries; try++ {
+	// Tries counts the requests since a frame was last read: a server
+	// that answers every resume with a body that gives nothing new is
+	// not asked forever.
+	for ; r.tries < r.opts.Tries; r.tries++ {
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -187,6 +197,7 @@ func (r *resumer) resume() error {
 		wait *= 2
 		err := r.get(ctx)
 		if err == nil {
+			r.tries++
 			return nil
 		}
 		last = err
@@ -194,6 +205,9 @@ func (r *resumer) resume() error {
 		if errors.As(err, &se) && se.StatusCode < 500 {
 			return err // 404, 410, 416: asking again changes nothing
 		}
+	}
+	if last == nil {
+		last = errors.New("resumed " + strconv.Itoa(r.opts.Tries) + " times without a frame")
 	}
 	return last
 }

@@ -1,0 +1,247 @@
+package anthhttp
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/messages"
+	"github.com/layer0/anth/resume"
+)
+
+// BenchmarkResumeStream is what keeping a tail costs a live stream: each
+// recording of testdata/sse through the Gateway without a store and with
+// a Memory store (one Append a write; the store evicting the oldest tails
+// once at its bound, as a busy gateway's does), to an ANTH, an
+// anth-deflate and an SSE client, in memory. ns/stream of a "kept" case
+// against its "plain" one in the same run is the CPU a held tail adds;
+// B/stream the bytes the client gets (an SSE client of a resumable
+// response gets the bridge's events, each with its id:).
+func BenchmarkResumeStream(b *testing.B) {
+	recs := testdata.SSE(b)
+	names := make([]string, 0, len(recs))
+	for name := range recs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	up, _ := url.Parse("http://upstream.test")
+	tr := &memTransport{}
+	store := resume.NewMemory(resume.MemoryOptions{})
+	defer store.Close()
+	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
+	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", Accept, ""}, {"anth-deflate", Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+		for _, g := range []struct {
+			name string
+			h    http.Handler
+		}{{"plain", plain}, {"kept", kept}} {
+			b.Run(w.name+"/"+g.name, func(b *testing.B) {
+				b.ReportAllocs()
+				var cw countingDiscard
+				for b.Loop() {
+					for _, name := range names {
+						tr.body = recs[name]
+						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+						req.Header.Set("Content-Type", "application/json")
+						req.Header.Set("Accept", w.accept)
+						if w.encoding != "" {
+							req.Header.Set("Accept-Encoding", w.encoding)
+						}
+						cw.h = http.Header{}
+						g.h.ServeHTTP(&cw, req)
+					}
+				}
+				n := float64(b.N * len(names))
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/stream")
+				b.ReportMetric(float64(cw.n)/n, "B/stream")
+				if w.name == "sse" {
+					b.ReportMetric(float64(cw.ids)/n, "id-B/stream")
+				}
+			})
+		}
+	}
+}
+
+// countingDiscard is a flushing ResponseWriter that counts what it is
+// given.
+type countingDiscard struct {
+	h   http.Header
+	n   int64
+	ids int64 // bytes of id: lines
+}
+
+func (w *countingDiscard) Header() http.Header { return w.h }
+func (w *countingDiscard) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	for line := range bytes.Lines(p) {
+		if bytes.HasPrefix(line, []byte("id:")) {
+			w.ids += int64(len(line))
+		}
+	}
+	return len(p), nil
+}
+func (w *countingDiscard) WriteHeader(int) {}
+func (w *countingDiscard) Flush()          {}
+
+// BenchmarkResumeReconnect is the time from a resume request to its
+// first frame read, over loopback HTTP, from the middle of the longest
+// recording of testdata/sse, kept whole: as ANTH (Anth-Resume-Offset) and
+// as an event stream (Last-Event-ID, whose events are made again from the
+// first frame); beside it, re-sending the request (a new POST through the
+// same gateway to an upstream in memory, which answers at once: a real
+// model's first token takes far longer). p50 and p99 are of the
+// iterations' times.
+func BenchmarkResumeReconnect(b *testing.B) {
+	recs := testdata.SSE(b)
+	name := "tests_fixtures_fable-fallback_stream-a-toolrefusal.sse"
+	gw, _ := resumeGateway(b, &streamUpstream{streams: recs}, GatewayOptions{})
+	body := `{"model":"` + name + `","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+	resp, err := http.DefaultTransport.RoundTrip(post(b, gw, "/v1/messages", body, Accept, ""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	whole, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get(ResumeIDHeader)
+	// The offset of the middle frame.
+	var offs []int
+	for off := len(frame.Magic); off < len(whole); off += frame.HeaderSize + (int(whole[off+1])<<8 | int(whole[off+2])) {
+		offs = append(offs, off-len(frame.Magic))
+	}
+	mid := offs[len(offs)/2]
+	first := func(b *testing.B, req *http.Request) time.Duration {
+		start := time.Now()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err, resp.Status)
+		}
+		var p [1]byte
+		if _, err := io.ReadFull(resp.Body, p[:]); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(start)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return d
+	}
+	for _, c := range []struct {
+		name string
+		req  func() *http.Request
+	}{
+		{"resume-anth", func() *http.Request {
+			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
+			req.Header.Set("X-Api-Key", "key-1")
+			req.Header.Set("Accept", Accept)
+			req.Header.Set(ResumeIDHeader, id)
+			req.Header.Set(ResumeOffsetHeader, strconv.Itoa(mid))
+			return req
+		}},
+		{"resume-sse", func() *http.Request {
+			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
+			req.Header.Set("X-Api-Key", "key-1")
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set(ResumeIDHeader, id)
+			req.Header.Set(LastEventIDHeader, strconv.Itoa(mid))
+			return req
+		}},
+		{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, Accept, "") }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var ds []time.Duration
+			for b.Loop() {
+				ds = append(ds, first(b, c.req()))
+			}
+			slices.Sort(ds)
+			b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+// BenchmarkResumeHeld is the memory a kept response holds: b.N responses
+// of the recordings of testdata/sse kept whole in a Memory store, the
+// live heap's growth per response beside the store's own charge.
+func BenchmarkResumeHeld(b *testing.B) {
+	recs := testdata.SSE(b)
+	var bodies [][]byte
+	for _, r := range recs {
+		bodies = append(bodies, r)
+	}
+	up, _ := url.Parse("http://upstream.test")
+	tr := &memTransport{}
+	store := resume.NewMemory(resume.MemoryOptions{MaxBytes: 1 << 40})
+	defer store.Close()
+	gw := NewGateway(messages.API{}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
+	before := liveHeap()
+	n := 0
+	for b.Loop() {
+		tr.body = bodies[n%len(bodies)]
+		n++
+		req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+		req.Header.Set("Accept", Accept)
+		gw.ServeHTTP(&countingDiscard{h: http.Header{}}, req)
+	}
+	b.StopTimer()
+	after := liveHeap()
+	tails, bytes := store.Len()
+	b.ReportMetric(float64(after-before)/float64(n), "heap-B/response")
+	b.ReportMetric(float64(bytes)/float64(tails), "charged-B/response")
+	runtime.KeepAlive(store)
+}
+
+// BenchmarkResumeStreamPaired is BenchmarkResumeStream's comparison made
+// on a shared machine: each iteration serves every recording through the
+// gateway without a store and then with one, in turn, so that what else
+// runs weighs on both alike; kept/plain is the ratio of their total times.
+func BenchmarkResumeStreamPaired(b *testing.B) {
+	recs := testdata.SSE(b)
+	names := make([]string, 0, len(recs))
+	for name := range recs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	up, _ := url.Parse("http://upstream.test")
+	tr := &memTransport{}
+	store := resume.NewMemory(resume.MemoryOptions{})
+	defer store.Close()
+	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
+	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", Accept, ""}, {"anth-deflate", Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+		b.Run(w.name, func(b *testing.B) {
+			var cw countingDiscard
+			var took [2]time.Duration
+			for b.Loop() {
+				for i, h := range []http.Handler{plain, kept} {
+					start := time.Now()
+					for _, name := range names {
+						tr.body = recs[name]
+						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+						req.Header.Set("Content-Type", "application/json")
+						req.Header.Set("Accept", w.accept)
+						if w.encoding != "" {
+							req.Header.Set("Accept-Encoding", w.encoding)
+						}
+						cw.h = http.Header{}
+						h.ServeHTTP(&cw, req)
+					}
+					took[i] += time.Since(start)
+				}
+			}
+			n := float64(b.N * len(names))
+			b.ReportMetric(float64(took[0].Nanoseconds())/n, "plain-ns/stream")
+			b.ReportMetric(float64(took[1].Nanoseconds())/n, "kept-ns/stream")
+			b.ReportMetric(float64(took[1])/float64(took[0]), "kept/plain")
+		})
+	}
+}
