@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -296,11 +297,18 @@ func TestAppendAllocs(t *testing.T) {
 	id := create(t, s)
 	p := make([]byte, 16*9)
 	s.Append(bg, id, p, false) // the script's first run
-	n := testing.AllocsPerRun(200, func() {
-		if err := s.Append(bg, id, p, false); err != nil {
-			t.Fatal(err)
-		}
-	})
+	// AllocsPerRun counts the whole process's allocations, rueidis's
+	// background reader and writer included, which now and then allocate
+	// for themselves (20 a run was seen once): the least of five runs is
+	// Append's own, since an allocation of Append's shows in every run.
+	n := math.Inf(1)
+	for range 5 {
+		n = min(n, testing.AllocsPerRun(200, func() {
+			if err := s.Append(bg, id, p, false); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
 	if raceEnabled {
 		t.Logf("Append: %v allocs under the race detector, not checked", n)
 		return
