@@ -32,6 +32,8 @@ type metrics struct {
 	faults   *prometheus.CounterVec
 	frames   *prometheus.CounterVec
 	tokens   *prometheus.CounterVec
+	resumes  *prometheus.CounterVec
+	unkept   prometheus.Counter
 }
 
 // newMetrics registers anth proxy's metrics; inFlight gives the streams in
@@ -66,7 +68,12 @@ func newMetrics(apiPaths []string, inFlight func() int) *metrics {
 			Help: "Tokens the upstream's usage reported on the streams relayed, by type (input, output), counted as each stream ends."},
 			[]string{"type"}),
 	}
-	m.reg.MustRegister(m.requests, m.ttfb, m.stream, m.in, m.out, m.faults, m.frames, m.tokens,
+	m.resumes = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "resumes_total",
+		Help: "Resume requests (SPEC.md §13), by status: 200 resumed, 404 unknown or expired, 410 dropped, 416 bad cursor, 503 store unreachable."},
+		[]string{"status"})
+	m.unkept = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "resume_keep_failures_total",
+		Help: "Streams served unresumable because the store could not start keeping them (unreachable when they began)."})
+	m.reg.MustRegister(m.requests, m.ttfb, m.stream, m.in, m.out, m.faults, m.frames, m.tokens, m.resumes, m.unkept,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "streams_in_flight",
 			Help: "Requests to the API's streaming path being served now (the ones --max-streams bounds)."},
 			func() float64 { return float64(inFlight()) }),
@@ -95,6 +102,11 @@ func (m *metrics) Observe(rec *anthhttp.Record) {
 	m.out.WithLabelValues(rec.Kind).Add(float64(rec.Out))
 	if rec.Fault != "" {
 		m.faults.WithLabelValues(string(rec.Fault)).Inc()
+	}
+	if rec.Resumed {
+		m.resumes.WithLabelValues(strconv.Itoa(rec.Status)).Inc()
+	} else if rec.ResumeErr != nil {
+		m.unkept.Inc()
 	}
 	if rec.Kind == anthhttp.KindANTH || rec.Kind == anthhttp.KindSSE {
 		m.stream.WithLabelValues(rec.Kind, rec.End.String()).Observe(rec.Duration.Seconds())

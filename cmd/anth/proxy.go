@@ -22,6 +22,9 @@ import (
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/messages"
+	"github.com/layer0/anth/resume"
+	"github.com/layer0/anth/resume/redisstore"
+	"github.com/redis/rueidis"
 )
 
 const proxyUsage = `usage: anth proxy --upstream URL [--listen ADDR] [--metrics-listen ADDR] [flags]
@@ -62,7 +65,19 @@ Each flag not given is read from its environment variable, if set:
   --header-timeout T           ANTH_HEADER_TIMEOUT  a client's request headers (default 10s)
   --body-timeout T             ANTH_BODY_TIMEOUT  a client's request body (default 1m)
   --idle-timeout T             ANTH_IDLE_TIMEOUT  a kept-alive client connection (default 2m)
-  --drain T                    ANTH_DRAIN  at SIGTERM (default 30s)
+  --drain T                    ANTH_DRAIN  at SIGTERM (default 30s; with --resume, at
+                               least --resume-grace, or kept streams are cut)
+  --resume STORE               ANTH_RESUME  keep each stream so a client whose
+                               connection drops resumes it (SPEC.md §13): "memory"
+                               (one instance) or redis://[user:password@]host:port[/db]
+                               or rediss:// (instances sharing one Redis); default: off
+  --resume-ttl T               ANTH_RESUME_TTL  kept after a stream's last frame (5m)
+  --resume-max-bytes N         ANTH_RESUME_MAX_BYTES  of one stream; past it the stream
+                               goes on, unresumable (default 4194304)
+  --resume-grace T             ANTH_RESUME_GRACE  the upstream keeps generating after
+                               its client leaves, for it to come back (default 30s)
+  --resume-memory N            ANTH_RESUME_MEMORY  bytes all streams kept in memory may
+                               hold; the oldest go first past it (default 67108864)
 `
 
 // proxyEnv is each proxy flag's environment variables, first found first
@@ -90,6 +105,11 @@ var proxyEnv = []struct{ flag, env string }{
 	{"body-timeout", "ANTH_BODY_TIMEOUT"},
 	{"idle-timeout", "ANTH_IDLE_TIMEOUT"},
 	{"drain", "ANTH_DRAIN"},
+	{"resume", "ANTH_RESUME"},
+	{"resume-ttl", "ANTH_RESUME_TTL"},
+	{"resume-max-bytes", "ANTH_RESUME_MAX_BYTES"},
+	{"resume-grace", "ANTH_RESUME_GRACE"},
+	{"resume-memory", "ANTH_RESUME_MEMORY"},
 }
 
 // fromEnv sets each flag of fs that args did not from its environment
@@ -122,6 +142,10 @@ type proxyConfig struct {
 	forward, corsOrigins                              []string
 	connect, upHeader, upIdle                         time.Duration
 	header, body, idle, drain                         time.Duration
+	// Resuming (SPEC.md §13): resume is "", "memory" or a Redis URL.
+	resume                  string
+	resumeTTL, resumeGrace  time.Duration
+	resumeMax, resumeMemory int64
 }
 
 func parseProxy(args []string) (*proxyConfig, error) {
@@ -147,6 +171,11 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	fs.DurationVar(&c.body, "body-timeout", anthhttp.DefaultBodyTimeout, "")
 	fs.DurationVar(&c.idle, "idle-timeout", 2*time.Minute, "")
 	fs.DurationVar(&c.drain, "drain", 30*time.Second, "")
+	fs.StringVar(&c.resume, "resume", "", "")
+	fs.DurationVar(&c.resumeTTL, "resume-ttl", anthhttp.DefaultResumeTTL, "")
+	fs.Int64Var(&c.resumeMax, "resume-max-bytes", anthhttp.DefaultResumeMaxBytes, "")
+	fs.DurationVar(&c.resumeGrace, "resume-grace", anthhttp.DefaultResumeGrace, "")
+	fs.Int64Var(&c.resumeMemory, "resume-memory", resume.DefaultMemoryMaxBytes, "")
 	if err := parseFlags("proxy", fs, args); err != nil {
 		return nil, err
 	}
@@ -191,8 +220,84 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	if c.upIdle < 0 {
 		return nil, usageErr("proxy", "--upstream-idle-timeout %v: want 0 (none) or more", c.upIdle)
 	}
+	if err := c.checkResume(); err != nil {
+		return nil, err
+	}
 	c.forward, c.corsOrigins = list(forward), list(corsOrigins)
 	return c, nil
+}
+
+// checkResume checks the --resume flags: a store anth proxy knows, and
+// bounds that keep something.
+func (c *proxyConfig) checkResume() error {
+	switch {
+	case c.resume == "", c.resume == "memory":
+	case strings.HasPrefix(c.resume, "redis://"), strings.HasPrefix(c.resume, "rediss://"):
+		if _, err := rueidis.ParseURL(c.resume); err != nil {
+			// rueidis's message may hold the URL, and the URL a password.
+			return usageErr("proxy", "--resume: not a Redis URL (redis://[user:password@]host:port[/db])")
+		}
+	default:
+		return usageErr("proxy", "--resume %q: want memory or a redis:// URL", c.resume)
+	}
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"resume-ttl", c.resumeTTL}, {"resume-grace", c.resumeGrace}} {
+		if t.d <= 0 {
+			return usageErr("proxy", "--%s %v: want a positive duration", t.name, t.d)
+		}
+	}
+	for _, n := range []struct {
+		name string
+		n    int64
+	}{{"resume-max-bytes", c.resumeMax}, {"resume-memory", c.resumeMemory}} {
+		if n.n <= 0 {
+			return usageErr("proxy", "--%s %d: want a positive size", n.name, n.n)
+		}
+	}
+	return nil
+}
+
+// openResume opens the store --resume names, or nil for none. A Redis that
+// cannot be reached at start is an error: an operator who asked for
+// resuming across instances learns now, not from the first 503.
+func openResume(c *proxyConfig) (resume.Store, error) {
+	switch c.resume {
+	case "":
+		return nil, nil
+	case "memory":
+		return resume.NewMemory(resume.MemoryOptions{MaxBytes: c.resumeMemory, TTL: c.resumeTTL}), nil
+	}
+	opt, err := rueidis.ParseURL(c.resume)
+	if err != nil {
+		return nil, errors.New("--resume: not a Redis URL")
+	}
+	u, _ := url.Parse(c.resume)
+	opt.DisableCache = true // the store reads streams it follows, never cached keys
+	client, err := rueidis.NewClient(opt)
+	if err != nil {
+		return nil, fmt.Errorf("--resume %s: %w", u.Redacted(), err)
+	}
+	st, err := redisstore.New(redisstore.Options{Client: client, TTL: c.resumeTTL, MaxBytes: c.resumeMax})
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("--resume %s: %w", u.Redacted(), err)
+	}
+	return closeBoth{st, client}, nil
+}
+
+// closeBoth is a Redis store whose Close also closes the client it was
+// given (redisstore leaves a client it did not dial open).
+type closeBoth struct {
+	*redisstore.Store
+	client rueidis.Client
+}
+
+func (s closeBoth) Close() error {
+	err := s.Store.Close()
+	s.client.Close()
+	return err
 }
 
 // list splits a comma-separated flag value; nil for an empty one.
@@ -235,6 +340,17 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 			return err
 		}
 	}
+	store, err := openResume(c)
+	if err != nil {
+		ln.Close()
+		if mln != nil {
+			mln.Close()
+		}
+		return err
+	}
+	if store != nil {
+		defer store.Close()
+	}
 	var creds *anthhttp.Credentials
 	if c.keyFile != "" {
 		if creds, err = readCredentials(c.keyFile, c.tokensFile); err != nil {
@@ -261,6 +377,10 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		Credentials:         creds,
 		Logger:              logger,
 		Observer:            m,
+		Resume:              store,
+		ResumeTTL:           c.resumeTTL,
+		ResumeMaxBytes:      c.resumeMax,
+		ResumeGrace:         c.resumeGrace,
 	}, chatAPI)
 	var draining atomic.Bool
 	srv := &http.Server{
@@ -283,12 +403,24 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 	if mln != nil {
 		attrs = append(attrs, "metrics", mln.Addr().String())
 	}
+	if c.resume != "" {
+		attrs = append(attrs, "resume", storeName(c.resume))
+	}
 	// Signals are caught from before the proxy says it listens: one sent
 	// as soon as it does drains, rather than killing it.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger.Info("listening", attrs...)
 	return serve(ctx, srv, ln, c, &draining, logger)
+}
+
+// storeName is --resume as the log may show it: a Redis URL without its
+// password.
+func storeName(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" {
+		return u.Redacted()
+	}
+	return s
 }
 
 // readCredentials reads the upstream's key (the file's first line) and

@@ -14,14 +14,17 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/redistest"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/request"
 )
@@ -941,5 +944,120 @@ func TestProxyHeldKey(t *testing.T) {
 	p.stop()
 	if log := p.logs(); strings.Contains(log, key) || strings.Contains(log, "tok-webapp-1") || strings.Contains(log, "tok-batch-2") {
 		t.Errorf("a key or token was logged:\n%s", log)
+	}
+}
+
+// TestProxyResume runs two anth proxies sharing one Redis (--resume
+// redis://), as instances behind one address would: a client reads the
+// first frame of a stream through one and leaves; the upstream goes on
+// into the store; the client resumes through the other from its cursor
+// and gets exactly the rest, and a resume from 0 gives the whole stream
+// the two parts make. Another key finds nothing (404); a proxy with a
+// memory store of its own does not know the stream (404); a bad --resume
+// is a usage error naming it.
+func TestProxyResume(t *testing.T) {
+	if _, errOut, code := runAnthEnv(t, nil, "proxy", "--upstream", "http://127.0.0.1:1", "--resume", "disk"); code != 2 || !strings.Contains(string(errOut), `--resume "disk"`) {
+		t.Errorf("--resume disk: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := runAnthEnv(t, []string{"ANTH_RESUME_GRACE=-1s"}, "proxy", "--upstream", "http://127.0.0.1:1", "--resume", "memory"); code != 2 || !strings.Contains(string(errOut), "--resume-grace") {
+		t.Errorf("ANTH_RESUME_GRACE=-1s: exit %d, %q", code, errOut)
+	}
+	first, rest := textResponseSSE()
+	up := newHeld(first, rest)
+	upstream := httptest.NewServer(up)
+	defer upstream.Close()
+	redis := redistest.Start(t)
+	args := []string{"--listen", "127.0.0.1:0", "--upstream", upstream.URL, "--log-format", "json", "--resume", "redis://" + redis.Addr + "/0"}
+	a, b := startProxy(t, nil, args...), startProxy(t, nil, append(args, "--metrics-listen", "127.0.0.1:0")...)
+	if !strings.Contains(a.logs(), `"resume":"redis://`+redis.Addr+`/0"`) {
+		t.Errorf("the listening line does not name the store:\n%s", a.logs())
+	}
+
+	resp, err := testClient.Do(newStreamRequest(t, "http://"+a.addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.Header.Get(anthhttp.ResumeIDHeader)
+	if id == "" {
+		t.Fatalf("no %s on a stream of a proxy with --resume", anthhttp.ResumeIDHeader)
+	}
+	fr := frame.NewReader(resp.Body, frame.ReaderOptions{RawFrames: true})
+	f0, err := fr.Next()
+	if err != nil || f0.Type != frame.TypeEvent {
+		t.Fatalf("first frame: %v, %v", f0.Type, err)
+	}
+	cursor := int64(3 + len(f0.Payload)) // counted from the first frame after the magic
+	resp.Body.Close()                    // the client leaves
+	close(up.release)                    // the upstream goes on, into the store
+
+	resumeAt := func(addr string, off int64, key string) (*http.Response, []frame.Frame) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/messages", nil)
+		req.Header.Set("Accept", anthhttp.Accept)
+		req.Header.Set("X-Api-Key", key)
+		req.Header.Set(anthhttp.ResumeIDHeader, id)
+		req.Header.Set(anthhttp.ResumeOffsetHeader, strconv.FormatInt(off, 10))
+		resp, err := testClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			io.Copy(io.Discard, resp.Body)
+			return resp, nil
+		}
+		var frames []frame.Frame
+		for f, err := range frame.NewReader(resp.Body, frame.ReaderOptions{}).All() {
+			if err != nil {
+				t.Fatalf("resume at %d through %s: %v", off, addr, err)
+			}
+			f.Payload = bytes.Clone(f.Payload)
+			frames = append(frames, f)
+		}
+		return resp, frames
+	}
+	_, rest1 := resumeAt(b.addr, cursor, "sk-do-not-log")
+	_, whole := resumeAt(b.addr, 0, "sk-do-not-log")
+	if len(whole) < 3 || whole[len(whole)-1].Type != frame.TypeDone {
+		t.Fatalf("resume from 0 through the other proxy: %d frames, not a whole response", len(whole))
+	}
+	if diff := cmp.Diff(append([]frame.Frame{f0}, rest1...), whole, cmp.Comparer(func(x, y frame.Frame) bool {
+		return x.Type == y.Type && bytes.Equal(x.Payload, y.Payload)
+	})); diff != "" {
+		t.Errorf("the first frame and the resumed rest differ from the whole (-parts +whole):\n%s", diff)
+	}
+	var text []byte
+	for _, f := range whole {
+		if f.Type == frame.TypeText {
+			_, b, _ := f.Text()
+			text = append(text, b...)
+		}
+	}
+	if string(text) != "Hello, world" {
+		t.Errorf("resumed text %q", text)
+	}
+	if resp, _ := resumeAt(b.addr, 0, "sk-someone-else"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a resume with another key: %d, want 404", resp.StatusCode)
+	}
+	mresp, err := testClient.Get("http://" + b.metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exposition, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	for _, want := range []string{`anth_proxy_resumes_total{status="200"} 2`, `anth_proxy_resumes_total{status="404"} 1`} {
+		if !strings.Contains(string(exposition), want+"\n") {
+			t.Errorf("the other proxy's metrics lack %s", want)
+		}
+	}
+	c := startProxy(t, nil, "--listen", "127.0.0.1:0", "--upstream", upstream.URL, "--log-format", "json", "--resume", "memory")
+	if resp, _ := resumeAt(c.addr, 0, "sk-do-not-log"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a resume through a proxy with its own memory store: %d, want 404", resp.StatusCode)
+	}
+	for _, p := range []*proxyProc{a, b, c} {
+		p.stop()
+		if strings.Contains(p.logs(), "sk-do-not-log") {
+			t.Fatalf("the key was logged:\n%s", p.logs())
+		}
 	}
 }
