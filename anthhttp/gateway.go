@@ -241,6 +241,7 @@ func NewGateway(api bridge.API, opts GatewayOptions, more ...bridge.API) *Gatewa
 		ErrorHandler:   g.errorHandler,
 		Transport:      withRequest{opts.Transport},
 		FlushInterval:  -1,
+		BufferPool:     &copyBuffers{},
 	}
 	if opts.Logger != nil {
 		g.rp.ErrorLog = slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)
