@@ -5,23 +5,11 @@
 // /chat/completions. Everything else passes through untouched.
 
 import { ChatEncoderStream } from './chat.js';
-import { CODING, DeflateDecoderStream, isCoded } from './deflate.js';
+import { DeflateDecoderStream, isCoded } from './deflate.js';
+import { ACCEPT, CONTENT_TYPE } from './http.js';
 import { SSEEncoderStream } from './sse.js';
 
-/** The media type of an ANTH stream over HTTP. */
-export const CONTENT_TYPE = 'application/x-anthropic-binary';
-
-/**
- * The Accept header of a streaming call: ANTH in anth-deflate, asked with a
- * media-type parameter because fetch cannot set Accept-Encoding (SPEC.md
- * §11.1), or plain ANTH; then the SSE and JSON the API sends anyway, so a
- * server that does not speak ANTH answers as before. It must stay a
- * CORS-safelisted header, or a browser sends a preflight first: at most 128
- * bytes, and none of the bytes the Fetch standard disallows. It is exactly
- * 128, without spaces; giving plain ANTH a q of its own (q=0.9, and SSE and
- * JSON one less) would make it 134.
- */
-export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/event-stream;q=0.9,application/json;q=0.8`;
+export { CONTENT_TYPE, ACCEPT };
 
 /**
  * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions} AdapterOptions

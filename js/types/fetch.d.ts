@@ -53,19 +53,6 @@ export function anthFetch(options?: AnthFetchOptions): Fetch;
  * @returns {Middleware}
  */
 export function anthMiddleware(options?: AdapterOptions): Middleware;
-/** The media type of an ANTH stream over HTTP. */
-export const CONTENT_TYPE: "application/x-anthropic-binary";
-/**
- * The Accept header of a streaming call: ANTH in anth-deflate, asked with a
- * media-type parameter because fetch cannot set Accept-Encoding (SPEC.md
- * §11.1), or plain ANTH; then the SSE and JSON the API sends anyway, so a
- * server that does not speak ANTH answers as before. It must stay a
- * CORS-safelisted header, or a browser sends a preflight first: at most 128
- * bytes, and none of the bytes the Fetch standard disallows. It is exactly
- * 128, without spaces; giving plain ANTH a q of its own (q=0.9, and SSE and
- * JSON one less) would make it 134.
- */
-export const ACCEPT: "application/x-anthropic-binary;coding=anth-deflate,application/x-anthropic-binary,text/event-stream;q=0.9,application/json;q=0.8";
 /**
  * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
  * Messages API, ChatEncoder's for Chat Completions). The model of the
@@ -98,3 +85,6 @@ export type Middleware = (request: MiddlewareRequest, next: (request: Middleware
         stream?: boolean;
     };
 }) => Promise<Response>;
+import { CONTENT_TYPE } from './http.js';
+import { ACCEPT } from './http.js';
+export { CONTENT_TYPE, ACCEPT };
