@@ -4,7 +4,8 @@
 
 import { DeflateReader, isCoded } from './deflate.js';
 import { AnthError } from './errors.js';
-import { checkedBody, chunks, isResponse } from './http.js';
+import { ACCEPT, CONTENT_TYPE, checkedBody, chunks, isResponse } from './http.js';
+import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } from './resume.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
 
@@ -44,6 +45,12 @@ export const DEFAULT_MAX_VALUE = 1 << 20;
  *   itself (Content-Type parameter coding=anth-deflate, or Content-Encoding
  *   anth-deflate); EVENT data inside the coding must be raw, so read its
  *   EVENTs with an EventReader made with rawOnly
+ * @property {import('./resume.js').ResumeOptions} [resume] readFrames of a
+ *   Response only: how a response the server offers to resume
+ *   (Anth-Resume-Id, SPEC.md §13) is resumed when its body fails or ends
+ *   before its DONE or ERROR: where and with which headers (give the
+ *   request's, for its credentials), the fetch, the signal that stops it,
+ *   the tries and the backoff
  */
 
 /**
@@ -483,8 +490,23 @@ export class FrameReader {
  * parameter coding=anth-deflate, or Content-Encoding anth-deflate) is
  * inflated as it arrives, each record's frames yielded when the record has
  * come; its faults are AnthErrors with offsets in the coded body.
+ * A Response the server offers to resume (Anth-Resume-Id, SPEC.md §13) is
+ * resumed when its body fails or ends before its DONE or ERROR: a GET to
+ * its url (or options.resume.url) with options.resume.headers asks for the
+ * frames after the last whole one read, up to options.resume.tries times in
+ * a row with backoff, and the loop goes on with them, nothing repeated,
+ * nothing missing (resumingANTH). Only when resuming fails does it throw
+ * the AnthError of kind 'Truncated', whose cause says why (a StatusError
+ * for 404, 410, 416, 503). Give the request's headers, or the resume
+ * carries no credentials and a server that bound the response to them
+ * answers 404:
+ *
+ *     const init = { method: 'POST', headers, body };
+ *     for await (const f of readFrames(await fetch(url, init), { resume: { headers } })) …
+ *
  * Given a stream of bytes (a Response's body, or any async iterable of
- * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded.
+ * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded,
+ * and never resumes.
  * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
@@ -492,8 +514,23 @@ export class FrameReader {
 export async function* readFrames(source, options) {
   let coded = options?.coded === true;
   if (isResponse(source)) {
-    coded = isCoded(source.headers);
-    source = await checkedBody(source);
+    const res = source;
+    coded = isCoded(res.headers);
+    source = await checkedBody(res);
+    const id = res.headers.get(RESUME_ID_HEADER);
+    const url = options?.resume?.url ?? res.url;
+    if (id && url && (options?.resume?.tries ?? DEFAULT_RESUME_TRIES) > 0) {
+      const resume = options?.resume ?? {};
+      const headers = new Headers(resume.headers);
+      // The Accept of the form the response came in: a resume in the
+      // other would count EVENTs in other sizes (SPEC.md §11.2).
+      if (!headers.has('Accept')) headers.set('Accept', coded ? ACCEPT : CONTENT_TYPE);
+      const fetch = resume.fetch ?? globalThis.fetch;
+      /** @type {import('./resume.js').Again} */
+      const again = (cursor) => fetch(url, { method: 'GET', headers: resumeHeaders(headers, id, cursor), signal: resume.signal });
+      source = resumingANTH(res, source, id, again, resume, resume.signal);
+      coded = false;
+    }
   }
   if (coded) source = inflated(source);
   const r = new FrameReader(options);
