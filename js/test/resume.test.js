@@ -299,3 +299,54 @@ test('a response without Anth-Resume-Id is read as before: a cut is Truncated, n
   await assert.rejects((async () => { for await (const _ of frames); })(), (/** @type {any} */ e) => e.kind === 'Truncated' && e.offset === 30 && e.cause === undefined);
   assert.equal(calls, 1);
 });
+
+test('frames that span pieces, 64 KiB frames and a DONE value joined from full frames, in pieces of 1 to 4,096 bytes, cut at random offsets', async () => {
+  const { encodeMagic, encodeText, encodePad, encodeDone, StopReason } = await import('../src/index.js');
+  // Full frames (65,535 bytes of payload) are the longest a resumer holds
+  // in part; a full DONE continues (SPEC.md §4), so it does not end the
+  // response and a cut after it resumes.
+  const anth = concat([encodeMagic(), encodeText(0, 'x'.repeat(150_000)), encodePad(70_000), encodeText(1, 'hi'), encodeDone(StopReason.STOP_SEQUENCE, 'y'.repeat(140_000))]);
+  const starts = boundaries(anth);
+  const rand = rng(42);
+  /**
+   * stream gives b in random pieces, then errors (a network failure) after cut bytes.
+   * @param {Uint8Array} b
+   * @param {number | undefined} cut
+   */
+  const stream = (b, cut) => {
+    const end = cut === undefined ? b.length : Math.min(cut, b.length);
+    let i = 0;
+    return new ReadableStream({
+      pull(c) {
+        if (i >= end) {
+          if (end < b.length) c.error(new TypeError('terminated'));
+          else c.close();
+          return;
+        }
+        const n = 1 + Math.floor(rand() * (rand() < 0.5 ? 16 : 4096));
+        c.enqueue(b.slice(i, Math.min(end, i + n)));
+        i += n;
+      },
+    });
+  };
+  const headers = { 'Content-Type': CONTENT_TYPE, 'Anth-Resume-Id': 'ar_x' };
+  const whole = [];
+  for await (const f of readFrames(new Response(stream(anth, undefined), { headers }))) whole.push(f);
+  const want = frameBytes(whole);
+  for (let n = 0; n < 60; n++) {
+    const plan = [Math.floor(rand() * anth.length), 4 + Math.floor(rand() * anth.length), 4 + Math.floor(rand() * anth.length)];
+    const cuts = [...plan];
+    const offsets = [];
+    /** @type {import('../src/index.js').ResumeOptions['fetch']} */
+    const fetch = async (_url, init) => {
+      const off = Number(new Headers(init.headers).get('Anth-Resume-Offset'));
+      offsets.push(off);
+      assert.ok(starts.includes(off), `cursor ${off} is a frame`);
+      return new Response(stream(concat([anth.subarray(0, 4), anth.subarray(4 + off)]), cuts.shift()), { headers });
+    };
+    const frames = [];
+    const first = new Response(stream(anth, cuts.shift()), { headers });
+    for await (const f of readFrames(first, { resume: { url: 'http://x/v1/messages', fetch, backoff: 0 } })) frames.push(f);
+    assert.ok(frameBytes(frames).equals(want), `cuts ${plan}, resumed at ${offsets}`);
+  }
+});
