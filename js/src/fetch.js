@@ -214,6 +214,6 @@ function streamOf(it) {
         await it.return(undefined);
       },
     },
-    { highWaterMark: 0 },
+    { highWaterMark: 1 },
   );
 }

@@ -534,7 +534,9 @@ export async function* readFrames(source, options) {
   }
   if (coded) source = inflated(source);
   const r = new FrameReader(options);
-  for await (const chunk of chunks(source)) {
+  // An async iterable is read as it is: a generator more per chunk costs
+  // a promise a chunk.
+  for await (const chunk of 'getReader' in source ? chunks(source) : source) {
     for (const f of r.feed(chunk)) yield f;
   }
   r.end();

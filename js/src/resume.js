@@ -8,7 +8,7 @@
 
 import { DeflateReader, isCoded } from './deflate.js';
 import { AnthError } from './errors.js';
-import { checkedBody, chunks } from './http.js';
+import { checkedBody } from './http.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type } from './type.js';
 
 /**
@@ -133,7 +133,11 @@ export async function* resumingANTH(res, body, id, again, options = {}, signal =
   };
 
   for (;;) {
-    const it = chunks(body);
+    // The body's own reader, not chunks(): a generator less is a promise
+    // less a chunk.
+    const reader = 'getReader' in body ? body.getReader() : undefined;
+    const it = reader ? undefined : /** @type {AsyncIterable<Uint8Array>} */ (body)[Symbol.asyncIterator]();
+    let done = false;
     const z = coded ? new DeflateReader() : undefined;
     /** @type {unknown} */
     let cut;
@@ -143,12 +147,16 @@ export async function* resumingANTH(res, body, id, again, options = {}, signal =
         /** @type {IteratorResult<Uint8Array>} */
         let r;
         try {
-          r = await it.next();
+          r = reader ? await reader.read() : await /** @type {AsyncIterator<Uint8Array>} */ (it).next();
         } catch (e) {
           cut = e; // the connection failed: resume
+          done = true;
           break;
         }
-        if (r.done) break;
+        if (r.done) {
+          done = true;
+          break;
+        }
         // A coded body's faults are the server's, not the network's: they
         // end the stream as they would without resuming.
         const b = z ? z.feed(r.value) : r.value;
@@ -202,7 +210,12 @@ export async function* resumingANTH(res, body, id, again, options = {}, signal =
       }
     } finally {
       // Leaving early (the reader above stopped, or a fault) cancels the body.
-      await it.return(undefined);
+      if (reader) {
+        if (!done) await reader.cancel().catch(() => {});
+        reader.releaseLock();
+      } else if (!done) {
+        await it?.return?.(undefined);
+      }
     }
     if (progressed) fails = 0;
     if (signal?.aborted) throw signal.reason;
