@@ -200,7 +200,7 @@ export async function startServer() {
     /** @type {Uint8Array} */
     let body;
     if (req.method === 'POST') {
-      const newId = 'ar_' + randomBytes(16).toString('hex');
+      const newId = randomBytes(16).toString('base64url'); // SPEC.md §13.1: 128 bits, 22 characters
       const anth = wantsCoded ? rec.inflated : rec.anth;
       const tail = anth.subarray(4);
       kept.set(newId, { tail, starts: new Set(boundaries(anth)), owner, api });
@@ -209,7 +209,8 @@ export async function startServer() {
     } else if (req.method === 'GET' && id) {
       const k = kept.get(id);
       if (state.plan.refuse) return fail(state.plan.refuse, state.plan.refuse === 503 ? 'overloaded_error' : state.plan.refuse === 416 ? 'invalid_request_error' : 'not_found_error', 'refused by plan');
-      if (!k || k.owner !== owner) return fail(404, 'not_found_error', 'no such response to resume (unknown, expired, or not this caller\'s)');
+      // §13.1: an ID not of the form is 404, as an unknown one or another caller's.
+      if (!/^[A-Za-z0-9_-]{22}$/.test(id) || !k || k.owner !== owner) return fail(404, 'not_found_error', 'no such response to resume (unknown, expired, or not this caller\'s)');
       const off = offsetHeader === undefined ? 0 : Number(offsetHeader);
       if (!/^\d+$/.test(offsetHeader ?? '0')) return fail(400, 'invalid_request_error', 'the resume cursor is not a decimal offset');
       if (!k.starts.has(off)) return fail(416, 'invalid_request_error', 'the resume cursor is past what was sent or not on a frame');
