@@ -350,3 +350,32 @@ test('frames that span pieces, 64 KiB frames and a DONE value joined from full f
     assert.ok(frameBytes(frames).equals(want), `cuts ${plan}, resumed at ${offsets}`);
   }
 });
+
+test('a resumed body that is not what was asked for: no magic is Malformed at the offset resumed from; not ANTH is asked again, then Truncated with the StatusError as cause', async () => {
+  const cut = messages.anth.subarray(0, 30);
+  const headers = { 'Content-Type': CONTENT_TYPE, 'Anth-Resume-Id': 'ar_x' };
+  const starts = boundaries(messages.anth);
+  const at = 4 + starts.findLast((s) => s <= 26);
+  const read = async (/** @type {() => Response} */ answer) => {
+    let calls = 0;
+    const fetch = async () => {
+      calls++;
+      return answer();
+    };
+    const frames = readFrames(new Response(cut, { headers }), { resume: { url: 'http://x/v1/messages', fetch, backoff: 0 } });
+    try {
+      for await (const _ of frames);
+    } catch (e) {
+      return { e: /** @type {any} */ (e), calls };
+    }
+    return { e: undefined, calls };
+  };
+  const noMagic = await read(() => new Response(messages.anth.subarray(at), { headers }));
+  assert.equal(noMagic.e?.kind, 'Malformed');
+  assert.equal(noMagic.e?.offset, at);
+  assert.equal(noMagic.calls, 1);
+  const json = await read(() => new Response('{}', { headers: { 'Content-Type': 'application/json' } }));
+  assert.equal(json.e?.kind, 'Truncated');
+  assert.ok(json.e?.cause instanceof StatusError && json.e.cause.contentType === 'application/json', String(json.e?.cause));
+  assert.equal(json.calls, 3);
+});
