@@ -166,7 +166,7 @@ export async function* resumingANTH(res, body, id, again, options = {}, signal =
         while (i < b.length && (have > 0 || !magic || drop > 0)) {
           const want = !magic || drop > 0 ? MAGIC.length : have < HEADER_SIZE ? HEADER_SIZE : HEADER_SIZE + ((pend[1] << 8) | pend[2]);
           const k = Math.min(want - have, b.length - i);
-          reserve(have + k);
+          reserve(want); // once a frame's header is in, its size: a frame in 1-byte pieces is copied once, not once a piece
           pend.set(b.subarray(i, i + k), have);
           have += k;
           i += k;
