@@ -5,38 +5,30 @@
 // /chat/completions. Everything else passes through untouched.
 
 import { ChatEncoderStream } from './chat.js';
-import { CODING, DeflateDecoderStream, isCoded } from './deflate.js';
+import { DeflateDecoderStream, isCoded } from './deflate.js';
+import { ACCEPT, CONTENT_TYPE } from './http.js';
+import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } from './resume.js';
 import { SSEEncoderStream } from './sse.js';
 
-/** The media type of an ANTH stream over HTTP. */
-export const CONTENT_TYPE = 'application/x-anthropic-binary';
+export { CONTENT_TYPE, ACCEPT };
 
 /**
- * The Accept header of a streaming call: ANTH in anth-deflate, asked with a
- * media-type parameter because fetch cannot set Accept-Encoding (SPEC.md
- * §11.1), or plain ANTH; then the SSE and JSON the API sends anyway, so a
- * server that does not speak ANTH answers as before. It must stay a
- * CORS-safelisted header, or a browser sends a preflight first: at most 128
- * bytes, and none of the bytes the Fetch standard disallows. It is exactly
- * 128, without spaces; giving plain ANTH a q of its own (q=0.9, and SSE and
- * JSON one less) would make it 134.
- */
-export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/event-stream;q=0.9,application/json;q=0.8`;
-
-/**
- * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions} AdapterOptions
+ * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions & {resume?: import('./resume.js').ResumeOptions}} AdapterOptions
  * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
- * Messages API, ChatEncoder's for Chat Completions). The model of the
- * message_start or chunks written for an ANTH stream that carries none
- * defaults to the request's model.
+ * Messages API, ChatEncoder's for Chat Completions), and `resume`, how a
+ * cut response is resumed (its tries and backoff; the request's URL,
+ * headers and signal are the call's own). The model of the message_start
+ * or chunks written for an ANTH stream that carries none defaults to the
+ * request's model.
  */
 
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
 
 /**
- * @typedef {AdapterOptions & {fetch?: Fetch}} AnthFetchOptions
+ * @typedef {AdapterOptions & {fetch?: Fetch, resume?: import('./resume.js').ResumeOptions}} AnthFetchOptions
  * anthFetch's options: `fetch`, the fetch to wrap (default
- * globalThis.fetch, looked up at each call), and the SSE encoder's
+ * globalThis.fetch, looked up at each call), `resume`, how a cut response
+ * is resumed (its tries and backoff), and the SSE encoder's
  */
 
 /**
@@ -49,8 +41,17 @@ export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/eve
  * (SSEEncoderStream), inflating it first when it is anth-deflate (a Content-Type parameter
  * coding=anth-deflate, or Content-Encoding anth-deflate: isCoded).
  * Other requests and responses pass through untouched; aborting the
- * request's signal aborts the stream; a stream cut before its end errors
- * the body with an AnthError of kind 'Truncated' rather than ending it.
+ * request's signal aborts the stream.
+ *
+ * A response the server offers to resume (Anth-Resume-Id, SPEC.md §13)
+ * whose body fails or ends before its DONE or ERROR is resumed: a GET to
+ * the same URL with the same headers (credentials, Accept) and signal,
+ * through the same fetch, asks for the frames after the last whole one
+ * read, up to `resume.tries` times in a row with backoff (resumingANTH),
+ * and the SDK reads one unbroken stream of SSE. A stream cut that is not
+ * resumed errors the body with an AnthError of kind 'Truncated' rather
+ * than ending it; when resuming failed, its cause says why (a StatusError
+ * for 404, 410, 416, 503).
  *
  *     new Anthropic({ fetch: anthFetch() })
  *     new Anthropic({ fetch: anthFetch({ fetch: myFetch, maxEvent: 4 << 20 }) })
@@ -60,7 +61,7 @@ export const ACCEPT = `${CONTENT_TYPE};coding=${CODING},${CONTENT_TYPE},text/eve
  * @returns {Fetch}
  */
 export function anthFetch(options = {}) {
-  const { fetch, ...encoder } = options;
+  const { fetch, resume, ...encoder } = options;
   return async (input, init) => {
     const inner = fetch ?? globalThis.fetch;
     const call = typeof input === 'object' && 'method' in input ? undefined : streamingCall(init?.method, init?.body);
@@ -68,9 +69,16 @@ export function anthFetch(options = {}) {
     const headers = new Headers(init?.headers);
     headers.set('Accept', ACCEPT);
     const response = await inner(input, { ...init, headers });
-    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(input));
+    /** @type {Resend} */
+    const again = (id, cursor) => inner(input, { ...init, method: 'GET', body: null, headers: resumeHeaders(headers, id, cursor) });
+    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(input), { again, options: resume, signal: init?.signal ?? undefined });
   };
 }
+
+/**
+ * @typedef {(id: string, cursor: number) => Promise<Response>} Resend
+ * makes one resume request of the call (SPEC.md §13)
+ */
 
 /**
  * @typedef {object} MiddlewareRequest the SDK's APIRequest: a RequestInit with its url
@@ -78,6 +86,7 @@ export function anthFetch(options = {}) {
  * @property {string} [method]
  * @property {Headers} headers
  * @property {any} [body]
+ * @property {AbortSignal | null} [signal]
  */
 
 /**
@@ -87,7 +96,8 @@ export function anthFetch(options = {}) {
 
 /**
  * anthMiddleware returns a middleware for the SDK's `middleware` client
- * option, doing what anthFetch does from inside the SDK's chain:
+ * option, doing what anthFetch does from inside the SDK's chain (its
+ * resume requests go through next):
  *
  *     new Anthropic({ middleware: [anthMiddleware()] })
  *
@@ -95,13 +105,16 @@ export function anthFetch(options = {}) {
  * @returns {Middleware}
  */
 export function anthMiddleware(options = {}) {
+  const { resume, ...encoder } = options;
   return async (request, next, ctx) => {
     const call = streamingCall(request.method, request.body, ctx?.options?.stream);
     if (!call) return next(request);
     const headers = new Headers(request.headers);
     headers.set('Accept', ACCEPT);
     const response = await next({ ...request, headers });
-    return toSSEResponse(response, { ...options, model: options.model ?? call.model }, isChat(request.url));
+    /** @type {Resend} */
+    const again = (id, cursor) => next({ ...request, method: 'GET', body: undefined, headers: resumeHeaders(headers, id, cursor) });
+    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(request.url), { again, options: resume, signal: request.signal ?? undefined });
   };
 }
 
@@ -154,9 +167,10 @@ function isChat(input) {
  * @param {Response} response
  * @param {AdapterOptions} options
  * @param {boolean} chat
+ * @param {{again: Resend, options: import('./resume.js').ResumeOptions | undefined, signal: AbortSignal | undefined}} resume
  * @returns {Response}
  */
-function toSSEResponse(response, options, chat) {
+function toSSEResponse(response, options, chat, resume) {
   const type = (response.headers.get('Content-Type') ?? '').split(';')[0].trim().toLowerCase();
   if (!response.ok || type !== CONTENT_TYPE || !response.body) return response;
   const coded = isCoded(response.headers);
@@ -164,7 +178,14 @@ function toSSEResponse(response, options, chat) {
   headers.set('Content-Type', 'text/event-stream; charset=utf-8');
   headers.delete('Content-Length');
   if (coded) headers.delete('Content-Encoding');
-  const anth = coded ? response.body.pipeThrough(new DeflateDecoderStream()) : response.body;
+  const id = response.headers.get(RESUME_ID_HEADER);
+  let anth;
+  if (id && (resume.options?.tries ?? DEFAULT_RESUME_TRIES) > 0) {
+    const again = resume.again;
+    anth = streamOf(resumingANTH(response, response.body, id, (cursor) => again(id, cursor), resume.options, resume.signal));
+  } else {
+    anth = coded ? response.body.pipeThrough(new DeflateDecoderStream()) : response.body;
+  }
   const sse = chat ? new ChatEncoderStream({ ...options, coded }) : new SSEEncoderStream({ ...options, coded });
   const converted = new Response(anth.pipeThrough(sse), {
     status: response.status,
@@ -173,4 +194,26 @@ function toSSEResponse(response, options, chat) {
   });
   Object.defineProperty(converted, 'url', { value: response.url });
   return converted;
+}
+
+/**
+ * streamOf is a ReadableStream of an async generator's values, pulled as
+ * they are read; cancelling it returns the generator.
+ * @param {AsyncGenerator<Uint8Array, void, undefined>} it
+ * @returns {ReadableStream<Uint8Array>}
+ */
+function streamOf(it) {
+  return new ReadableStream(
+    {
+      async pull(c) {
+        const r = await it.next();
+        if (r.done) c.close();
+        else c.enqueue(r.value);
+      },
+      async cancel() {
+        await it.return(undefined);
+      },
+    },
+    { highWaterMark: 1 },
+  );
 }

@@ -50,6 +50,7 @@ export { parseHF } from './hf.js';
 export { parseLlama2c } from './llama2c.js';
 export { parseVocabularyFile, vocabularyFile } from './vocabfile.js';
 export { Detokenizer } from './detokenizer.js';
+export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_RESUME_BACKOFF } from './resume.js';
 
 // The types the functions above take and give, by name from the package
 // root. StopReason, DeltaKind, BlockOp, EventEncoding, Type and Role are
@@ -86,4 +87,5 @@ export { Detokenizer } from './detokenizer.js';
  * @typedef {import('./fetch.js').MiddlewareRequest} MiddlewareRequest
  * @typedef {import('./deflate.js').DeflateReaderOptions} DeflateReaderOptions
  * @typedef {import('./vocab.js').VocabKind} VocabKind
+ * @typedef {import('./resume.js').ResumeOptions} ResumeOptions
  */

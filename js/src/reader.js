@@ -3,7 +3,9 @@
 // error has the kind and offset Go gives.
 
 import { DeflateReader, isCoded } from './deflate.js';
-import { AnthError, StatusError } from './errors.js';
+import { AnthError } from './errors.js';
+import { ACCEPT, CONTENT_TYPE, checkedBody, chunks, isResponse } from './http.js';
+import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } from './resume.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
 
@@ -43,6 +45,12 @@ export const DEFAULT_MAX_VALUE = 1 << 20;
  *   itself (Content-Type parameter coding=anth-deflate, or Content-Encoding
  *   anth-deflate); EVENT data inside the coding must be raw, so read its
  *   EVENTs with an EventReader made with rawOnly
+ * @property {import('./resume.js').ResumeOptions} [resume] readFrames of a
+ *   Response only: how a response the server offers to resume
+ *   (Anth-Resume-Id, SPEC.md §13) is resumed when its body fails or ends
+ *   before its DONE or ERROR: where and with which headers (give the
+ *   request's, for its credentials), the fetch, the signal that stops it,
+ *   the tries and the backoff
  */
 
 /**
@@ -482,8 +490,23 @@ export class FrameReader {
  * parameter coding=anth-deflate, or Content-Encoding anth-deflate) is
  * inflated as it arrives, each record's frames yielded when the record has
  * come; its faults are AnthErrors with offsets in the coded body.
+ * A Response the server offers to resume (Anth-Resume-Id, SPEC.md §13) is
+ * resumed when its body fails or ends before its DONE or ERROR: a GET to
+ * its url (or options.resume.url) with options.resume.headers asks for the
+ * frames after the last whole one read, up to options.resume.tries times in
+ * a row with backoff, and the loop goes on with them, nothing repeated,
+ * nothing missing (resumingANTH). Only when resuming fails does it throw
+ * the AnthError of kind 'Truncated', whose cause says why (a StatusError
+ * for 404, 410, 416, 503). Give the request's headers, or the resume
+ * carries no credentials and a server that bound the response to them
+ * answers 404:
+ *
+ *     const init = { method: 'POST', headers, body };
+ *     for await (const f of readFrames(await fetch(url, init), { resume: { headers } })) …
+ *
  * Given a stream of bytes (a Response's body, or any async iterable of
- * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded.
+ * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded,
+ * and never resumes.
  * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
@@ -491,12 +514,29 @@ export class FrameReader {
 export async function* readFrames(source, options) {
   let coded = options?.coded === true;
   if (isResponse(source)) {
-    coded = isCoded(source.headers);
-    source = await checkedBody(source);
+    const res = source;
+    coded = isCoded(res.headers);
+    source = await checkedBody(res);
+    const id = res.headers.get(RESUME_ID_HEADER);
+    const url = options?.resume?.url ?? res.url;
+    if (id && url && (options?.resume?.tries ?? DEFAULT_RESUME_TRIES) > 0) {
+      const resume = options?.resume ?? {};
+      const headers = new Headers(resume.headers);
+      // The Accept of the form the response came in: a resume in the
+      // other would count EVENTs in other sizes (SPEC.md §11.2).
+      if (!headers.has('Accept')) headers.set('Accept', coded ? ACCEPT : CONTENT_TYPE);
+      const fetch = resume.fetch ?? globalThis.fetch;
+      /** @type {import('./resume.js').Again} */
+      const again = (cursor) => fetch(url, { method: 'GET', headers: resumeHeaders(headers, id, cursor), signal: resume.signal });
+      source = resumingANTH(res, source, id, again, resume, resume.signal);
+      coded = false;
+    }
   }
   if (coded) source = inflated(source);
   const r = new FrameReader(options);
-  for await (const chunk of chunks(source)) {
+  // An async iterable is read as it is: a generator more per chunk costs
+  // a promise a chunk.
+  for await (const chunk of 'getReader' in source ? chunks(source) : source) {
     for (const f of r.feed(chunk)) yield f;
   }
   r.end();
@@ -516,103 +556,3 @@ async function* inflated(source) {
   z.end();
 }
 
-/**
- * @param {unknown} v
- * @returns {v is Response}
- */
-function isResponse(v) {
-  return typeof v === 'object' && v !== null && 'status' in v && 'headers' in v && 'body' in v;
-}
-
-/** The most of a failed response's body read for its error. */
-const MAX_ERROR_BODY = 64 << 10;
-
-/**
- * checkedBody returns the body of a 2xx ANTH response, and throws a
- * StatusError for anything else.
- * @param {Response} res
- * @returns {Promise<ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>>}
- */
-async function checkedBody(res) {
-  const requestId = res.headers.get('request-id') ?? res.headers.get('x-request-id') ?? '';
-  if (res.status < 200 || res.status > 299) {
-    // A body that fails to read still leaves the status to report, and what
-    // was read before the failure, as Go's statusError reads it; the read
-    // error is the StatusError's cause. A body that is not the API's JSON
-    // is no failure: the status alone, no cause.
-    const { bytes: body, cause } = res.body ? await prefix(res.body, MAX_ERROR_BODY) : { bytes: new Uint8Array(0), cause: undefined };
-    /** @type {any} */
-    let api;
-    try {
-      api = JSON.parse(new TextDecoder().decode(body));
-    } catch {
-      api = undefined;
-    }
-    const e = api?.type === 'error' && typeof api.error === 'object' && api.error !== null ? api.error : {};
-    throw new StatusError(res.status, {
-      type: typeof e.type === 'string' ? e.type : '',
-      message: typeof e.message === 'string' ? e.message : '',
-      requestId,
-      cause,
-    });
-  }
-  const ct = res.headers.get('content-type') ?? '';
-  if (ct.split(';')[0].trim().toLowerCase() !== 'application/x-anthropic-binary' || !res.body) {
-    await res.body?.cancel().catch(() => {});
-    throw new StatusError(res.status, { contentType: ct, requestId });
-  }
-  return res.body;
-}
-
-/**
- * prefix reads at most n bytes of a stream, then cancels it. A read that
- * fails ends it: it gives the bytes read before, and the error as cause.
- * @param {ReadableStream<Uint8Array>} body
- * @param {number} n
- * @returns {Promise<{bytes: Uint8Array, cause: unknown}>}
- */
-async function prefix(body, n) {
-  const out = new Uint8Array(n);
-  let have = 0;
-  /** @type {unknown} */
-  let cause;
-  try {
-    for await (const c of chunks(body)) {
-      const k = Math.min(c.length, n - have);
-      out.set(c.subarray(0, k), have);
-      have += k;
-      if (have === n) break;
-    }
-  } catch (e) {
-    cause = e;
-  }
-  return { bytes: out.subarray(0, have), cause };
-}
-
-/**
- * chunks iterates a ReadableStream with a reader (Safari's streams are not
- * async iterable), releasing or cancelling it when the loop ends.
- * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
- * @returns {AsyncGenerator<Uint8Array, void, undefined>}
- */
-async function* chunks(source) {
-  if (!('getReader' in source)) {
-    yield* source;
-    return;
-  }
-  const reader = source.getReader();
-  let done = false;
-  try {
-    for (;;) {
-      const r = await reader.read();
-      if (r.done) {
-        done = true;
-        return;
-      }
-      yield r.value;
-    }
-  } finally {
-    if (!done) await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-}

@@ -1,15 +1,18 @@
 /**
- * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions} AdapterOptions
+ * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions & {resume?: import('./resume.js').ResumeOptions}} AdapterOptions
  * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
- * Messages API, ChatEncoder's for Chat Completions). The model of the
- * message_start or chunks written for an ANTH stream that carries none
- * defaults to the request's model.
+ * Messages API, ChatEncoder's for Chat Completions), and `resume`, how a
+ * cut response is resumed (its tries and backoff; the request's URL,
+ * headers and signal are the call's own). The model of the message_start
+ * or chunks written for an ANTH stream that carries none defaults to the
+ * request's model.
  */
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
 /**
- * @typedef {AdapterOptions & {fetch?: Fetch}} AnthFetchOptions
+ * @typedef {AdapterOptions & {fetch?: Fetch, resume?: import('./resume.js').ResumeOptions}} AnthFetchOptions
  * anthFetch's options: `fetch`, the fetch to wrap (default
- * globalThis.fetch, looked up at each call), and the SSE encoder's
+ * globalThis.fetch, looked up at each call), `resume`, how a cut response
+ * is resumed (its tries and backoff), and the SSE encoder's
  */
 /**
  * anthFetch returns a fetch for the SDK's `fetch` client option: on a
@@ -21,8 +24,17 @@
  * (SSEEncoderStream), inflating it first when it is anth-deflate (a Content-Type parameter
  * coding=anth-deflate, or Content-Encoding anth-deflate: isCoded).
  * Other requests and responses pass through untouched; aborting the
- * request's signal aborts the stream; a stream cut before its end errors
- * the body with an AnthError of kind 'Truncated' rather than ending it.
+ * request's signal aborts the stream.
+ *
+ * A response the server offers to resume (Anth-Resume-Id, SPEC.md §13)
+ * whose body fails or ends before its DONE or ERROR is resumed: a GET to
+ * the same URL with the same headers (credentials, Accept) and signal,
+ * through the same fetch, asks for the frames after the last whole one
+ * read, up to `resume.tries` times in a row with backoff (resumingANTH),
+ * and the SDK reads one unbroken stream of SSE. A stream cut that is not
+ * resumed errors the body with an AnthError of kind 'Truncated' rather
+ * than ending it; when resuming failed, its cause says why (a StatusError
+ * for 404, 410, 416, 503).
  *
  *     new Anthropic({ fetch: anthFetch() })
  *     new Anthropic({ fetch: anthFetch({ fetch: myFetch, maxEvent: 4 << 20 }) })
@@ -33,11 +45,16 @@
  */
 export function anthFetch(options?: AnthFetchOptions): Fetch;
 /**
+ * @typedef {(id: string, cursor: number) => Promise<Response>} Resend
+ * makes one resume request of the call (SPEC.md §13)
+ */
+/**
  * @typedef {object} MiddlewareRequest the SDK's APIRequest: a RequestInit with its url
  * @property {string} url
  * @property {string} [method]
  * @property {Headers} headers
  * @property {any} [body]
+ * @property {AbortSignal | null} [signal]
  */
 /**
  * @typedef {(request: MiddlewareRequest, next: (request: MiddlewareRequest) => Promise<Response>, ctx?: {options?: {stream?: boolean}}) => Promise<Response>} Middleware
@@ -45,7 +62,8 @@ export function anthFetch(options?: AnthFetchOptions): Fetch;
  */
 /**
  * anthMiddleware returns a middleware for the SDK's `middleware` client
- * option, doing what anthFetch does from inside the SDK's chain:
+ * option, doing what anthFetch does from inside the SDK's chain (its
+ * resume requests go through next):
  *
  *     new Anthropic({ middleware: [anthMiddleware()] })
  *
@@ -53,34 +71,31 @@ export function anthFetch(options?: AnthFetchOptions): Fetch;
  * @returns {Middleware}
  */
 export function anthMiddleware(options?: AdapterOptions): Middleware;
-/** The media type of an ANTH stream over HTTP. */
-export const CONTENT_TYPE: "application/x-anthropic-binary";
-/**
- * The Accept header of a streaming call: ANTH in anth-deflate, asked with a
- * media-type parameter because fetch cannot set Accept-Encoding (SPEC.md
- * §11.1), or plain ANTH; then the SSE and JSON the API sends anyway, so a
- * server that does not speak ANTH answers as before. It must stay a
- * CORS-safelisted header, or a browser sends a preflight first: at most 128
- * bytes, and none of the bytes the Fetch standard disallows. It is exactly
- * 128, without spaces; giving plain ANTH a q of its own (q=0.9, and SSE and
- * JSON one less) would make it 134.
- */
-export const ACCEPT: "application/x-anthropic-binary;coding=anth-deflate,application/x-anthropic-binary,text/event-stream;q=0.9,application/json;q=0.8";
 /**
  * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
- * Messages API, ChatEncoder's for Chat Completions). The model of the
- * message_start or chunks written for an ANTH stream that carries none
- * defaults to the request's model.
+ * Messages API, ChatEncoder's for Chat Completions), and `resume`, how a
+ * cut response is resumed (its tries and backoff; the request's URL,
+ * headers and signal are the call's own). The model of the message_start
+ * or chunks written for an ANTH stream that carries none defaults to the
+ * request's model.
  */
-export type AdapterOptions = import("./sse.js").EncoderOptions & import("./chat.js").ChatEncoderOptions;
+export type AdapterOptions = import("./sse.js").EncoderOptions & import("./chat.js").ChatEncoderOptions & {
+    resume?: import("./resume.js").ResumeOptions;
+};
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 /**
  * anthFetch's options: `fetch`, the fetch to wrap (default
- * globalThis.fetch, looked up at each call), and the SSE encoder's
+ * globalThis.fetch, looked up at each call), `resume`, how a cut response
+ * is resumed (its tries and backoff), and the SSE encoder's
  */
 export type AnthFetchOptions = AdapterOptions & {
     fetch?: Fetch;
+    resume?: import("./resume.js").ResumeOptions;
 };
+/**
+ * makes one resume request of the call (SPEC.md §13)
+ */
+export type Resend = (id: string, cursor: number) => Promise<Response>;
 /**
  * the SDK's APIRequest: a RequestInit with its url
  */
@@ -89,6 +104,7 @@ export type MiddlewareRequest = {
     method?: string | undefined;
     headers: Headers;
     body?: any;
+    signal?: AbortSignal | null | undefined;
 };
 /**
  * a middleware of the SDK's `middleware` client option
@@ -98,3 +114,6 @@ export type Middleware = (request: MiddlewareRequest, next: (request: Middleware
         stream?: boolean;
     };
 }) => Promise<Response>;
+import { CONTENT_TYPE } from './http.js';
+import { ACCEPT } from './http.js';
+export { CONTENT_TYPE, ACCEPT };

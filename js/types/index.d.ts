@@ -35,6 +35,7 @@ export type Middleware = import("./fetch.js").Middleware;
 export type MiddlewareRequest = import("./fetch.js").MiddlewareRequest;
 export type DeflateReaderOptions = import("./deflate.js").DeflateReaderOptions;
 export type VocabKind = import("./vocab.js").VocabKind;
+export type ResumeOptions = import("./resume.js").ResumeOptions;
 export { AnthError, StatusError, VocabError } from "./errors.js";
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from "./type.js";
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parseFrame, parseMagic } from "./frame.js";
@@ -51,3 +52,4 @@ export { DeflateReader, DeflateDecoderStream, isCoded, CODING, MAX_RECORD } from
 export { Vocabulary, MAX_TOKENS, MAX_TOKEN_LEN } from "./vocab.js";
 export { parseTiktoken, CL100K_BASE_SPECIALS, O200K_BASE_SPECIALS } from "./tiktoken.js";
 export { parseVocabularyFile, vocabularyFile } from "./vocabfile.js";
+export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_RESUME_BACKOFF } from "./resume.js";

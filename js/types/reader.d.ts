@@ -14,8 +14,23 @@
  * parameter coding=anth-deflate, or Content-Encoding anth-deflate) is
  * inflated as it arrives, each record's frames yielded when the record has
  * come; its faults are AnthErrors with offsets in the coded body.
+ * A Response the server offers to resume (Anth-Resume-Id, SPEC.md §13) is
+ * resumed when its body fails or ends before its DONE or ERROR: a GET to
+ * its url (or options.resume.url) with options.resume.headers asks for the
+ * frames after the last whole one read, up to options.resume.tries times in
+ * a row with backoff, and the loop goes on with them, nothing repeated,
+ * nothing missing (resumingANTH). Only when resuming fails does it throw
+ * the AnthError of kind 'Truncated', whose cause says why (a StatusError
+ * for 404, 410, 416, 503). Give the request's headers, or the resume
+ * carries no credentials and a server that bound the response to them
+ * answers 404:
+ *
+ *     const init = { method: 'POST', headers, body };
+ *     for await (const f of readFrames(await fetch(url, init), { resume: { headers } })) …
+ *
  * Given a stream of bytes (a Response's body, or any async iterable of
- * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded.
+ * Uint8Array), it reads it as ANTH, or as anth-deflate with options.coded,
+ * and never resumes.
  * @param {FrameSource} source
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
@@ -51,6 +66,12 @@ export const DEFAULT_MAX_VALUE: number;
  *   itself (Content-Type parameter coding=anth-deflate, or Content-Encoding
  *   anth-deflate); EVENT data inside the coding must be raw, so read its
  *   EVENTs with an EventReader made with rawOnly
+ * @property {import('./resume.js').ResumeOptions} [resume] readFrames of a
+ *   Response only: how a response the server offers to resume
+ *   (Anth-Resume-Id, SPEC.md §13) is resumed when its body fails or ends
+ *   before its DONE or ERROR: where and with which headers (give the
+ *   request's, for its credentials), the fetch, the signal that stops it,
+ *   the tries and the backoff
  */
 /**
  * @typedef {Response | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} FrameSource
@@ -149,6 +170,15 @@ export type ReaderOptions = {
      * EVENTs with an EventReader made with rawOnly
      */
     coded?: boolean | undefined;
+    /**
+     * readFrames of a
+     * Response only: how a response the server offers to resume
+     * (Anth-Resume-Id, SPEC.md §13) is resumed when its body fails or ends
+     * before its DONE or ERROR: where and with which headers (give the
+     * request's, for its credentials), the fetch, the signal that stops it,
+     * the tries and the backoff
+     */
+    resume?: import("./resume.js").ResumeOptions | undefined;
 };
 /**
  * what readFrames reads: a fetch Response, or a stream of its bytes

@@ -32,6 +32,8 @@ import {
   DEFAULT_MAX_OPEN_BLOCKS,
   DEFAULT_MAX_REQUEST_SIZE,
   DEFAULT_MAX_VALUE,
+  DEFAULT_RESUME_BACKOFF,
+  DEFAULT_RESUME_TRIES,
   CHAT_DICTIONARY,
   CODING,
   DeflateDecoderStream,
@@ -49,6 +51,8 @@ import {
   MAX_PAYLOAD,
   PPM,
   REQUEST_DICTIONARY,
+  RESUME_ID_HEADER,
+  RESUME_OFFSET_HEADER,
   Role,
   SSEEncoder,
   SSEEncoderStream,
@@ -116,6 +120,7 @@ import type {
   ReaderOptions,
   Request,
   RequestLimits,
+  ResumeOptions,
   SeedLimits,
   StatusErrorFields,
   TextOptions,
@@ -204,6 +209,8 @@ export type Signatures = [
   Is<Equal<Promise<Uint8Array>, ReturnType<Vocabulary['hash']>>>,
   Is<Equal<Promise<Vocabulary>, ReturnType<typeof parseVocabularyFile>>>,
   Is<Equal<Promise<Uint8Array>, ReturnType<typeof vocabularyFile>>>,
+  Is<Equal<ResumeOptions | undefined, ReaderOptions['resume']>>,
+  Is<Equal<ResumeOptions | undefined, AnthFetchOptions['resume']>>,
 ];
 
 // Every value, in a type position.
@@ -261,6 +268,8 @@ export type Values = [
 ];
 export const coding: 'anth-deflate' | string = CODING;
 export const maxRecord: number = MAX_RECORD;
+export const resumeHeaders: [string, string] = [RESUME_ID_HEADER, RESUME_OFFSET_HEADER];
+export const resumeDefaults: [number, number] = [DEFAULT_RESUME_TRIES, DEFAULT_RESUME_BACKOFF];
 
 // What a user writes with them.
 export function usage(e: unknown): string {
@@ -269,11 +278,12 @@ export function usage(e: unknown): string {
   const opts: EncoderOptions & ReaderOptions & TextOptions = { model: 'm', maxValue: 1 << 16, thinking: true };
   const msg: Message = { role: Role.USER, content: 'Hi' };
   const req: Request = { model: 'm', messages: [msg], maxTokens: 16 };
-  const adapter: AnthFetchOptions = { fetch: globalThis.fetch, maxEvent: 4 << 20 };
+  const adapter: AnthFetchOptions = { fetch: globalThis.fetch, maxEvent: 4 << 20, resume: { tries: 5, backoff: 250 } };
+  const resume: ResumeOptions = { headers: { 'x-api-key': 'k' }, signal: new AbortController().signal };
   if (e instanceof VocabError && e.kind === 'UnknownToken') return `ID ${e.id} at ${e.index}`;
   if (e instanceof AnthError) {
     const k: ErrorKind = e.kind;
     return k;
   }
-  return [fields, limits, opts, req, adapter].length > 0 ? 'ok' : '';
+  return [fields, limits, opts, req, adapter, resume].length > 0 ? 'ok' : '';
 }
