@@ -27,6 +27,12 @@ import (
 
 var gatewayCPU = flag.Bool("gateway-cpu", false, "measure anth proxy's CPU per stream against a plain httputil.ReverseProxy, each in its own process (about two minutes)")
 
+// gatewayResume adds to TestGatewayCPU's table anth proxy keeping every
+// stream in memory for resuming (--resume memory, SPEC.md §13), ANTH and
+// anth-deflate: what a held tail adds to a live stream, as issue 24 asks
+// (at most 10 %), measured as an operator sees it.
+var gatewayResume = flag.Bool("gateway-resume", false, "with -gateway-cpu, add anth proxy --resume memory (ANTH, anth-deflate)")
+
 // TestGatewayCPU measures what issue 26 sets a goal for: the CPU a gateway
 // process spends per stream, `anth proxy` against a plain
 // httputil.ReverseProxy (./rproxy) relaying the same SSE, each in its own
@@ -59,7 +65,11 @@ func TestGatewayCPU(t *testing.T) {
 	}
 	var out strings.Builder
 	out.WriteString("\nGateway CPU per stream, µs (its own process, the CPU time of its threads from /proc; upstream and clients in this process; HTTP/1.1 on 127.0.0.1). Paced: the upstream sends an event every 250 µs (4,000 a second, so each arrives alone); at once: as fast as it can, so events pile up and a proxy reads many at a time:\n\n")
-	out.WriteString("| workload | upstream | keys | clients at once | ReverseProxy, SSE | anth proxy, SSE | ANTH | anth-deflate |\n|---|---|---|---:|---:|---:|---:|---:|\n")
+	if *gatewayResume {
+		out.WriteString("| workload | upstream | keys | clients at once | ReverseProxy, SSE | anth proxy, SSE | ANTH | anth-deflate | ANTH, --resume memory (against ANTH) | anth-deflate, --resume memory (against anth-deflate) |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	} else {
+		out.WriteString("| workload | upstream | keys | clients at once | ReverseProxy, SSE | anth proxy, SSE | ANTH | anth-deflate |\n|---|---|---|---:|---:|---:|---:|---:|\n")
+	}
 	for _, pace := range []time.Duration{250 * time.Microsecond, 0} {
 		for _, wl := range wls {
 			for _, order := range []string{"API order", "sorted"} {
@@ -89,9 +99,17 @@ func TestGatewayCPU(t *testing.T) {
 					n -= n % len(streams)
 					base := proxyCPU(t, []string{rproxy, "127.0.0.1:0", up.URL}, acceptSSE, "", n, clients)
 					fmt.Fprintf(&out, "| %s | %s | %s | %d | %.0f |", wl.name, paced, order, clients, base)
+					unkept := map[string]float64{}
 					for _, c := range []struct{ accept, encoding string }{{acceptSSE, ""}, {anthhttp.Accept, ""}, {anthhttp.Accept, anthhttp.AcceptEncoding}} {
 						v := proxyCPU(t, []string{anth, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL}, c.accept, c.encoding, n, clients)
 						fmt.Fprintf(&out, " %.0f (%.2fx) |", v, v/base)
+						unkept[c.accept+c.encoding] = v
+					}
+					if *gatewayResume {
+						for _, c := range []struct{ accept, encoding string }{{anthhttp.Accept, ""}, {anthhttp.Accept, anthhttp.AcceptEncoding}} {
+							v := proxyCPU(t, []string{anth, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL, "--resume", "memory"}, c.accept, c.encoding, n, clients)
+							fmt.Fprintf(&out, " %.0f (%.2fx) |", v, v/unkept[c.accept+c.encoding])
+						}
 					}
 					out.WriteString("\n")
 					t.Logf("%s, %s, %s keys, %d clients: done", wl.name, paced, order, clients)
