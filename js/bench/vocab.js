@@ -43,7 +43,9 @@ for (const line of ranks.bpe_ranks.split('\n')) {
   toks.forEach((t, i) => (lines[Number(offset) + i] = `${t} ${Number(offset) + i}\n`));
 }
 const cl100k = parseTiktoken(new TextEncoder().encode(lines.join('')), CL100K_BASE_SPECIALS);
-const clIDs = new tiktoken.Tiktoken(ranks).encode(corpus);
+// The corpus is this repository's prose, which names special tokens
+// (<|endoftext|>): encode them as the text they are here, not refuse.
+const clIDs = new tiktoken.Tiktoken(ranks).encode(corpus, [], []);
 
 // tok512: greedy longest-match of the corpus's bytes over its pieces, byte
 // pieces for the rest (enough to make a real mix of IDs for a benchmark).
