@@ -7,14 +7,12 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
-	stdutf8 "unicode/utf8"
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/hfstream"
 	"github.com/layer0/anth/messages"
-	anthutf8 "github.com/layer0/anth/utf8"
 	"github.com/layer0/anth/vocab"
 )
 
@@ -243,55 +241,6 @@ func BenchmarkTokenBytes(b *testing.B) {
 	}
 }
 
-// hfWindow is the baseline a user would otherwise deploy: Hugging Face
-// tokenizers' DecodeStream (the way vLLM and TGI detokenize), which decodes
-// the window of IDs since the last emitted text twice per token, as a
-// string each time, and holds its output while the decoding ends in
-// U+FFFD. decode is the tokenizer's batch decode (the tokens' bytes joined,
-// ill-formed bytes replaced as from_utf8_lossy does).
-type hfWindow struct {
-	v           *vocab.Vocabulary
-	ids         []uint32
-	prefix      string
-	prefixIndex int
-	scratch     []byte
-	dec         anthutf8.Decoder
-}
-
-func (h *hfWindow) decode(ids []uint32) string {
-	b := h.scratch[:0]
-	for _, id := range ids {
-		p, _ := h.v.Bytes(id)
-		b = append(b, p...)
-	}
-	h.scratch = b
-	if stdutf8.Valid(b) {
-		return string(b)
-	}
-	h.dec = anthutf8.Decoder{}
-	return string(h.dec.Flush(h.dec.Append(nil, b)))
-}
-
-// step is tokenizers' step_decode_stream.
-func (h *hfWindow) step(id uint32) (string, bool) {
-	if h.prefix == "" && len(h.ids) > 0 {
-		if p := h.decode(h.ids); !strings.HasSuffix(p, "\uFFFD") {
-			h.prefix, h.prefixIndex = p, len(h.ids)
-		}
-	}
-	h.ids = append(h.ids, id)
-	s := h.decode(h.ids)
-	if len(s) > len(h.prefix) && !strings.HasSuffix(s, "\uFFFD") {
-		text := s[len(h.prefix):]
-		newPrefixIndex := len(h.ids) - h.prefixIndex
-		h.ids = append(h.ids[:0], h.ids[h.prefixIndex:]...)
-		h.prefix = h.decode(h.ids)
-		h.prefixIndex = newPrefixIndex
-		return text, true
-	}
-	return "", false
-}
-
 // decodeStreams are one corpus's response three ways: its IDs a TOKEN
 // frame each after a VOCAB frame, and its text a TEXT frame per token.
 func decodeStreams(c tokenCorpus) (tokens, text []byte, want string) {
@@ -342,7 +291,7 @@ func BenchmarkVocabDecode(b *testing.B) {
 				return out, nil
 			}},
 			{"hf-window", tokens, func() ([]byte, error) {
-				h := &hfWindow{v: c.v}
+				h := &hfstream.Stream{V: c.v}
 				out = out[:0]
 				var ids []uint32
 				for f, err := range r.All() {
@@ -352,7 +301,7 @@ func BenchmarkVocabDecode(b *testing.B) {
 					if f.Type == frame.TypeToken || f.Type == frame.TypeToken32 {
 						ids, _ = f.Tokens(ids[:0])
 						for _, id := range ids {
-							if s, ok := h.step(id); ok {
+							if s, ok := h.Step(id); ok {
 								out = append(out, s...)
 							}
 						}

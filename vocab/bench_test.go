@@ -3,55 +3,9 @@ package vocab
 import (
 	"strings"
 	"testing"
-	stdutf8 "unicode/utf8"
+
+	"github.com/layer0/anth/internal/hfstream"
 )
-
-// hfStream is the baseline: Hugging Face tokenizers' DecodeStream (also
-// the way vLLM and TGI detokenize), which decodes the window of IDs since
-// the last emitted text twice per token, as a String each time, and holds
-// its output while the decoding ends in U+FFFD.
-type hfStream struct {
-	v           *Vocabulary
-	ids         []uint32
-	prefix      string
-	prefixIndex int
-	scratch     []byte
-}
-
-// decode is the tokenizer's batch decode: the tokens' bytes joined, as a
-// string with ill-formed bytes replaced.
-func (h *hfStream) decode(ids []uint32) string {
-	b := h.scratch[:0]
-	for _, id := range ids {
-		p, _ := h.v.Bytes(id)
-		b = append(b, p...)
-	}
-	h.scratch = b
-	if stdutf8.Valid(b) {
-		return string(b)
-	}
-	return lossy(b)
-}
-
-// step is tokenizers' step_decode_stream.
-func (h *hfStream) step(id uint32) (string, bool) {
-	if h.prefix == "" && len(h.ids) > 0 {
-		if p := h.decode(h.ids); !strings.HasSuffix(p, "\uFFFD") {
-			h.prefix, h.prefixIndex = p, len(h.ids)
-		}
-	}
-	h.ids = append(h.ids, id)
-	s := h.decode(h.ids)
-	if len(s) > len(h.prefix) && !strings.HasSuffix(s, "\uFFFD") {
-		text := s[len(h.prefix):]
-		newPrefixIndex := len(h.ids) - h.prefixIndex
-		h.ids = append(h.ids[:0], h.ids[h.prefixIndex:]...)
-		h.prefix = h.decode(h.ids)
-		h.prefixIndex = newPrefixIndex
-		return text, true
-	}
-	return "", false
-}
 
 // benchText is multilingual chat-like text: English, code, CJK, emoji,
 // Cyrillic, Arabic.
@@ -71,10 +25,10 @@ func benchmarkDetokenize(b *testing.B, v *Vocabulary, text string, baseline bool
 	want := lossy([]byte(text))
 	out := make([]byte, 0, 2*len(text))
 	// Both decoders give the same text, or the comparison is void.
-	h := &hfStream{v: v}
+	h := &hfstream.Stream{V: v}
 	var got []byte
 	for _, id := range ids {
-		s, _ := h.step(id)
+		s, _ := h.Step(id)
 		got = append(got, s...)
 	}
 	if string(got) != want {
@@ -92,9 +46,9 @@ func benchmarkDetokenize(b *testing.B, v *Vocabulary, text string, baseline bool
 	b.ResetTimer()
 	for b.Loop() {
 		if baseline {
-			h := &hfStream{v: v}
+			h := &hfstream.Stream{V: v}
 			for _, id := range ids {
-				if s, ok := h.step(id); ok {
+				if s, ok := h.Step(id); ok {
 					out = append(out[:0], s...)
 				}
 			}
