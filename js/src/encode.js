@@ -4,8 +4,8 @@
 // checks and throw an AnthError rather than write what a reader rejects.
 
 import { AnthError } from './errors.js';
-import { BlockOp, DeltaKind, EVENT_MORE, EventEncoding, Frame, StopReason, checkHeader, checkPayload } from './frame.js';
-import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, PPM, Type } from './type.js';
+import { BlockOp, DeltaKind, EVENT_MORE, EventEncoding, Frame, StopReason, VocabFlag, checkHeader, checkPayload } from './frame.js';
+import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, PPM, Type, VOCAB_DIGEST_SIZE, VOCAB_FIXED, VOCAB_HASH_SIZE } from './type.js';
 
 const utf8 = new TextEncoder();
 
@@ -279,6 +279,43 @@ export function encodeEvent(encoding, name, data) {
     bytesOf(data),
     MAX_PAYLOAD - 2 - nm.length,
   );
+}
+
+/**
+ * encodeVocab encodes a VOCAB frame (SPEC.md §3.13), naming the vocabulary
+ * the response's TOKEN and TOKEN32 frames index; send it before the first
+ * of them. v is as Frame.vocab gives it (name a string or bytes): the
+ * special table without VocabFlag.DIGEST, its 8-byte digest with it. A v
+ * that a reader would reject (unknown flags or kind, a hash not of 32
+ * bytes, a name over 255 bytes, a malformed or too long table) throws an
+ * AnthError, as Go's Writer.WriteVocab refuses it.
+ * @param {{flags?: number, kind?: number, hash: Uint8Array, name?: string | Uint8Array, specials?: Uint8Array, digest?: Uint8Array}} v
+ * @returns {Uint8Array}
+ */
+export function encodeVocab(v) {
+  const flags = v.flags ?? 0;
+  const name = bytesOf(v.name ?? '');
+  const rest = (flags & VocabFlag.DIGEST) !== 0 ? v.digest : v.specials;
+  if (v.hash?.length !== VOCAB_HASH_SIZE) throw new AnthError('Malformed', -1, `vocab hash of ${v.hash?.length} bytes, want 32`, Type.VOCAB);
+  if (!rest || ((flags & VocabFlag.DIGEST) !== 0 && rest.length !== VOCAB_DIGEST_SIZE)) {
+    throw new AnthError('Malformed', -1, (flags & VocabFlag.DIGEST) !== 0 ? 'digest flag without an 8-byte digest' : 'no special table', Type.VOCAB);
+  }
+  const n = VOCAB_FIXED + name.length + rest.length;
+  if (name.length > 0xff || n > MAX_PAYLOAD) {
+    throw new AnthError('TooLarge', -1, `VOCAB payload of ${n} bytes or name of ${name.length}, want at most 65535 and 255`, Type.VOCAB);
+  }
+  const b = new Uint8Array(HEADER_SIZE + n);
+  let i = header(b, 0, Type.VOCAB, n);
+  b[i++] = flags;
+  b[i++] = v.kind ?? 0;
+  b.set(v.hash, i);
+  i += VOCAB_HASH_SIZE;
+  b[i++] = name.length;
+  b.set(name, i);
+  b.set(rest, i + name.length);
+  const e = checkPayload(Type.VOCAB, b.subarray(HEADER_SIZE), 0);
+  if (e) throw e;
+  return b;
 }
 
 /**

@@ -3,7 +3,7 @@
 // follows live in type.js's table.
 
 import { AnthError } from './errors.js';
-import { HEADER_SIZE, MAGIC, Type, isIgnorable, typeInfo, u32 } from './type.js';
+import { HEADER_SIZE, MAGIC, Type, VOCAB_DIGEST_SIZE, VOCAB_FIXED, VOCAB_HASH_SIZE, isIgnorable, typeInfo, u32 } from './type.js';
 
 /** Why the model stopped (SPEC.md §3.4); reasons 8–255 are carried as numbers. */
 export const StopReason = Object.freeze({
@@ -37,6 +37,26 @@ export const EventEncoding = Object.freeze({ JSON: 0, DEFLATE: 1 });
 
 /** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
 export const EVENT_MORE = 0x80;
+
+/**
+ * The flags of a VOCAB frame (SPEC.md §3.13): TEXT, the response's text
+ * travels in TEXT and DELTA frames as well, so a reader of text reads those
+ * and never turns the IDs into text (§3.14); DIGEST, the frame carries the
+ * special table's digest instead of the table.
+ */
+export const VocabFlag = Object.freeze({ TEXT: 1, DIGEST: 2 });
+
+/**
+ * @typedef {object} VocabPayload a VOCAB frame's payload (SPEC.md §3.13):
+ *   the vocabulary a response's TOKEN and TOKEN32 frames index (Go's
+ *   frame.Vocab). The byte fields are views of the payload.
+ * @property {number} flags VocabFlag bits
+ * @property {number} kind 0 byte-level, 1 SentencePiece (SPEC.md §3.12)
+ * @property {Uint8Array} hash the vocabulary's hash, 32 bytes
+ * @property {Uint8Array} name the name people know it by, for messages, never for matching
+ * @property {Uint8Array | undefined} specials the special table (§3.12), without VocabFlag.DIGEST
+ * @property {Uint8Array | undefined} digest the special table's digest, 8 bytes, with VocabFlag.DIGEST
+ */
 
 /**
  * @typedef {object} Usage
@@ -206,6 +226,27 @@ export class Frame {
     if (this.type !== Type.EVENT || p.length < 2 || p.length < 2 + p[1]) throw this.#wrongType('EVENT');
     const n = 2 + p[1];
     return { encoding: p[0] & ~EVENT_MORE, more: (p[0] & EVENT_MORE) !== 0, name: p.subarray(2, n), data: p.subarray(n) };
+  }
+
+  /**
+   * vocab returns the payload of a VOCAB frame: the vocabulary its
+   * response's token frames index (SPEC.md §3.13). Whether a Vocabulary
+   * matches it is VocabText's to say.
+   * @returns {VocabPayload}
+   */
+  vocab() {
+    const p = this.payload;
+    if (this.type !== Type.VOCAB || p.length < VOCAB_FIXED || p.length < VOCAB_FIXED + p[VOCAB_FIXED - 1]) throw this.#wrongType('VOCAB');
+    const n = VOCAB_FIXED + p[VOCAB_FIXED - 1];
+    const digest = (p[0] & VocabFlag.DIGEST) !== 0;
+    return {
+      flags: p[0],
+      kind: p[1],
+      hash: p.subarray(2, 2 + VOCAB_HASH_SIZE),
+      name: p.subarray(VOCAB_FIXED, n),
+      specials: digest ? undefined : p.subarray(n),
+      digest: digest ? p.subarray(n, n + VOCAB_DIGEST_SIZE) : undefined,
+    };
   }
 
   /** @param {string} want */

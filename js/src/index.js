@@ -6,7 +6,7 @@
 
 export { AnthError, StatusError, VocabError } from './errors.js';
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from './type.js';
-export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, parseFrame, parseMagic } from './frame.js';
+export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, VocabFlag, parseFrame, parseMagic } from './frame.js';
 export {
   encodeMagic,
   encodeToken,
@@ -19,6 +19,7 @@ export {
   encodeBlock,
   encodePad,
   encodeEvent,
+  encodeVocab,
   encodeFrame,
 } from './encode.js';
 export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from './reader.js';
@@ -50,6 +51,8 @@ export { parseHF } from './hf.js';
 export { parseLlama2c } from './llama2c.js';
 export { parseVocabularyFile, vocabularyFile } from './vocabfile.js';
 export { Detokenizer } from './detokenizer.js';
+export { VocabText, readText } from './vocabtext.js';
+export { VOCABULARIES_HEADER, parseHolds, formatHolds, holdsHeader } from './holds.js';
 export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_RESUME_BACKOFF } from './resume.js';
 
 // The types the functions above take and give, by name from the package
@@ -68,6 +71,7 @@ export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_R
  * @typedef {import('./frame.js').TextPayload} TextPayload
  * @typedef {import('./frame.js').DeltaPayload} DeltaPayload
  * @typedef {import('./frame.js').BlockPayload} BlockPayload
+ * @typedef {import('./frame.js').VocabPayload} VocabPayload
  * @typedef {import('./frame.js').ParsedFrame} ParsedFrame
  * @typedef {import('./reader.js').ReaderOptions} ReaderOptions
  * @typedef {import('./reader.js').FrameSource} FrameSource
@@ -87,5 +91,9 @@ export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_R
  * @typedef {import('./fetch.js').MiddlewareRequest} MiddlewareRequest
  * @typedef {import('./deflate.js').DeflateReaderOptions} DeflateReaderOptions
  * @typedef {import('./vocab.js').VocabKind} VocabKind
+ * @typedef {import('./vocab.js').VocabSummary} VocabSummary
+ * @typedef {import('./vocabtext.js').VocabTextOptions} VocabTextOptions
+ * @typedef {import('./vocabtext.js').ReadTextOptions} ReadTextOptions
+ * @typedef {import('./holds.js').Holds} Holds
  * @typedef {import('./resume.js').ResumeOptions} ResumeOptions
  */

@@ -22,6 +22,7 @@ export const Type = Object.freeze({
   PAD: 0x80,
   CACHE_USAGE: 0x81,
   EVENT: 0x82,
+  VOCAB: 0x83,
 });
 /**
  * A Type, as a type: the union of the known frame types. A frame's type is a
@@ -29,6 +30,13 @@ export const Type = Object.freeze({
  * `number`.
  * @typedef {typeof Type[keyof typeof Type]} Type
  */
+
+/** The bytes of a VOCAB frame's hash (SPEC.md §3.13): a SHA-256. */
+export const VOCAB_HASH_SIZE = 32;
+/** The bytes of a special table's digest in a VOCAB frame (SPEC.md §3.12). */
+export const VOCAB_DIGEST_SIZE = 8;
+/** A VOCAB frame's fields before its name: flags, kind, hash, name length. */
+export const VOCAB_FIXED = 2 + VOCAB_HASH_SIZE + 1;
 
 /** cache_hit_ratio's scale: parts per million (SPEC.md §3.2). */
 export const PPM = 1_000_000;
@@ -65,6 +73,7 @@ types[Type.BLOCK] = { name: 'BLOCK', min: 3, max: 3, mask: 0, want: '3', check: 
 types[Type.PAD] = { name: 'PAD', fast: true, min: 0, max: MAX_PAYLOAD, mask: 0, want: '' }; // §3.6
 types[Type.CACHE_USAGE] = { name: 'CACHE_USAGE', min: 8, max: 8, mask: 0, want: '8' }; // §3.7
 types[Type.EVENT] = { name: 'EVENT', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2', check: checkEvent }; // §3.10
+types[Type.VOCAB] = { name: 'VOCAB', min: VOCAB_FIXED + 4, max: MAX_PAYLOAD, mask: 0, want: 'at least 39', check: checkVocab }; // §3.13
 
 /**
  * typeInfo returns what this package knows of frame type t, or undefined
@@ -128,4 +137,39 @@ function checkEvent(p) {
   const enc = p[0] & 0x7f;
   if (enc > 1) return [0, `event encoding ${enc}, want 0 or 1`];
   if (2 + p[1] > p.length) return [1, `event name of ${p[1]} bytes past the payload`];
+}
+
+/** @param {number} b */
+const hex2 = (b) => b.toString(16).toUpperCase().padStart(2, '0');
+
+/**
+ * @type {Check} SPEC.md §3.13's layout, with Go's offsets and words: unknown
+ * flags and kinds are malformed; the name lies in the payload; the rest is
+ * the digest, exactly, or a special table (§3.12) that exactly fills it, by
+ * strictly ascending ID, each name 1 to 65,535 bytes.
+ */
+function checkVocab(p) {
+  if ((p[0] & ~3) !== 0) return [0, `vocab flags 0x${hex2(p[0])}, want bits 0 and 1 only`];
+  if (p[1] > 1) return [1, `vocab kind ${p[1]}, want 0 or 1`];
+  const n = VOCAB_FIXED + p[VOCAB_FIXED - 1];
+  if (n > p.length) return [VOCAB_FIXED - 1, `vocab name of ${p[VOCAB_FIXED - 1]} bytes past the payload`];
+  const rest = p.length - n;
+  if ((p[0] & 2) !== 0) {
+    if (rest !== VOCAB_DIGEST_SIZE) return [n, `special table digest of ${rest} bytes, want 8`];
+    return;
+  }
+  if (rest < 4) return [n, `special table of ${rest} bytes, want a count of 4`];
+  const count = u32(p, n);
+  let pos = 4;
+  let last = -1;
+  for (let i = 0; i < count; i++) {
+    if (rest - pos < 6) return [n + pos, 'special entry past the payload'];
+    const id = u32(p, n + pos);
+    if (id <= last) return [n + pos, `special ID ${id}, want above ${last}`];
+    const len = (p[n + pos + 4] << 8) | p[n + pos + 5];
+    if (len === 0 || rest - pos - 6 < len) return [n + pos + 4, `special name of ${len} bytes, want 1 to the payload's end`];
+    last = id;
+    pos += 6 + len;
+  }
+  if (pos !== rest) return [n + pos, 'bytes after the special table'];
 }

@@ -28,6 +28,14 @@ export const MAX_GAP = 1 << 16;
  *   piece after BOS, as llama2.c's run.c decodes
  */
 
+/**
+ * @typedef {object} VocabSummary what names a vocabulary in a stream
+ *   (SPEC.md §3.12–3.13); its arrays must not be modified
+ * @property {Uint8Array} hash the SHA-256 of its tiktoken rendering
+ * @property {Uint8Array} specials its special table, as a VOCAB frame carries it
+ * @property {Uint8Array} digest the first 8 bytes of the table's SHA-256
+ */
+
 // Flags of an ID, as Go's.
 export const ABSENT = 0; // no token has this ID
 export const ORDINARY = 1; // text
@@ -216,6 +224,27 @@ export class Vocabulary {
   async specialsDigest() {
     const sum = await crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (this.specialTable()));
     return new Uint8Array(sum, 0, 8);
+  }
+
+  /** @type {Promise<VocabSummary> | undefined} */
+  #summary;
+
+  /**
+   * summary returns what names the vocabulary in a stream (SPEC.md §3.13):
+   * its hash, its special table and the table's digest, computed on the
+   * first call and kept (the hash of cl100k_base takes a few
+   * milliseconds). parseVocabularyFile leaves it computed. VocabText
+   * compares a VOCAB frame with it, and holdsHeader lists its hash.
+   * @returns {Promise<VocabSummary>}
+   */
+  summary() {
+    this.#summary ??= (async () => {
+      const specials = this.specialTable();
+      const hash = await this.hash();
+      const sum = new Uint8Array(await crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (specials)));
+      return { hash, specials, digest: sum.subarray(0, 8) };
+    })();
+    return this.#summary;
   }
 
   /**

@@ -176,7 +176,7 @@ export async function parseVocabularyFile(data) {
   }
   const v = new Vocabulary(kind, out, off, len, flag, bos, name);
   if (!equal(await sha256(data.subarray(0, body)), data.subarray(body))) throw new VocabError('Malformed', body, 'check is not the SHA-256 of the file before it');
-  if (!equal(await v.hash(), want)) throw new VocabError('Malformed', hashAt, 'hash is not the hash of the tokens');
+  if (!equal((await v.summary()).hash, want)) throw new VocabError('Malformed', hashAt, 'hash is not the hash of the tokens');
   return v;
 }
 

@@ -131,3 +131,23 @@ export function chunkValues(sse) {
       }
     });
 }
+
+const specRow = /^\| `([a-z0-9-]+)` \| `([0-9A-F ]*)` \|(?: (Err[A-Za-z]+) \| ([0-9]+) \|)?$/;
+
+/**
+ * specRows returns the vector rows (name, bytes, and for an invalid one the
+ * error kind and offset) of SPEC.md's subsection `num` ("3.13").
+ * @param {string} num
+ */
+export function specRows(num) {
+  const out = [];
+  let section = '';
+  for (const line of readFileSync(root + 'SPEC.md', 'utf8').split('\n')) {
+    if (line.startsWith('#')) section = line;
+    if (!section.startsWith(`### ${num} `)) continue;
+    const m = specRow.exec(line);
+    if (m) out.push({ name: m[1], bytes: fromHex(m[2]), kind: m[3]?.slice(3), offset: m[4] === undefined ? undefined : Number(m[4]) });
+  }
+  return out;
+}
+

@@ -80,6 +80,25 @@ export function encodePad(n: number): Uint8Array<ArrayBuffer>;
  */
 export function encodeEvent(encoding: number, name: string | Uint8Array, data: string | Uint8Array): Uint8Array<ArrayBuffer>;
 /**
+ * encodeVocab encodes a VOCAB frame (SPEC.md §3.13), naming the vocabulary
+ * the response's TOKEN and TOKEN32 frames index; send it before the first
+ * of them. v is as Frame.vocab gives it (name a string or bytes): the
+ * special table without VocabFlag.DIGEST, its 8-byte digest with it. A v
+ * that a reader would reject (unknown flags or kind, a hash not of 32
+ * bytes, a name over 255 bytes, a malformed or too long table) throws an
+ * AnthError, as Go's Writer.WriteVocab refuses it.
+ * @param {{flags?: number, kind?: number, hash: Uint8Array, name?: string | Uint8Array, specials?: Uint8Array, digest?: Uint8Array}} v
+ * @returns {Uint8Array}
+ */
+export function encodeVocab(v: {
+    flags?: number;
+    kind?: number;
+    hash: Uint8Array;
+    name?: string | Uint8Array;
+    specials?: Uint8Array;
+    digest?: Uint8Array;
+}): Uint8Array;
+/**
  * encodeFrame encodes a frame as a writer of a response sends it, after
  * checking it as a reader would: a DONE or ERROR whose value a FrameReader
  * joined goes back as its continuation frames, any other frame as it is.

@@ -1,12 +1,13 @@
 /**
- * @typedef {'BadMagic' | 'Truncated' | 'UnknownType' | 'Malformed' | 'TooLarge' | 'WrongType' | 'UnknownToken' | 'Unsupported'} ErrorKind
+ * @typedef {'BadMagic' | 'Truncated' | 'UnknownType' | 'Malformed' | 'TooLarge' | 'WrongType' | 'UnknownToken' | 'UnknownVocabulary' | 'Unsupported'} ErrorKind
  */
 /**
  * AnthError says where bad input was found and what was expected there: the
  * JavaScript form of Go's *frame.Error. `kind` is one of SPEC.md §6's kinds
  * ('WrongType' is a caller's mistake: a Frame accessor called on a frame of
- * another type; 'UnknownToken' and 'Unsupported' are a VocabError's, Go's
- * vocab.ErrUnknownToken and vocab.ErrUnsupported). Errors of a stream are
+ * another type; 'UnknownToken', 'UnknownVocabulary' and 'Unsupported' are
+ * a VocabError's, Go's vocab.ErrUnknownToken, vocab.ErrUnknownVocabulary and
+ * vocab.ErrUnsupported). Errors of a stream are
  * final: a reader throws the same error from then on.
  */
 export class AnthError extends Error {
@@ -38,13 +39,15 @@ export class AnthError extends Error {
  * at one place, as a special-token table's) and `index` is -1; for an ID
  * stream (kind 'UnknownToken', SPEC.md §3.12: the stream is malformed for
  * its vocabulary), `id` is the ID and `index` its position among the IDs
- * the Detokenizer was given, and `offset` is -1. Its message reads as Go's:
+ * the Detokenizer was given, and `offset` is -1; for a stream that names a
+ * vocabulary the reader does not hold (kind 'UnknownVocabulary', SPEC.md
+ * §3.13) both are -1. Its message reads as Go's:
  * "vocab: offset 12: malformed: rank "x", want a decimal number" or "vocab:
  * ID 70000 at index 3: unknown token ID".
  */
 export class VocabError extends AnthError {
     /**
-     * @param {ErrorKind} kind 'Truncated', 'Malformed', 'TooLarge', 'UnknownToken' or 'Unsupported'
+     * @param {ErrorKind} kind 'Truncated', 'Malformed', 'TooLarge', 'UnknownToken', 'UnknownVocabulary' or 'Unsupported'
      * @param {number} offset
      * @param {string} detail
      * @param {number} [index] the ID's position, for 'UnknownToken'
@@ -99,7 +102,7 @@ export class StatusError extends Error {
     /** @type {string | undefined} */
     contentType: string | undefined;
 }
-export type ErrorKind = "BadMagic" | "Truncated" | "UnknownType" | "Malformed" | "TooLarge" | "WrongType" | "UnknownToken" | "Unsupported";
+export type ErrorKind = "BadMagic" | "Truncated" | "UnknownType" | "Malformed" | "TooLarge" | "WrongType" | "UnknownToken" | "UnknownVocabulary" | "Unsupported";
 /**
  * what a StatusError says besides its status
  */

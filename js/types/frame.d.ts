@@ -100,6 +100,27 @@ export const EventEncoding: Readonly<{
 /** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
 export const EVENT_MORE: 128;
 /**
+ * The flags of a VOCAB frame (SPEC.md §3.13): TEXT, the response's text
+ * travels in TEXT and DELTA frames as well, so a reader of text reads those
+ * and never turns the IDs into text (§3.14); DIGEST, the frame carries the
+ * special table's digest instead of the table.
+ */
+export const VocabFlag: Readonly<{
+    TEXT: 1;
+    DIGEST: 2;
+}>;
+/**
+ * @typedef {object} VocabPayload a VOCAB frame's payload (SPEC.md §3.13):
+ *   the vocabulary a response's TOKEN and TOKEN32 frames index (Go's
+ *   frame.Vocab). The byte fields are views of the payload.
+ * @property {number} flags VocabFlag bits
+ * @property {number} kind 0 byte-level, 1 SentencePiece (SPEC.md §3.12)
+ * @property {Uint8Array} hash the vocabulary's hash, 32 bytes
+ * @property {Uint8Array} name the name people know it by, for messages, never for matching
+ * @property {Uint8Array | undefined} specials the special table (§3.12), without VocabFlag.DIGEST
+ * @property {Uint8Array | undefined} digest the special table's digest, 8 bytes, with VocabFlag.DIGEST
+ */
+/**
  * @typedef {object} Usage
  * @property {number} inputTokens
  * @property {number} outputTokens
@@ -201,8 +222,46 @@ export class Frame {
     block(): BlockPayload;
     /** @returns {Event} */
     event(): Event;
+    /**
+     * vocab returns the payload of a VOCAB frame: the vocabulary its
+     * response's token frames index (SPEC.md §3.13). Whether a Vocabulary
+     * matches it is VocabText's to say.
+     * @returns {VocabPayload}
+     */
+    vocab(): VocabPayload;
     #private;
 }
+/**
+ * a VOCAB frame's payload (SPEC.md §3.13):
+ *   the vocabulary a response's TOKEN and TOKEN32 frames index (Go's
+ *   frame.Vocab). The byte fields are views of the payload.
+ */
+export type VocabPayload = {
+    /**
+     * VocabFlag bits
+     */
+    flags: number;
+    /**
+     * 0 byte-level, 1 SentencePiece (SPEC.md §3.12)
+     */
+    kind: number;
+    /**
+     * the vocabulary's hash, 32 bytes
+     */
+    hash: Uint8Array;
+    /**
+     * the name people know it by, for messages, never for matching
+     */
+    name: Uint8Array;
+    /**
+     * the special table (§3.12), without VocabFlag.DIGEST
+     */
+    specials: Uint8Array | undefined;
+    /**
+     * the special table's digest, 8 bytes, with VocabFlag.DIGEST
+     */
+    digest: Uint8Array | undefined;
+};
 export type Usage = {
     inputTokens: number;
     outputTokens: number;

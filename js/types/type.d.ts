@@ -45,6 +45,7 @@ export const Type: Readonly<{
     PAD: 128;
     CACHE_USAGE: 129;
     EVENT: 130;
+    VOCAB: 131;
 }>;
 /**
  * A Type, as a type: the union of the known frame types. A frame's type is a
@@ -52,6 +53,12 @@ export const Type: Readonly<{
  * `number`.
  * @typedef {typeof Type[keyof typeof Type]} Type
  */
+/** The bytes of a VOCAB frame's hash (SPEC.md §3.13): a SHA-256. */
+export const VOCAB_HASH_SIZE: 32;
+/** The bytes of a special table's digest in a VOCAB frame (SPEC.md §3.12). */
+export const VOCAB_DIGEST_SIZE: 8;
+/** A VOCAB frame's fields before its name: flags, kind, hash, name length. */
+export const VOCAB_FIXED: number;
 /** cache_hit_ratio's scale: parts per million (SPEC.md §3.2). */
 export const PPM: 1000000;
 /**

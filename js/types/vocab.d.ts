@@ -49,6 +49,13 @@ export const MAX_GAP: number;
  *   "<0xXX>" that stand for one byte and drops one leading space of the
  *   piece after BOS, as llama2.c's run.c decodes
  */
+/**
+ * @typedef {object} VocabSummary what names a vocabulary in a stream
+ *   (SPEC.md §3.12–3.13); its arrays must not be modified
+ * @property {Uint8Array} hash the SHA-256 of its tiktoken rendering
+ * @property {Uint8Array} specials its special table, as a VOCAB frame carries it
+ * @property {Uint8Array} digest the first 8 bytes of the table's SHA-256
+ */
 export const ABSENT: 0;
 export const ORDINARY: 1;
 export const SPECIAL: 2;
@@ -158,6 +165,15 @@ export class Vocabulary {
      */
     specialsDigest(): Promise<Uint8Array>;
     /**
+     * summary returns what names the vocabulary in a stream (SPEC.md §3.13):
+     * its hash, its special table and the table's digest, computed on the
+     * first call and kept (the hash of cl100k_base takes a few
+     * milliseconds). parseVocabularyFile leaves it computed. VocabText
+     * compares a VOCAB frame with it, and holdsHeader lists its hash.
+     * @returns {Promise<VocabSummary>}
+     */
+    summary(): Promise<VocabSummary>;
+    /**
      * hash returns the SHA-256 of the tiktoken rendering (SPEC.md §3.12),
      * with WebCrypto (crypto.subtle, in Node 20 and browsers). For
      * cl100k_base it is tiktoken's pinned 223921b7…, for o200k_base 446a9538….
@@ -165,6 +181,7 @@ export class Vocabulary {
      * @returns {Promise<Uint8Array>}
      */
     hash(): Promise<Uint8Array>;
+    #private;
 }
 /**
  * how a vocabulary's
@@ -175,3 +192,21 @@ export class Vocabulary {
  *   piece after BOS, as llama2.c's run.c decodes
  */
 export type VocabKind = "byte-level" | "sentencepiece";
+/**
+ * what names a vocabulary in a stream
+ *   (SPEC.md §3.12–3.13); its arrays must not be modified
+ */
+export type VocabSummary = {
+    /**
+     * the SHA-256 of its tiktoken rendering
+     */
+    hash: Uint8Array;
+    /**
+     * its special table, as a VOCAB frame carries it
+     */
+    specials: Uint8Array;
+    /**
+     * the first 8 bytes of the table's SHA-256
+     */
+    digest: Uint8Array;
+};

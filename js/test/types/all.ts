@@ -15,6 +15,14 @@ import {
   O200K_BASE_SPECIALS,
   VocabError,
   Vocabulary,
+  VocabFlag,
+  VocabText,
+  VOCABULARIES_HEADER,
+  encodeVocab,
+  formatHolds,
+  holdsHeader,
+  parseHolds,
+  readText,
   parseHF,
   parseLlama2c,
   parseTiktoken,
@@ -127,6 +135,11 @@ import type {
   TextPayload,
   Usage,
   VocabKind,
+  VocabPayload,
+  VocabSummary,
+  VocabTextOptions,
+  ReadTextOptions,
+  Holds,
   StopReason as StopReasonType,
 } from '@layer0/anth';
 
@@ -145,7 +158,7 @@ export type Enums = [
   Is<Equal<BlockOp, 0 | 1 | 2>>,
   Is<Equal<EventEncoding, 0 | 1>>,
   Is<Equal<Role, 0 | 1 | 2>>,
-  Is<Equal<Type, 0x00 | 0x01 | 0x02 | 0x03 | 0x04 | 0x05 | 0x06 | 0x07 | 0x80 | 0x81 | 0x82>>,
+  Is<Equal<Type, 0x00 | 0x01 | 0x02 | 0x03 | 0x04 | 0x05 | 0x06 | 0x07 | 0x80 | 0x81 | 0x82 | 0x83>>,
 ];
 export const op: BlockOp = BlockOp.START_TEXT;
 export const kind: DeltaKind = DeltaKind.THINKING;
@@ -166,6 +179,14 @@ export type Signatures = [
   Is<Equal<TextPayload, ReturnType<Frame['text']>>>,
   Is<Equal<DeltaPayload, ReturnType<Frame['delta']>>>,
   Is<Equal<BlockPayload, ReturnType<Frame['block']>>>,
+  Is<Equal<VocabPayload, ReturnType<Frame['vocab']>>>,
+  Is<Equal<Holds, ReturnType<typeof parseHolds>>>,
+  Is<Equal<string, ReturnType<typeof formatHolds>>>,
+  Is<Equal<Promise<string>, ReturnType<typeof holdsHeader>>>,
+  Is<Equal<Promise<VocabSummary>, ReturnType<Vocabulary['summary']>>>,
+  Is<Equal<Promise<VocabText>, ReturnType<typeof VocabText.create>>>,
+  Is<Equal<AsyncGenerator<string, void, undefined>, ReturnType<typeof readText>>>,
+  Is<Equal<Uint8Array, ReturnType<typeof encodeVocab>>>,
   Is<Equal<Event, ReturnType<Frame['event']>>>,
   Is<Equal<ParsedFrame, ReturnType<typeof parseFrame>>>,
   Is<Equal<ReaderOptions | undefined, ConstructorParameters<typeof FrameReader>[0]>>,
@@ -265,6 +286,9 @@ export type Values = [
   typeof O200K_BASE_SPECIALS,
   typeof MAX_TOKENS,
   typeof MAX_TOKEN_LEN,
+  typeof VOCABULARIES_HEADER,
+  typeof VocabFlag,
+  VocabText,
 ];
 export const coding: 'anth-deflate' | string = CODING;
 export const maxRecord: number = MAX_RECORD;
@@ -280,10 +304,12 @@ export function usage(e: unknown): string {
   const req: Request = { model: 'm', messages: [msg], maxTokens: 16 };
   const adapter: AnthFetchOptions = { fetch: globalThis.fetch, maxEvent: 4 << 20, resume: { tries: 5, backoff: 250 } };
   const resume: ResumeOptions = { headers: { 'x-api-key': 'k' }, signal: new AbortController().signal };
+  const text: ReadTextOptions & VocabTextOptions = { vocabularies: [], thinking: true, onSpecial: (name: string) => void name };
   if (e instanceof VocabError && e.kind === 'UnknownToken') return `ID ${e.id} at ${e.index}`;
+  if (e instanceof VocabError && e.kind === 'UnknownVocabulary') return e.message;
   if (e instanceof AnthError) {
     const k: ErrorKind = e.kind;
     return k;
   }
-  return [fields, limits, opts, req, adapter, resume].length > 0 ? 'ok' : '';
+  return [fields, limits, opts, req, adapter, resume, text].length > 0 ? 'ok' : '';
 }

@@ -1,0 +1,241 @@
+// Text from a response's frames whatever carries it (SPEC.md §3.12–3.14):
+// TEXT frames through a TextReassembler, TOKEN and TOKEN32 frames through a
+// Detokenizer, a VOCAB frame checked against the vocabularies held. The
+// twin of Go's vocab.Text.
+
+import { Detokenizer } from './detokenizer.js';
+import { VocabError } from './errors.js';
+import { VocabFlag } from './frame.js';
+import { TextReassembler } from './text.js';
+import { readFrames } from './reader.js';
+import { Type, u32 } from './type.js';
+
+const KINDS = ['byte-level', 'sentencepiece'];
+
+/**
+ * @typedef {import('./text.js').TextOptions & {onSpecial?: (name: string) => void}} VocabTextOptions
+ * VocabText's options: the DELTA kinds to give besides text (TextOptions),
+ * and onSpecial, called with the name of each special token the IDs hold
+ * (SPEC.md §3.12: a special token is reported by name, never as text)
+ */
+
+/**
+ * VocabText gives a response's text from its frames through one call,
+ * add, whether the text travels in TEXT frames or as token IDs (SPEC.md
+ * §3.12–3.14), as Go's vocab.Text does:
+ *
+ * - A VOCAB frame is checked against the vocabularies held: the one with
+ *   its hash must have its kind and special table (or digest), else add
+ *   throws a VocabError of kind 'UnknownVocabulary' naming both, before any
+ *   of its IDs is read. A VOCAB frame after a token frame, or a second
+ *   one, is 'Malformed'. A stream that names none is read with the first
+ *   vocabulary held, the one agreed out of band (§3.1).
+ * - Without VOCAB's text flag the IDs are the response's text (block 0's):
+ *   add gives their text as they come, a character split between tokens
+ *   once, whole; a special token gives no text (onSpecial hears of it),
+ *   and an ID the vocabulary lacks throws a VocabError of kind
+ *   'UnknownToken' with the ID and its index: never silent loss.
+ * - With the text flag the text travels in TEXT and DELTA frames too, and
+ *   VocabText reads it there only: the IDs are neither read as text nor
+ *   checked (§3.14: each is read once), so it needs no vocabulary then.
+ *
+ * Everything else is TextReassembler's: TEXT frames, the DELTA kinds asked
+ * for, BLOCK stops and DONE. Errors are final: add throws the same one
+ * from then on (see err for the one a frame's earlier text defers). Make one with VocabText.create, per response.
+ */
+export class VocabText {
+  /**
+   * Use VocabText.create, which computes what the constructor needs.
+   * @param {{vocab: import('./vocab.js').Vocabulary, summary: import('./vocab.js').VocabSummary}[]} held
+   * @param {VocabTextOptions} [options]
+   */
+  constructor(held, options = {}) {
+    this.#held = held;
+    this.#text = new TextReassembler(options);
+    this.#onSpecial = options.onSpecial;
+  }
+
+  /**
+   * create returns a VocabText that reads token frames with the given
+   * vocabularies (none, for a reader of text only: a token frame it must
+   * read as text is then 'UnknownVocabulary').
+   * @param {import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[] | undefined} vocabularies
+   * @param {VocabTextOptions} [options]
+   * @returns {Promise<VocabText>}
+   */
+  static async create(vocabularies, options) {
+    const list = vocabularies === undefined ? [] : Array.isArray(vocabularies) ? vocabularies : [vocabularies];
+    const held = await Promise.all(list.map(async (vocab) => ({ vocab, summary: await vocab.summary() })));
+    return new VocabText(held, options);
+  }
+
+  #held;
+  #text;
+  #onSpecial;
+  /** @type {Detokenizer | undefined} */
+  #d;
+  #named = false; // a VOCAB frame was read
+  #textToo = false; // and it had the text flag
+  #tokens = false; // a token frame was read
+  /** @type {Error | undefined} */
+  #err;
+
+  /** Whether the stream named its vocabulary (a VOCAB frame was read). */
+  get named() {
+    return this.#named;
+  }
+
+  /** Whether the VOCAB frame said the text travels in TEXT frames as well. */
+  get textToo() {
+    return this.#textToo;
+  }
+
+  /**
+   * The error that stopped the VocabText, or undefined. add throws it; when
+   * a token frame's IDs give text before an unknown ID, add returns that
+   * text and the next add throws, so a reader that stops there checks err.
+   */
+  get err() {
+    return this.#err;
+  }
+
+  /** The vocabulary the IDs are read with, once one is chosen. */
+  get vocabulary() {
+    return this.#d?.vocab;
+  }
+
+  /**
+   * add returns the text a frame completes: for a TOKEN or TOKEN32 frame
+   * the text of its IDs (whole characters; '' when held back), and for
+   * every other frame what TextReassembler.add gives (null for a frame
+   * that carries no text, a VOCAB frame among them). It throws a
+   * VocabError as the class comment says.
+   * @param {import('./frame.js').Frame} f
+   * @returns {string | null}
+   */
+  add(f) {
+    if (this.#err) throw this.#err;
+    try {
+      switch (f.type) {
+        case Type.TOKEN:
+        case Type.TOKEN32:
+          this.#tokens = true;
+          return this.#textToo ? '' : this.#ids(f);
+        case Type.VOCAB:
+          this.#vocab(f);
+          return null;
+        case Type.DONE: {
+          const held = !this.#textToo && this.#d ? this.#d.flush() : '';
+          return held + (this.#text.add(f) ?? '');
+        }
+      }
+      return this.#text.add(f);
+    } catch (e) {
+      this.#err = /** @type {Error} */ (e);
+      throw e;
+    }
+  }
+
+  /** @param {import('./frame.js').Frame} f */
+  #ids(f) {
+    if (!this.#d) {
+      const first = this.#held[0];
+      if (!first) throw new VocabError('UnknownVocabulary', -1, 'token frames to read as text, and no vocabulary');
+      this.#d = new Detokenizer(first.vocab);
+    }
+    const d = this.#d;
+    const p = f.payload;
+    const wide = f.type === Type.TOKEN32;
+    const step = wide ? 4 : 2;
+    let s = '';
+    for (let i = 0; i + step <= p.length; i += step) {
+      try {
+        s += d.next(wide ? u32(p, i) : (p[i] << 8) | p[i + 1]);
+      } catch (e) {
+        // The text of the IDs before the unknown one is given; the error
+        // comes with the next call, as a FrameReader defers its own.
+        if (s === '') throw e;
+        this.#err = /** @type {Error} */ (e);
+        return s;
+      }
+      if (d.special !== undefined) this.#onSpecial?.(d.special);
+    }
+    return s;
+  }
+
+  /**
+   * vocab applies SPEC.md §3.13 to a VOCAB frame.
+   * @param {import('./frame.js').Frame} f
+   */
+  #vocab(f) {
+    if (this.#named || this.#tokens) throw new VocabError('Malformed', -1, 'a VOCAB frame after a token frame or another VOCAB frame');
+    this.#named = true;
+    const fv = f.vocab();
+    if ((fv.flags & VocabFlag.TEXT) !== 0) {
+      this.#textToo = true;
+      return;
+    }
+    const h = this.#held.find((x) => equal(x.summary.hash, fv.hash));
+    const named = describe(fv.name, fv.hash);
+    if (!h) {
+      const held = this.#held.length === 0 ? 'no vocabulary is held' : 'the vocabularies held are ' + this.#held.map((x) => describe(x.vocab.name, x.summary.hash)).join(', ');
+      throw new VocabError('UnknownVocabulary', -1, `the stream names ${named}, and ${held}`);
+    }
+    let what = '';
+    if (KINDS[fv.kind] !== h.vocab.kind) what = `kind ${KINDS[fv.kind]}`;
+    else if (fv.digest && !equal(fv.digest, h.summary.digest)) what = 'special table (digest)';
+    else if (fv.specials && !equal(fv.specials, h.summary.specials)) what = 'special table';
+    if (what) throw new VocabError('UnknownVocabulary', -1, `the stream names ${named}, another ${what} than ${describe(h.vocab.name, h.summary.hash)} held`);
+    this.#d = new Detokenizer(h.vocab);
+  }
+}
+
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
+function equal(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * describe names a vocabulary in a message as Go's does: its name, if any,
+ * and the first 8 bytes of its hash in hex.
+ * @param {string | Uint8Array} name
+ * @param {Uint8Array} hash
+ */
+function describe(name, hash) {
+  const s = [...hash.subarray(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('') + '…';
+  const n = typeof name === 'string' ? name : new TextDecoder().decode(name);
+  return n ? `${JSON.stringify(n)} (${s})` : s;
+}
+
+/**
+ * @typedef {import('./reader.js').ReaderOptions & VocabTextOptions & {vocabularies?: import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[]}} ReadTextOptions
+ * readText's options: readFrames', VocabText's, and the vocabularies held
+ */
+
+/**
+ * readText reads a response (what readFrames reads: a fetch Response or
+ * its bytes) and yields its text as it arrives, through a VocabText: TEXT
+ * frames' text, and token frames' text read with options.vocabularies, a
+ * VOCAB frame checked against them. Errors are readFrames' and
+ * VocabText's. Ask the server for IDs with holdsHeader:
+ *
+ *     const headers = { 'Anth-Vocabularies': await holdsHeader([o200k]), Accept: CONTENT_TYPE, … };
+ *     for await (const s of readText(await fetch(url, { method: 'POST', headers, body }), { vocabularies: [o200k] })) out.write(s);
+ *
+ * @param {import('./reader.js').FrameSource} source
+ * @param {ReadTextOptions} [options]
+ * @returns {AsyncGenerator<string, void, undefined>}
+ */
+export async function* readText(source, options = {}) {
+  const t = await VocabText.create(options.vocabularies, options);
+  for await (const f of readFrames(source, options)) {
+    const s = t.add(f);
+    if (s) yield s;
+  }
+  if (t.err) throw t.err;
+}

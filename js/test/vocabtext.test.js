@@ -1,0 +1,197 @@
+// VocabText and readText (SPEC.md §3.12–3.14), the twins of Go's
+// vocab.Text, and the Anth-Vocabularies header (§3.14), the twin of Go's
+// ParseHolds and AppendHolds. The vocabulary and frames are SPEC.md's own
+// vectors: §3.15's file holds the vocabulary §3.13's VOCAB vectors name.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import test from 'node:test';
+
+import {
+  AnthError,
+  Type,
+  VocabError,
+  VocabFlag,
+  VocabText,
+  encodeDone,
+  encodeMagic,
+  encodeText,
+  encodeToken,
+  encodeVocab,
+  formatHolds,
+  holdsHeader,
+  parseFrame,
+  parseHolds,
+  parseVocabularyFile,
+  readText,
+} from '../src/index.js';
+import { chunk, concat, fromHex, rng, root, specRows, toHex } from './helpers.js';
+
+const spec = readFileSync(root + 'SPEC.md', 'utf8');
+const fileRow = /^\| `vocab-file` \| `([0-9A-F ]+)` \|$/m.exec(spec);
+if (!fileRow) throw new Error('SPEC.md §3.15 has no vocab-file vector');
+/** SPEC.md §3.15's vocabulary: "a" 0, "b" 1, special <|endoftext|> 2, named "ab". */
+const ab = await parseVocabularyFile(fromHex(fileRow[1]));
+const vocabFrame = specRows('3.13').find((v) => v.name === 'vocab').bytes;
+const digestFrame = specRows('3.13').find((v) => v.name === 'vocab-digest').bytes;
+const frame = (b) => parseFrame(b).frame;
+const done = encodeDone(0);
+
+/** The text VocabText gives for a stream's frames, and the specials it heard of. */
+async function textOf(vocabs, frames, options) {
+  const specials = [];
+  const t = await VocabText.create(vocabs, { ...options, onSpecial: (n) => specials.push(n) });
+  let s = '';
+  for (const f of frames) s += t.add(frame(f)) ?? '';
+  return { text: s, specials, t };
+}
+
+test('Vocabulary.summary: SPEC.md §3.12 hash and digest vectors of the vocabulary the VOCAB vectors name', async () => {
+  const s = await ab.summary();
+  assert.equal(toHex(s.hash), '2C 09 63 E3 72 08 7F B0 7B 6C 2D 82 64 03 31 99 53 06 88 4F 7C 8C A2 8D D1 3C 57 21 00 DD CB 3F');
+  assert.equal(toHex(s.digest), '8A FC 54 59 5B AF 26 2C');
+  assert.equal(toHex(s.specials), '00 00 00 01 00 00 00 02 00 0D 3C 7C 65 6E 64 6F 66 74 65 78 74 7C 3E');
+  assert.equal(await ab.summary(), await ab.summary(), 'computed once');
+});
+
+test('token frames named by VOCAB (whole table, or digest) give their text; a special is reported, never text', async () => {
+  const ids = encodeToken([0, 1, 2, 1, 0]);
+  const { text, specials, t } = await textOf([ab], [vocabFrame, ids, done]);
+  assert.equal(text, 'abba');
+  assert.deepEqual(specials, ['<|endoftext|>']);
+  assert.ok(t.named && !t.textToo && t.vocabulary === ab);
+  // The digest form, with the text flag off: the same vocabulary.
+  const dig = frame(digestFrame).vocab();
+  const digestOnly = encodeVocab({ ...dig, flags: VocabFlag.DIGEST });
+  assert.equal((await textOf([ab], [digestOnly, ids, done])).text, 'abba');
+  // No VOCAB: the first vocabulary held, agreed out of band (SPEC.md §3.1).
+  assert.equal((await textOf([ab], [encodeToken([1, 0]), done])).text, 'ba');
+  // TOKEN32 frames read the same.
+  assert.equal((await textOf([ab], [vocabFrame, encodeToken([0x10000]).subarray(0, 0), fromHex('04 00 08 00 00 00 01 00 00 00 00'), done].filter((b) => b.length))).text, 'ba');
+});
+
+test('with the text flag, text comes from TEXT frames only and the IDs are neither read nor checked (SPEC.md §3.14)', async () => {
+  const frames = [digestFrame, encodeToken([0, 9999]), encodeText(0, 'hi'), done];
+  assert.equal((await textOf([], frames)).text, 'hi');
+  assert.equal((await textOf([ab], frames)).text, 'hi');
+});
+
+test('a VOCAB frame that names another vocabulary is UnknownVocabulary before any ID is read', async () => {
+  const v = frame(vocabFrame).vocab();
+  const otherHash = v.hash.slice();
+  otherHash[31] ^= 1;
+  const cases = [
+    ['another hash', encodeVocab({ ...v, hash: otherHash }), [ab]],
+    ['another kind', encodeVocab({ ...v, kind: 1 }), [ab]],
+    ['another special table', encodeVocab({ ...v, specials: fromHex('00 00 00 00') }), [ab]],
+    ['another digest', encodeVocab({ ...v, specials: undefined, flags: VocabFlag.DIGEST, digest: new Uint8Array(8) }), [ab]],
+    ['no vocabulary held', vocabFrame, []],
+  ];
+  for (const [what, vf, held] of cases) {
+    const t = await VocabText.create(held);
+    assert.throws(
+      () => t.add(frame(vf)),
+      (/** @type {any} */ e) => e instanceof VocabError && e.kind === 'UnknownVocabulary' && e.offset === -1 && e.index === -1 && /"ab" \(2c0963e372087fb0…\)/.test(e.message),
+      what,
+    );
+    // Final: the IDs after it are not read either.
+    assert.throws(() => t.add(frame(encodeToken([0]))), (/** @type {any} */ e) => e.kind === 'UnknownVocabulary', what);
+  }
+  const none = await VocabText.create(undefined);
+  assert.throws(() => none.add(frame(encodeToken([0]))), (/** @type {any} */ e) => e.kind === 'UnknownVocabulary');
+});
+
+test('a second VOCAB frame, or one after a token frame, is Malformed (SPEC.md §3.13)', async () => {
+  for (const frames of [
+    [vocabFrame, vocabFrame],
+    [encodeToken([0]), vocabFrame],
+    [digestFrame, encodeToken([0]), vocabFrame],
+  ]) {
+    const t = await VocabText.create([ab]);
+    assert.throws(
+      () => frames.forEach((f) => t.add(frame(f))),
+      (/** @type {any} */ e) => e instanceof VocabError && e.kind === 'Malformed',
+    );
+  }
+});
+
+test('an ID the vocabulary lacks is UnknownToken naming it and its index; the text before it is given first', async () => {
+  const t = await VocabText.create([ab]);
+  t.add(frame(vocabFrame));
+  assert.equal(t.add(frame(encodeToken([0]))), 'a');
+  assert.equal(t.add(frame(encodeToken([1, 3, 0]))), 'b');
+  const check = (/** @type {any} */ e) => e instanceof VocabError && e.kind === 'UnknownToken' && e.id === 3 && e.index === 2;
+  assert.ok(check(t.err));
+  assert.throws(() => t.add(frame(done)), check);
+  const u = await VocabText.create([ab]);
+  assert.throws(() => u.add(frame(encodeToken([70000]))), (/** @type {any} */ e) => e.kind === 'UnknownToken' && e.id === 70000 && e.index === 0);
+});
+
+test('readText: a token-mode response in any chunking gives the text of the same response in TEXT frames', async () => {
+  const rand = rng(7);
+  for (let k = 0; k < 50; k++) {
+    const ids = Array.from({ length: 1 + Math.floor(rand() * 40) }, () => Math.floor(rand() * 3));
+    const frames = [encodeMagic(), vocabFrame];
+    for (let i = 0; i < ids.length; ) {
+      const n = 1 + Math.floor(rand() * 5);
+      frames.push(encodeToken(ids.slice(i, i + n)));
+      i += n;
+    }
+    frames.push(done);
+    const want = ids.filter((id) => id !== 2).map((id) => 'ab'[id]).join('');
+    const body = concat(frames);
+    let got = '';
+    for await (const s of readText(chunk(body, rand), { vocabularies: [ab] })) got += s;
+    assert.equal(got, want);
+    let viaText = '';
+    for await (const s of readText(chunk(concat([encodeMagic(), encodeText(0, want), done]), rand))) viaText += s;
+    assert.equal(viaText, want);
+  }
+});
+
+test('readText of a Response: the AnthError of a cut stream, the VocabError of another vocabulary', async () => {
+  const res = (b) => new Response(b, { headers: { 'Content-Type': 'application/x-anthropic-binary' } });
+  await assert.rejects(async () => {
+    for await (const _ of readText(res(concat([encodeMagic(), vocabFrame, encodeToken([0])])), { vocabularies: [ab] }));
+  }, (/** @type {any} */ e) => e instanceof AnthError && e.kind === 'Truncated');
+  await assert.rejects(async () => {
+    for await (const _ of readText(res(concat([encodeMagic(), vocabFrame, encodeToken([0]), done]))));
+  }, (/** @type {any} */ e) => e instanceof VocabError && e.kind === 'UnknownVocabulary');
+});
+
+test('Anth-Vocabularies: SPEC.md §3.14 example, parsed and written back byte for byte', async () => {
+  const m = /^ {4}Anth-Vocabularies: (.*)$/m.exec(spec.slice(spec.indexOf('### 3.14')));
+  assert.ok(m, 'SPEC.md §3.14 example');
+  const h = parseHolds(m[1]);
+  assert.deepEqual(
+    h.hashes.map((x) => toHex(x).replace(/ /g, '').toLowerCase()),
+    ['446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d', '223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7'],
+  );
+  assert.equal(h.text, true);
+  assert.equal(formatHolds(h), m[1]);
+  assert.equal(await holdsHeader([ab]), 'sha256=LAlj43IIf7B7bC2CZAMxmVMGiE98jKKN0TxXIQDdyz8=');
+  assert.equal(await holdsHeader([ab], true), 'sha256=LAlj43IIf7B7bC2CZAMxmVMGiE98jKKN0TxXIQDdyz8=, text');
+});
+
+test('Anth-Vocabularies: the cases of Go TestHoldsParse', () => {
+  const h = 'A'.repeat(43) + '=';
+  for (const [input, hashes, text, off] of [
+    ['', 0, false, -1],
+    ['text', 0, true, -1],
+    [' sha256=' + h + ' ,\ttext\t, future=1,,', 1, true, -1],
+    ['texts, sha256=' + h, 1, false, -1],
+    ['text, sha256=abc', 0, false, 6],
+    ['sha256=' + 'A'.repeat(44), 0, false, 0],
+    ['sha256=' + 'A'.repeat(42) + 'B=', 0, false, 0],
+    ['sha256=' + '!'.repeat(43) + '=', 0, false, 0],
+    ['sha256=' + 'é'.repeat(43) + '=', 0, false, 0],
+  ]) {
+    if (off >= 0) {
+      assert.throws(() => parseHolds(input), (/** @type {any} */ e) => e instanceof VocabError && e.kind === 'Malformed' && e.offset === off, input);
+      continue;
+    }
+    const got = parseHolds(input);
+    assert.equal(got.hashes.length, hashes, input);
+    assert.equal(got.text, text, input);
+  }
+});

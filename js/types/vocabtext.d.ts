@@ -1,0 +1,106 @@
+/**
+ * @typedef {import('./reader.js').ReaderOptions & VocabTextOptions & {vocabularies?: import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[]}} ReadTextOptions
+ * readText's options: readFrames', VocabText's, and the vocabularies held
+ */
+/**
+ * readText reads a response (what readFrames reads: a fetch Response or
+ * its bytes) and yields its text as it arrives, through a VocabText: TEXT
+ * frames' text, and token frames' text read with options.vocabularies, a
+ * VOCAB frame checked against them. Errors are readFrames' and
+ * VocabText's. Ask the server for IDs with holdsHeader:
+ *
+ *     const headers = { 'Anth-Vocabularies': await holdsHeader([o200k]), Accept: CONTENT_TYPE, … };
+ *     for await (const s of readText(await fetch(url, { method: 'POST', headers, body }), { vocabularies: [o200k] })) out.write(s);
+ *
+ * @param {import('./reader.js').FrameSource} source
+ * @param {ReadTextOptions} [options]
+ * @returns {AsyncGenerator<string, void, undefined>}
+ */
+export function readText(source: import("./reader.js").FrameSource, options?: ReadTextOptions): AsyncGenerator<string, void, undefined>;
+/**
+ * @typedef {import('./text.js').TextOptions & {onSpecial?: (name: string) => void}} VocabTextOptions
+ * VocabText's options: the DELTA kinds to give besides text (TextOptions),
+ * and onSpecial, called with the name of each special token the IDs hold
+ * (SPEC.md §3.12: a special token is reported by name, never as text)
+ */
+/**
+ * VocabText gives a response's text from its frames through one call,
+ * add, whether the text travels in TEXT frames or as token IDs (SPEC.md
+ * §3.12–3.14), as Go's vocab.Text does:
+ *
+ * - A VOCAB frame is checked against the vocabularies held: the one with
+ *   its hash must have its kind and special table (or digest), else add
+ *   throws a VocabError of kind 'UnknownVocabulary' naming both, before any
+ *   of its IDs is read. A VOCAB frame after a token frame, or a second
+ *   one, is 'Malformed'. A stream that names none is read with the first
+ *   vocabulary held, the one agreed out of band (§3.1).
+ * - Without VOCAB's text flag the IDs are the response's text (block 0's):
+ *   add gives their text as they come, a character split between tokens
+ *   once, whole; a special token gives no text (onSpecial hears of it),
+ *   and an ID the vocabulary lacks throws a VocabError of kind
+ *   'UnknownToken' with the ID and its index: never silent loss.
+ * - With the text flag the text travels in TEXT and DELTA frames too, and
+ *   VocabText reads it there only: the IDs are neither read as text nor
+ *   checked (§3.14: each is read once), so it needs no vocabulary then.
+ *
+ * Everything else is TextReassembler's: TEXT frames, the DELTA kinds asked
+ * for, BLOCK stops and DONE. Errors are final: add throws the same one
+ * from then on (see err for the one a frame's earlier text defers). Make one with VocabText.create, per response.
+ */
+export class VocabText {
+    /**
+     * create returns a VocabText that reads token frames with the given
+     * vocabularies (none, for a reader of text only: a token frame it must
+     * read as text is then 'UnknownVocabulary').
+     * @param {import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[] | undefined} vocabularies
+     * @param {VocabTextOptions} [options]
+     * @returns {Promise<VocabText>}
+     */
+    static create(vocabularies: import("./vocab.js").Vocabulary | import("./vocab.js").Vocabulary[] | undefined, options?: VocabTextOptions): Promise<VocabText>;
+    /**
+     * Use VocabText.create, which computes what the constructor needs.
+     * @param {{vocab: import('./vocab.js').Vocabulary, summary: import('./vocab.js').VocabSummary}[]} held
+     * @param {VocabTextOptions} [options]
+     */
+    constructor(held: {
+        vocab: import("./vocab.js").Vocabulary;
+        summary: import("./vocab.js").VocabSummary;
+    }[], options?: VocabTextOptions);
+    /** Whether the stream named its vocabulary (a VOCAB frame was read). */
+    get named(): boolean;
+    /** Whether the VOCAB frame said the text travels in TEXT frames as well. */
+    get textToo(): boolean;
+    /**
+     * The error that stopped the VocabText, or undefined. add throws it; when
+     * a token frame's IDs give text before an unknown ID, add returns that
+     * text and the next add throws, so a reader that stops there checks err.
+     */
+    get err(): Error | undefined;
+    /** The vocabulary the IDs are read with, once one is chosen. */
+    get vocabulary(): import("./vocab.js").Vocabulary | undefined;
+    /**
+     * add returns the text a frame completes: for a TOKEN or TOKEN32 frame
+     * the text of its IDs (whole characters; '' when held back), and for
+     * every other frame what TextReassembler.add gives (null for a frame
+     * that carries no text, a VOCAB frame among them). It throws a
+     * VocabError as the class comment says.
+     * @param {import('./frame.js').Frame} f
+     * @returns {string | null}
+     */
+    add(f: import("./frame.js").Frame): string | null;
+    #private;
+}
+/**
+ * readText's options: readFrames', VocabText's, and the vocabularies held
+ */
+export type ReadTextOptions = import("./reader.js").ReaderOptions & VocabTextOptions & {
+    vocabularies?: import("./vocab.js").Vocabulary | import("./vocab.js").Vocabulary[];
+};
+/**
+ * VocabText's options: the DELTA kinds to give besides text (TextOptions),
+ * and onSpecial, called with the name of each special token the IDs hold
+ * (SPEC.md §3.12: a special token is reported by name, never as text)
+ */
+export type VocabTextOptions = import("./text.js").TextOptions & {
+    onSpecial?: (name: string) => void;
+};
