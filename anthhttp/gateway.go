@@ -25,6 +25,7 @@ import (
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/resume"
 	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/vocab"
 )
 
 // ReadRequestBody reads a request body of api's that is JSON
@@ -153,6 +154,9 @@ type GatewayOptions struct {
 	// upstream; a server's drain (ErrShutdown) no longer reaches it once
 	// its client has left, so a drain should last at least ResumeGrace.
 	ResumeGrace time.Duration
+	// Vocabularies, if not empty, are served at VocabulariesPath by hash,
+	// as vocabulary files a browser fetches once (SPEC.md §3.16).
+	Vocabularies []*vocab.Vocabulary
 }
 
 // DefaultMaxRequestSize bounds a request body unless configured: 32 MiB,
@@ -210,6 +214,7 @@ type Gateway struct {
 	tokens   *tokens         // nil for none
 	inFlight atomic.Int64
 	tails    sync.Map // resume.ID → *tail: the resumable responses this gateway is relaying
+	vocabs   vocabularies
 }
 
 // NewGateway returns a Gateway for api, and for the further APIs more,
@@ -224,7 +229,7 @@ func NewGateway(api bridge.API, opts GatewayOptions, more ...bridge.API) *Gatewa
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &Gateway{apis: append([]bridge.API{api}, more...), opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials)}
+	g := &Gateway{apis: append([]bridge.API{api}, more...), opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials), vocabs: newVocabularies(opts.Vocabularies)}
 	if g.cors != nil && opts.Resume != nil {
 		// A page resumes with the ID it reads (SPEC.md §13.1).
 		g.cors.exposed += ", " + ResumeIDHeader
@@ -293,6 +298,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer g.finish(ex, r, cw, in, start)
 	switch {
 	case g.cors != nil && g.cors.preflight(g, cw, r, ex):
+	case g.vocabs.serve(g, cw, r, ex):
 	case g.tokens != nil && !g.authenticate(r, ex):
 		g.apiError(cw, ex, http.StatusUnauthorized, frame.CodeAuthentication, "a token this gateway issued is required (x-api-key or Authorization: Bearer)")
 	case dotSegment(r.URL.Path):

@@ -25,7 +25,7 @@ type Record struct {
 	// Status is the response's status code.
 	Status int
 	// Kind is the wire kind served: KindANTH, KindSSE, KindJSON,
-	// KindProxy or KindPreflight.
+	// KindProxy, KindPreflight or KindVocabulary.
 	Kind string
 	// Coding is the content coding of an ANTH stream ("anth-deflate"),
 	// else "".
