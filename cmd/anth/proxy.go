@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/resume"
 	"github.com/layer0/anth/resume/redisstore"
+	"github.com/layer0/anth/vocab"
 	"github.com/redis/rueidis"
 )
 
@@ -78,6 +80,10 @@ Each flag not given is read from its environment variable, if set:
                                its client leaves, for it to come back (default 30s)
   --resume-memory N            ANTH_RESUME_MEMORY  bytes all streams kept in memory may
                                hold; the oldest go first past it (default 67108864)
+  --vocab FILE                 ANTH_VOCAB  (repeatable; the variable a comma-separated
+                               list) a vocabulary served by hash at
+                               /v1/anth/vocabularies/HASH (SPEC.md §3.16), FILE as
+                               anth decode --vocab takes it
 `
 
 // proxyEnv is each proxy flag's environment variables, first found first
@@ -110,6 +116,7 @@ var proxyEnv = []struct{ flag, env string }{
 	{"resume-max-bytes", "ANTH_RESUME_MAX_BYTES"},
 	{"resume-grace", "ANTH_RESUME_GRACE"},
 	{"resume-memory", "ANTH_RESUME_MEMORY"},
+	{"vocab", "ANTH_VOCAB"},
 }
 
 // fromEnv sets each flag of fs that args did not from its environment
@@ -146,6 +153,23 @@ type proxyConfig struct {
 	resume                  string
 	resumeTTL, resumeGrace  time.Duration
 	resumeMax, resumeMemory int64
+	// vocabs are the --vocab FILEs, loaded when the proxy starts.
+	vocabs vocabFiles
+}
+
+// vocabFiles is --vocab, which may be given more than once; each value
+// (and ANTH_VOCAB's) is a comma-separated list of files.
+type vocabFiles []string
+
+func (v *vocabFiles) String() string { return strings.Join(*v, ",") }
+
+func (v *vocabFiles) Set(s string) error {
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			*v = append(*v, f)
+		}
+	}
+	return nil
 }
 
 func parseProxy(args []string) (*proxyConfig, error) {
@@ -176,6 +200,7 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	fs.Int64Var(&c.resumeMax, "resume-max-bytes", anthhttp.DefaultResumeMaxBytes, "")
 	fs.DurationVar(&c.resumeGrace, "resume-grace", anthhttp.DefaultResumeGrace, "")
 	fs.Int64Var(&c.resumeMemory, "resume-memory", resume.DefaultMemoryMaxBytes, "")
+	fs.Var(&c.vocabs, "vocab", "")
 	if err := parseFlags("proxy", fs, args); err != nil {
 		return nil, err
 	}
@@ -329,6 +354,16 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
+	// Vocabularies load (and are checked) before the proxy listens: a bad
+	// FILE is an error at start, never a 404 later.
+	var vocabs []*vocab.Vocabulary
+	for _, f := range c.vocabs {
+		v, err := loadVocab(f)
+		if err != nil {
+			return err
+		}
+		vocabs = append(vocabs, v)
+	}
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
@@ -381,6 +416,7 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		ResumeTTL:           c.resumeTTL,
 		ResumeMaxBytes:      c.resumeMax,
 		ResumeGrace:         c.resumeGrace,
+		Vocabularies:        vocabs,
 	}, chatAPI)
 	var draining atomic.Bool
 	srv := &http.Server{
@@ -405,6 +441,14 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 	}
 	if c.resume != "" {
 		attrs = append(attrs, "resume", storeName(c.resume))
+	}
+	if len(vocabs) > 0 {
+		paths := make([]string, len(vocabs))
+		for i, v := range vocabs {
+			h := v.Hash()
+			paths[i] = anthhttp.VocabulariesPath + hex.EncodeToString(h[:])
+		}
+		attrs = append(attrs, "vocabularies", paths)
 	}
 	// Signals are caught from before the proxy says it listens: one sent
 	// as soon as it does drains, rather than killing it.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +29,7 @@ import (
 	"github.com/layer0/anth/internal/redistest"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/request"
+	"github.com/layer0/anth/vocab"
 )
 
 // proxyProc is a running anth proxy, started by startProxy with
@@ -1059,5 +1062,79 @@ func TestProxyResume(t *testing.T) {
 		if strings.Contains(p.logs(), "sk-do-not-log") {
 			t.Fatalf("the key was logged:\n%s", p.logs())
 		}
+	}
+}
+
+// TestProxyVocab: anth proxy --vocab FILE (repeatable, and ANTH_VOCAB)
+// serves each vocabulary at /v1/anth/vocabularies/HASH (SPEC.md §3.16): a
+// vocabulary file that loads to that hash, immutable, with the hash as its
+// ETag and a 304 for it; FILE in any form anth decode --vocab takes (here
+// a llama2.c tokenizer.bin and a gzipped .tiktoken); none of it goes
+// upstream. A FILE that is no vocabulary stops the proxy before it
+// listens.
+func TestProxyVocab(t *testing.T) {
+	var upstreamHits atomic.Int32
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		upstreamHits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer upstream.Close()
+	files := []string{"../../vocab/testdata/tok512.bin", "../../vocab/testdata/cl100k_base.tiktoken.gz"}
+	hashes := []string{
+		"1e5d259c75f42dff15a1b8da30bb2f6ddace95fbfc765ed68004f43acdb2abcf", // SPEC.md §3.12's tok512
+		"223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7", // tiktoken's pin of cl100k_base
+	}
+	p := startProxy(t, nil, "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--log-format", "json", "--vocab", files[0], "--vocab", files[1])
+	c := &http.Client{Timeout: logWait, Transport: &http.Transport{DisableCompression: true}}
+	for _, h := range hashes {
+		u := "http://" + p.addr + anthhttp.VocabulariesPath + h
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != anthhttp.VocabularyContentType ||
+			resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" || resp.Header.Get("Etag") != `"`+h+`"` {
+			t.Fatalf("GET %s: %d %v", u, resp.StatusCode, resp.Header)
+		}
+		v, err := vocab.ParseFile(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Hash(); hex.EncodeToString(got[:]) != h {
+			t.Errorf("%s: the file holds %x", h, got)
+		}
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("If-None-Match", `"`+h+`"`)
+		if resp, err := c.Do(req); err != nil || resp.StatusCode != http.StatusNotModified {
+			t.Errorf("If-None-Match: %v %v", resp, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	if resp, err := c.Get("http://" + p.addr + anthhttp.VocabulariesPath + strings.Repeat("0", 64)); err != nil || resp.StatusCode != 404 {
+		t.Errorf("an unknown hash: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if n := upstreamHits.Load(); n != 0 {
+		t.Errorf("%d requests went upstream", n)
+	}
+	if m := p.next("request"); m["kind"] != anthhttp.KindVocabulary {
+		t.Errorf("log line %v", m)
+	}
+
+	// ANTH_VOCAB lists files, comma-separated.
+	pe := startProxy(t, []string{"ANTH_VOCAB=" + files[0] + "," + files[1]}, "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--log-format", "json")
+	for _, h := range hashes {
+		if resp, err := c.Head("http://" + pe.addr + anthhttp.VocabulariesPath + h); err != nil || resp.StatusCode != 200 {
+			t.Errorf("ANTH_VOCAB: HEAD %s: %v %v", h, resp, err)
+		}
+	}
+
+	_, errOut, code := runAnthEnv(t, nil, "proxy", "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--vocab", "proxy_test.go")
+	if code == 0 || !strings.Contains(string(errOut), "vocabulary proxy_test.go") {
+		t.Errorf("--vocab of a Go file: exit %d, %s", code, errOut)
 	}
 }
