@@ -34,8 +34,8 @@ ROUNDS=5 node bench/bench.js >/dev/null
 echo "== interop/ts: npm ci"
 cd ../interop/ts
 npm ci --no-audit --no-fund
-echo "== interop/ts: the official TypeScript SDKs (Anthropic and OpenAI; cut streams resumed, also through anth proxy --resume) and headless Chromium (a page, and a page through anth proxy)"
-node --test --test-concurrency=1 sdk.test.js chat.test.js resume.test.js resumeproxy.test.js browser.test.js proxy.test.js
+echo "== interop/ts: the official TypeScript SDKs (Anthropic and OpenAI; cut streams resumed, also through anth proxy --resume), vocabularies from anth proxy --vocab, and headless Chromium (a page, and a page through anth proxy)"
+node --test --test-concurrency=1 sdk.test.js chat.test.js resume.test.js resumeproxy.test.js vocabproxy.test.js browser.test.js proxy.test.js
 echo "== interop/ts: client CPU in headless Chromium runs, every path reading the SDK's text (numbers are not checked here)"
 BENCH_MS=5 node browser-bench.js >/dev/null
 

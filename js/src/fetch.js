@@ -8,18 +8,24 @@ import { ChatEncoderStream } from './chat.js';
 import { DeflateDecoderStream, isCoded } from './deflate.js';
 import { ACCEPT, CONTENT_TYPE } from './http.js';
 import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } from './resume.js';
+import { VOCABULARIES_HEADER, holdsHeader } from './holds.js';
 import { SSEEncoderStream } from './sse.js';
+import { tokensAsText } from './vocabtext.js';
 
 export { CONTENT_TYPE, ACCEPT };
 
 /**
- * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions & {resume?: import('./resume.js').ResumeOptions}} AdapterOptions
+ * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions & {resume?: import('./resume.js').ResumeOptions, vocabularies?: import('./vocab.js').Vocabulary[]}} AdapterOptions
  * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
- * Messages API, ChatEncoder's for Chat Completions), and `resume`, how a
+ * Messages API, ChatEncoder's for Chat Completions), `resume`, how a
  * cut response is resumed (its tries and backoff; the request's URL,
- * headers and signal are the call's own). The model of the message_start
- * or chunks written for an ANTH stream that carries none defaults to the
- * request's model.
+ * headers and signal are the call's own), and `vocabularies`, the
+ * vocabularies the client holds: a streaming call lists them in
+ * Anth-Vocabularies (SPEC.md §3.14), so a server may answer in token IDs,
+ * and a response whose VOCAB frame says its IDs are its text (checked
+ * against them: a VocabError otherwise) reaches the SDK as ordinary text
+ * deltas (tokensAsText). The model of the message_start or chunks written
+ * for an ANTH stream that carries none defaults to the request's model.
  */
 
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
@@ -61,17 +67,18 @@ export { CONTENT_TYPE, ACCEPT };
  * @returns {Fetch}
  */
 export function anthFetch(options = {}) {
-  const { fetch, resume, ...encoder } = options;
+  const { fetch, resume, vocabularies, ...encoder } = options;
   return async (input, init) => {
     const inner = fetch ?? globalThis.fetch;
     const call = typeof input === 'object' && 'method' in input ? undefined : streamingCall(init?.method, init?.body);
     if (!call) return inner(input, init);
     const headers = new Headers(init?.headers);
     headers.set('Accept', ACCEPT);
+    if (vocabularies?.length) headers.set(VOCABULARIES_HEADER, await holdsHeader(vocabularies));
     const response = await inner(input, { ...init, headers });
     /** @type {Resend} */
     const again = (id, cursor) => inner(input, { ...init, method: 'GET', body: null, headers: resumeHeaders(headers, id, cursor) });
-    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(input), { again, options: resume, signal: init?.signal ?? undefined });
+    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(input), { again, options: resume, signal: init?.signal ?? undefined }, vocabularies);
   };
 }
 
@@ -105,16 +112,17 @@ export function anthFetch(options = {}) {
  * @returns {Middleware}
  */
 export function anthMiddleware(options = {}) {
-  const { resume, ...encoder } = options;
+  const { resume, vocabularies, ...encoder } = options;
   return async (request, next, ctx) => {
     const call = streamingCall(request.method, request.body, ctx?.options?.stream);
     if (!call) return next(request);
     const headers = new Headers(request.headers);
     headers.set('Accept', ACCEPT);
+    if (vocabularies?.length) headers.set(VOCABULARIES_HEADER, await holdsHeader(vocabularies));
     const response = await next({ ...request, headers });
     /** @type {Resend} */
     const again = (id, cursor) => next({ ...request, method: 'GET', body: undefined, headers: resumeHeaders(headers, id, cursor) });
-    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(request.url), { again, options: resume, signal: request.signal ?? undefined });
+    return toSSEResponse(response, { ...encoder, model: encoder.model ?? call.model }, isChat(request.url), { again, options: resume, signal: request.signal ?? undefined }, vocabularies);
   };
 }
 
@@ -163,14 +171,16 @@ function isChat(input) {
 /**
  * toSSEResponse returns response with its body as SSE when it is a success
  * that carries ANTH, else response itself: the Chat Completions API's SSE
- * when chat, else the Messages API's.
+ * when chat, else the Messages API's; with vocabularies, a response's IDs
+ * that are its text become text first (tokensAsText).
  * @param {Response} response
  * @param {AdapterOptions} options
  * @param {boolean} chat
  * @param {{again: Resend, options: import('./resume.js').ResumeOptions | undefined, signal: AbortSignal | undefined}} resume
+ * @param {import('./vocab.js').Vocabulary[] | undefined} vocabularies
  * @returns {Response}
  */
-function toSSEResponse(response, options, chat, resume) {
+function toSSEResponse(response, options, chat, resume, vocabularies) {
   const type = (response.headers.get('Content-Type') ?? '').split(';')[0].trim().toLowerCase();
   if (!response.ok || type !== CONTENT_TYPE || !response.body) return response;
   const coded = isCoded(response.headers);
@@ -186,6 +196,7 @@ function toSSEResponse(response, options, chat, resume) {
   } else {
     anth = coded ? response.body.pipeThrough(new DeflateDecoderStream()) : response.body;
   }
+  if (vocabularies?.length) anth = streamOf(tokensAsText(anth, vocabularies, chat));
   const sse = chat ? new ChatEncoderStream({ ...options, coded }) : new SSEEncoderStream({ ...options, coded });
   const converted = new Response(anth.pipeThrough(sse), {
     status: response.status,

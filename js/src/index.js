@@ -53,6 +53,7 @@ export { parseVocabularyFile, vocabularyFile } from './vocabfile.js';
 export { Detokenizer } from './detokenizer.js';
 export { VocabText, readText } from './vocabtext.js';
 export { VOCABULARIES_HEADER, parseHolds, formatHolds, holdsHeader } from './holds.js';
+export { fetchVocabulary, VOCABULARIES_PATH, VOCABULARY_CONTENT_TYPE, DEFAULT_MAX_VOCABULARY } from './vocabfetch.js';
 export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_RESUME_BACKOFF } from './resume.js';
 
 // The types the functions above take and give, by name from the package
@@ -94,6 +95,8 @@ export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_R
  * @typedef {import('./vocab.js').VocabSummary} VocabSummary
  * @typedef {import('./vocabtext.js').VocabTextOptions} VocabTextOptions
  * @typedef {import('./vocabtext.js').ReadTextOptions} ReadTextOptions
+ * @typedef {import('./vocabtext.js').SpecialAt} SpecialAt
  * @typedef {import('./holds.js').Holds} Holds
+ * @typedef {import('./vocabfetch.js').FetchVocabularyOptions} FetchVocabularyOptions
  * @typedef {import('./resume.js').ResumeOptions} ResumeOptions
  */

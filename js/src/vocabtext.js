@@ -4,19 +4,27 @@
 // twin of Go's vocab.Text.
 
 import { Detokenizer } from './detokenizer.js';
+import { encodeMagic, encodeText } from './encode.js';
+import { chunks } from './http.js';
 import { VocabError } from './errors.js';
 import { VocabFlag } from './frame.js';
 import { TextReassembler } from './text.js';
-import { readFrames } from './reader.js';
-import { Type, u32 } from './type.js';
+import { FrameReader, readFrames } from './reader.js';
+import { HEADER_SIZE, Type, u32 } from './type.js';
 
 const KINDS = ['byte-level', 'sentencepiece'];
 
 /**
- * @typedef {import('./text.js').TextOptions & {onSpecial?: (name: string) => void}} VocabTextOptions
- * VocabText's options: the DELTA kinds to give besides text (TextOptions),
- * and onSpecial, called with the name of each special token the IDs hold
- * (SPEC.md §3.12: a special token is reported by name, never as text)
+ * @typedef {import('./text.js').TextOptions} VocabTextOptions
+ * VocabText's options: the DELTA kinds to give besides text
+ */
+
+/**
+ * @typedef {object} SpecialAt a special token the IDs held (SPEC.md §3.12:
+ *   reported by name, never as text)
+ * @property {string} name its name, "<|endoftext|>"
+ * @property {number} at where it stood in the text add returned: the
+ *   UTF-16 index of the text after it
  */
 
 /**
@@ -32,7 +40,8 @@ const KINDS = ['byte-level', 'sentencepiece'];
  *   vocabulary held, the one agreed out of band (§3.1).
  * - Without VOCAB's text flag the IDs are the response's text (block 0's):
  *   add gives their text as they come, a character split between tokens
- *   once, whole; a special token gives no text (onSpecial hears of it),
+ *   once, whole; a special token gives no text (specials names it, and
+ *   where it stood),
  *   and an ID the vocabulary lacks throws a VocabError of kind
  *   'UnknownToken' with the ID and its index: never silent loss.
  * - With the text flag the text travels in TEXT and DELTA frames too, and
@@ -52,7 +61,6 @@ export class VocabText {
   constructor(held, options = {}) {
     this.#held = held;
     this.#text = new TextReassembler(options);
-    this.#onSpecial = options.onSpecial;
   }
 
   /**
@@ -71,7 +79,8 @@ export class VocabText {
 
   #held;
   #text;
-  #onSpecial;
+  /** @type {SpecialAt[]} */
+  #specials = [];
   /** @type {Detokenizer | undefined} */
   #d;
   #named = false; // a VOCAB frame was read
@@ -88,6 +97,15 @@ export class VocabText {
   /** Whether the VOCAB frame said the text travels in TEXT frames as well. */
   get textToo() {
     return this.#textToo;
+  }
+
+  /**
+   * The special tokens the IDs of the last add held, in order, each with
+   * where it stood in the text add returned; empty when it held none.
+   * @returns {readonly SpecialAt[]}
+   */
+  get specials() {
+    return this.#specials;
   }
 
   /**
@@ -115,6 +133,7 @@ export class VocabText {
    */
   add(f) {
     if (this.#err) throw this.#err;
+    if (this.#specials.length > 0) this.#specials = [];
     try {
       switch (f.type) {
         case Type.TOKEN:
@@ -134,6 +153,17 @@ export class VocabText {
       this.#err = /** @type {Error} */ (e);
       throw e;
     }
+  }
+
+  /**
+   * flush ends the IDs' text and returns what it held: U+FFFD for a
+   * character the end cut off (SPEC.md §7 item 5), else ''. add does this
+   * at DONE; a reader that sends DONE elsewhere calls it instead.
+   * @returns {string}
+   */
+  flush() {
+    if (this.#err) throw this.#err;
+    return !this.#textToo && this.#d ? this.#d.flush() : '';
   }
 
   /** @param {import('./frame.js').Frame} f */
@@ -158,7 +188,7 @@ export class VocabText {
         this.#err = /** @type {Error} */ (e);
         return s;
       }
-      if (d.special !== undefined) this.#onSpecial?.(d.special);
+      if (d.special !== undefined) this.#specials.push({ name: d.special, at: s.length });
     }
     return s;
   }
@@ -213,8 +243,10 @@ function describe(name, hash) {
 }
 
 /**
- * @typedef {import('./reader.js').ReaderOptions & VocabTextOptions & {vocabularies?: import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[]}} ReadTextOptions
- * readText's options: readFrames', VocabText's, and the vocabularies held
+ * @typedef {import('./reader.js').ReaderOptions & VocabTextOptions & {vocabularies?: import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[], onSpecial?: (name: string) => void}} ReadTextOptions
+ * readText's options: readFrames', VocabText's, the vocabularies held, and
+ * onSpecial, called with the name of each special token the IDs hold, in
+ * its place: after the text before it is yielded, before the text after it
  */
 
 /**
@@ -235,7 +267,100 @@ export async function* readText(source, options = {}) {
   const t = await VocabText.create(options.vocabularies, options);
   for await (const f of readFrames(source, options)) {
     const s = t.add(f);
-    if (s) yield s;
+    let from = 0;
+    for (const sp of t.specials) {
+      if (s && sp.at > from) yield s.slice(from, sp.at);
+      from = sp.at;
+      options.onSpecial?.(sp.name);
+    }
+    if (s && from < s.length) yield from === 0 ? s : s.slice(from);
   }
   if (t.err) throw t.err;
+}
+
+/**
+ * tokensAsText gives the ANTH of source (bytes of a response, plain ANTH)
+ * with the IDs a server sent as the response's text made TEXT frames of
+ * block 0, for the SSE encoders, which read text: anthFetch's and
+ * anthMiddleware's vocabularies option. Only a VOCAB frame without the
+ * text flag says the IDs are the text (SPEC.md §3.14); until one comes
+ * every frame passes as it is, so IDs a bridged API carries beside its
+ * text (vLLM's token_ids, §7b.2) stay IDs. After a VOCAB frame with the
+ * text flag the IDs pass for the Chat Completions encoder (chat), which
+ * spells them as the API's token_ids, and are dropped for the Messages
+ * encoder, which has no field for them. The VOCAB frame is checked
+ * (VocabText) and not passed on, nor are frames of unknown ignorable types
+ * (the encoders skip them). Errors are the FrameReader's and VocabText's;
+ * it holds what a FrameReader holds.
+ * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @param {import('./vocab.js').Vocabulary[]} vocabularies
+ * @param {boolean} chat
+ * @returns {AsyncGenerator<Uint8Array, void, undefined>}
+ */
+export async function* tokensAsText(source, vocabularies, chat) {
+  const t = await VocabText.create(vocabularies);
+  // Frames of unknown ignorable types are dropped: the SSE encoders skip them.
+  const r = new FrameReader({ rawFrames: true });
+  /** @type {Uint8Array[]} */
+  let out = [];
+  let magic = false;
+  for await (const chunk of chunks(source)) {
+    const frames = r.feed(chunk);
+    if (!magic && r.offset >= 4) {
+      magic = true;
+      out.unshift(encodeMagic());
+    }
+    for (const f of frames) {
+      if (f.type === Type.VOCAB) {
+        t.add(f);
+        continue;
+      }
+      if ((f.type === Type.TOKEN || f.type === Type.TOKEN32) && t.named) {
+        if (t.textToo) {
+          if (chat) out.push(raw(f));
+          continue;
+        }
+        const s = t.add(f);
+        if (s) out.push(encodeText(0, s));
+        if (t.err) throw t.err;
+        continue;
+      }
+      if (f.type === Type.DONE && t.named) {
+        const s = t.flush();
+        if (s) out.push(encodeText(0, s));
+      }
+      out.push(raw(f));
+    }
+    if (out.length > 0) {
+      yield join(out);
+      out = [];
+    }
+  }
+  r.end();
+}
+
+/**
+ * raw returns a frame as it was on the wire (a raw FrameReader's frames
+ * are single frames).
+ * @param {import('./frame.js').Frame} f
+ */
+function raw(f) {
+  const b = new Uint8Array(HEADER_SIZE + f.payload.length);
+  b[0] = f.type;
+  b[1] = f.payload.length >> 8;
+  b[2] = f.payload.length & 0xff;
+  b.set(f.payload, HEADER_SIZE);
+  return b;
+}
+
+/** @param {Uint8Array[]} parts */
+function join(parts) {
+  if (parts.length === 1) return parts[0];
+  const b = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    b.set(p, at);
+    at += p.length;
+  }
+  return b;
 }

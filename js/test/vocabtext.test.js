@@ -5,10 +5,12 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import test from 'node:test';
 
 import {
   AnthError,
+  anthFetch,
   Type,
   VocabError,
   VocabFlag,
@@ -37,12 +39,16 @@ const digestFrame = specRows('3.13').find((v) => v.name === 'vocab-digest').byte
 const frame = (b) => parseFrame(b).frame;
 const done = encodeDone(0);
 
-/** The text VocabText gives for a stream's frames, and the specials it heard of. */
+/** The text VocabText gives for a stream's frames, and the specials it held, each with the text before it. */
 async function textOf(vocabs, frames, options) {
   const specials = [];
-  const t = await VocabText.create(vocabs, { ...options, onSpecial: (n) => specials.push(n) });
+  const t = await VocabText.create(vocabs, options);
   let s = '';
-  for (const f of frames) s += t.add(frame(f)) ?? '';
+  for (const f of frames) {
+    const x = t.add(frame(f)) ?? '';
+    for (const sp of t.specials) specials.push(sp.name + '@' + (s + x.slice(0, sp.at)));
+    s += x;
+  }
   return { text: s, specials, t };
 }
 
@@ -58,7 +64,7 @@ test('token frames named by VOCAB (whole table, or digest) give their text; a sp
   const ids = encodeToken([0, 1, 2, 1, 0]);
   const { text, specials, t } = await textOf([ab], [vocabFrame, ids, done]);
   assert.equal(text, 'abba');
-  assert.deepEqual(specials, ['<|endoftext|>']);
+  assert.deepEqual(specials, ['<|endoftext|>@ab']);
   assert.ok(t.named && !t.textToo && t.vocabulary === ab);
   // The digest form, with the text flag off: the same vocabulary.
   const dig = frame(digestFrame).vocab();
@@ -194,4 +200,86 @@ test('Anth-Vocabularies: the cases of Go TestHoldsParse', () => {
     assert.equal(got.hashes.length, hashes, input);
     assert.equal(got.text, text, input);
   }
+});
+
+/** sseOf returns the SSE anthFetch (with options) gives the SDK for an ANTH body, and the request's headers. */
+async function sseOf(body, options, path = '/v1/messages') {
+  let headers;
+  const fetch = async (_input, init) => {
+    headers = new Headers(init.headers);
+    return new Response(body, { headers: { 'Content-Type': 'application/x-anthropic-binary' } });
+  };
+  const res = await anthFetch({ ...options, fetch })('https://api.example' + path, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true }) });
+  return { sse: await res.text(), headers };
+}
+
+test('anthFetch with vocabularies: lists them, and a response in IDs reaches the SDK as the same SSE as in TEXT frames', async () => {
+  const head = concat([encodeMagic(), vocabFrame]);
+  const ids = concat([head, encodeToken([0, 1]), encodeToken([2, 1, 0]), encodeDone(1)]);
+  const text = concat([encodeMagic(), encodeText(0, 'ab'), encodeText(0, 'ba'), encodeDone(1)]);
+  for (const path of ['/v1/messages', '/v1/chat/completions']) {
+    const got = await sseOf(ids, { vocabularies: [ab] }, path);
+    assert.equal(got.headers.get('Anth-Vocabularies'), 'sha256=LAlj43IIf7B7bC2CZAMxmVMGiE98jKKN0TxXIQDdyz8=');
+    const want = await sseOf(text, {}, path);
+    assert.equal(want.headers.get('Anth-Vocabularies'), null);
+    assert.equal(got.sse, want.sse, path);
+    assert.match(got.sse, /"ab"/);
+  }
+  // With the text flag, the text is the TEXT frames'; the IDs stay IDs for
+  // Chat Completions (its token_ids) and are dropped for Messages.
+  const both = concat([encodeMagic(), digestFrame, encodeText(0, 'ab'), encodeToken([0, 1]), encodeDone(1)]);
+  const chatWant = concat([encodeMagic(), encodeText(0, 'ab'), encodeToken([0, 1]), encodeDone(1)]);
+  const msgWant = concat([encodeMagic(), encodeText(0, 'ab'), encodeDone(1)]);
+  assert.equal((await sseOf(both, { vocabularies: [ab] }, '/v1/chat/completions')).sse, (await sseOf(chatWant, {}, '/v1/chat/completions')).sse);
+  assert.equal((await sseOf(both, { vocabularies: [ab] })).sse, (await sseOf(msgWant, {})).sse);
+  // Another vocabulary named: the SDK's stream fails, with the VocabError.
+  const v = frame(vocabFrame).vocab();
+  const wrong = concat([encodeMagic(), encodeVocab({ ...v, kind: 1 }), encodeToken([0]), encodeDone(1)]);
+  await assert.rejects(sseOf(wrong, { vocabularies: [ab] }), (/** @type {any} */ e) => e instanceof VocabError && e.kind === 'UnknownVocabulary');
+});
+
+test("anthFetch with vocabularies leaves a bridged API's own IDs alone: vLLM token_ids reach the SDK as without them", async () => {
+  const rec = readFileSync(root + 'testdata/golden/chat/layer0-vllm-reasoning.anth');
+  assert.ok(rec.length > 4);
+  const path = '/v1/chat/completions';
+  const want = (await sseOf(rec, {}, path)).sse;
+  assert.match(want, /token_ids/);
+  // No VOCAB frame: the IDs are not the text (SPEC.md §3.14), nothing changes.
+  assert.equal((await sseOf(rec, { vocabularies: [ab] }, path)).sse, want);
+  // A VOCAB frame with the text flag: still the API's token_ids.
+  const named = concat([rec.subarray(0, 4), digestFrame, rec.subarray(4)]);
+  assert.equal((await sseOf(named, { vocabularies: [ab] }, path)).sse, want);
+});
+
+test('js/README.md’s readText snippet fetches the vocabulary, sends the header and prints the text', async () => {
+  const readme = readFileSync(root + 'js/README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Token IDs to text\n'));
+  const m = /```js\n(import \{[^}]*readText[^}]*\}[\s\S]*?)```/.exec(section);
+  assert.ok(m, 'js/README.md: no readText block under "## Token IDs to text"');
+  const body = m[1].replace(/^import \{([^}]*)\} from '@layer0\/anth';$/m, 'const {$1} = lib;');
+  assert.notEqual(body, m[1], 'the snippet imports from @layer0/anth');
+  const lib = await import('../src/index.js');
+  const o200k = lib.parseTiktoken(gunzipSync(readFileSync(root + 'vocab/testdata/o200k_base.tiktoken.gz')), lib.O200K_BASE_SPECIALS);
+  const file = await lib.vocabularyFile(o200k, 'o200k_base');
+  const s = await o200k.summary();
+  const ids = [13225, 11, 2375, 0, 199999]; // Hello , world ! <|endoftext|>
+  const stream = concat([encodeMagic(), encodeVocab({ flags: VocabFlag.DIGEST, hash: s.hash, name: 'o200k_base', digest: s.digest }), encodeToken(ids), encodeDone(1)]);
+  let sent;
+  const fetch = async (url, init) => {
+    if (String(url).endsWith('/v1/anth/vocabularies/446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d')) return new Response(file);
+    sent = new Headers(init.headers);
+    return new Response(stream, { headers: { 'content-type': 'application/x-anthropic-binary' } });
+  };
+  let printed = '';
+  const output = { append: (/** @type {string} */ x) => (printed += x) };
+  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+  const global = globalThis.fetch; // fetchVocabulary's default
+  globalThis.fetch = fetch;
+  try {
+    await new AsyncFunction('lib', 'fetch', 'body', 'output', body)(lib, fetch, '{}', output);
+  } finally {
+    globalThis.fetch = global;
+  }
+  assert.equal(printed, 'Hello, world![<|endoftext|>]');
+  assert.equal(sent.get('anth-vocabularies'), 'sha256=RGqVOMtsNI41FhINfAiwn1fDZJXirP/+WaW/iwz7Gi0=');
 });

@@ -1,11 +1,15 @@
 /**
- * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions & {resume?: import('./resume.js').ResumeOptions}} AdapterOptions
+ * @typedef {import('./sse.js').EncoderOptions & import('./chat.js').ChatEncoderOptions & {resume?: import('./resume.js').ResumeOptions, vocabularies?: import('./vocab.js').Vocabulary[]}} AdapterOptions
  * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
- * Messages API, ChatEncoder's for Chat Completions), and `resume`, how a
+ * Messages API, ChatEncoder's for Chat Completions), `resume`, how a
  * cut response is resumed (its tries and backoff; the request's URL,
- * headers and signal are the call's own). The model of the message_start
- * or chunks written for an ANTH stream that carries none defaults to the
- * request's model.
+ * headers and signal are the call's own), and `vocabularies`, the
+ * vocabularies the client holds: a streaming call lists them in
+ * Anth-Vocabularies (SPEC.md §3.14), so a server may answer in token IDs,
+ * and a response whose VOCAB frame says its IDs are its text (checked
+ * against them: a VocabError otherwise) reaches the SDK as ordinary text
+ * deltas (tokensAsText). The model of the message_start or chunks written
+ * for an ANTH stream that carries none defaults to the request's model.
  */
 /** @typedef {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} Fetch */
 /**
@@ -73,14 +77,19 @@ export function anthFetch(options?: AnthFetchOptions): Fetch;
 export function anthMiddleware(options?: AdapterOptions): Middleware;
 /**
  * anthMiddleware's options: the SSE encoders' (SSEEncoder's for the
- * Messages API, ChatEncoder's for Chat Completions), and `resume`, how a
+ * Messages API, ChatEncoder's for Chat Completions), `resume`, how a
  * cut response is resumed (its tries and backoff; the request's URL,
- * headers and signal are the call's own). The model of the message_start
- * or chunks written for an ANTH stream that carries none defaults to the
- * request's model.
+ * headers and signal are the call's own), and `vocabularies`, the
+ * vocabularies the client holds: a streaming call lists them in
+ * Anth-Vocabularies (SPEC.md §3.14), so a server may answer in token IDs,
+ * and a response whose VOCAB frame says its IDs are its text (checked
+ * against them: a VocabError otherwise) reaches the SDK as ordinary text
+ * deltas (tokensAsText). The model of the message_start or chunks written
+ * for an ANTH stream that carries none defaults to the request's model.
  */
 export type AdapterOptions = import("./sse.js").EncoderOptions & import("./chat.js").ChatEncoderOptions & {
     resume?: import("./resume.js").ResumeOptions;
+    vocabularies?: import("./vocab.js").Vocabulary[];
 };
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 /**

@@ -39,7 +39,9 @@ export type VocabKind = import("./vocab.js").VocabKind;
 export type VocabSummary = import("./vocab.js").VocabSummary;
 export type VocabTextOptions = import("./vocabtext.js").VocabTextOptions;
 export type ReadTextOptions = import("./vocabtext.js").ReadTextOptions;
+export type SpecialAt = import("./vocabtext.js").SpecialAt;
 export type Holds = import("./holds.js").Holds;
+export type FetchVocabularyOptions = import("./vocabfetch.js").FetchVocabularyOptions;
 export type ResumeOptions = import("./resume.js").ResumeOptions;
 export { AnthError, StatusError, VocabError } from "./errors.js";
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from "./type.js";
@@ -59,4 +61,5 @@ export { parseTiktoken, CL100K_BASE_SPECIALS, O200K_BASE_SPECIALS } from "./tikt
 export { parseVocabularyFile, vocabularyFile } from "./vocabfile.js";
 export { VocabText, readText } from "./vocabtext.js";
 export { VOCABULARIES_HEADER, parseHolds, formatHolds, holdsHeader } from "./holds.js";
+export { fetchVocabulary, VOCABULARIES_PATH, VOCABULARY_CONTENT_TYPE, DEFAULT_MAX_VOCABULARY } from "./vocabfetch.js";
 export { RESUME_ID_HEADER, RESUME_OFFSET_HEADER, DEFAULT_RESUME_TRIES, DEFAULT_RESUME_BACKOFF } from "./resume.js";

@@ -1,6 +1,8 @@
 /**
- * @typedef {import('./reader.js').ReaderOptions & VocabTextOptions & {vocabularies?: import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[]}} ReadTextOptions
- * readText's options: readFrames', VocabText's, and the vocabularies held
+ * @typedef {import('./reader.js').ReaderOptions & VocabTextOptions & {vocabularies?: import('./vocab.js').Vocabulary | import('./vocab.js').Vocabulary[], onSpecial?: (name: string) => void}} ReadTextOptions
+ * readText's options: readFrames', VocabText's, the vocabularies held, and
+ * onSpecial, called with the name of each special token the IDs hold, in
+ * its place: after the text before it is yielded, before the text after it
  */
 /**
  * readText reads a response (what readFrames reads: a fetch Response or
@@ -18,10 +20,35 @@
  */
 export function readText(source: import("./reader.js").FrameSource, options?: ReadTextOptions): AsyncGenerator<string, void, undefined>;
 /**
- * @typedef {import('./text.js').TextOptions & {onSpecial?: (name: string) => void}} VocabTextOptions
- * VocabText's options: the DELTA kinds to give besides text (TextOptions),
- * and onSpecial, called with the name of each special token the IDs hold
- * (SPEC.md §3.12: a special token is reported by name, never as text)
+ * tokensAsText gives the ANTH of source (bytes of a response, plain ANTH)
+ * with the IDs a server sent as the response's text made TEXT frames of
+ * block 0, for the SSE encoders, which read text: anthFetch's and
+ * anthMiddleware's vocabularies option. Only a VOCAB frame without the
+ * text flag says the IDs are the text (SPEC.md §3.14); until one comes
+ * every frame passes as it is, so IDs a bridged API carries beside its
+ * text (vLLM's token_ids, §7b.2) stay IDs. After a VOCAB frame with the
+ * text flag the IDs pass for the Chat Completions encoder (chat), which
+ * spells them as the API's token_ids, and are dropped for the Messages
+ * encoder, which has no field for them. The VOCAB frame is checked
+ * (VocabText) and not passed on, nor are frames of unknown ignorable types
+ * (the encoders skip them). Errors are the FrameReader's and VocabText's;
+ * it holds what a FrameReader holds.
+ * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
+ * @param {import('./vocab.js').Vocabulary[]} vocabularies
+ * @param {boolean} chat
+ * @returns {AsyncGenerator<Uint8Array, void, undefined>}
+ */
+export function tokensAsText(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, vocabularies: import("./vocab.js").Vocabulary[], chat: boolean): AsyncGenerator<Uint8Array, void, undefined>;
+/**
+ * @typedef {import('./text.js').TextOptions} VocabTextOptions
+ * VocabText's options: the DELTA kinds to give besides text
+ */
+/**
+ * @typedef {object} SpecialAt a special token the IDs held (SPEC.md §3.12:
+ *   reported by name, never as text)
+ * @property {string} name its name, "<|endoftext|>"
+ * @property {number} at where it stood in the text add returned: the
+ *   UTF-16 index of the text after it
  */
 /**
  * VocabText gives a response's text from its frames through one call,
@@ -36,7 +63,8 @@ export function readText(source: import("./reader.js").FrameSource, options?: Re
  *   vocabulary held, the one agreed out of band (§3.1).
  * - Without VOCAB's text flag the IDs are the response's text (block 0's):
  *   add gives their text as they come, a character split between tokens
- *   once, whole; a special token gives no text (onSpecial hears of it),
+ *   once, whole; a special token gives no text (specials names it, and
+ *   where it stood),
  *   and an ID the vocabulary lacks throws a VocabError of kind
  *   'UnknownToken' with the ID and its index: never silent loss.
  * - With the text flag the text travels in TEXT and DELTA frames too, and
@@ -71,6 +99,12 @@ export class VocabText {
     /** Whether the VOCAB frame said the text travels in TEXT frames as well. */
     get textToo(): boolean;
     /**
+     * The special tokens the IDs of the last add held, in order, each with
+     * where it stood in the text add returned; empty when it held none.
+     * @returns {readonly SpecialAt[]}
+     */
+    get specials(): readonly SpecialAt[];
+    /**
      * The error that stopped the VocabText, or undefined. add throws it; when
      * a token frame's IDs give text before an unknown ID, add returns that
      * text and the next add throws, so a reader that stops there checks err.
@@ -88,19 +122,40 @@ export class VocabText {
      * @returns {string | null}
      */
     add(f: import("./frame.js").Frame): string | null;
+    /**
+     * flush ends the IDs' text and returns what it held: U+FFFD for a
+     * character the end cut off (SPEC.md §7 item 5), else ''. add does this
+     * at DONE; a reader that sends DONE elsewhere calls it instead.
+     * @returns {string}
+     */
+    flush(): string;
     #private;
 }
 /**
- * readText's options: readFrames', VocabText's, and the vocabularies held
+ * readText's options: readFrames', VocabText's, the vocabularies held, and
+ * onSpecial, called with the name of each special token the IDs hold, in
+ * its place: after the text before it is yielded, before the text after it
  */
 export type ReadTextOptions = import("./reader.js").ReaderOptions & VocabTextOptions & {
     vocabularies?: import("./vocab.js").Vocabulary | import("./vocab.js").Vocabulary[];
+    onSpecial?: (name: string) => void;
 };
 /**
- * VocabText's options: the DELTA kinds to give besides text (TextOptions),
- * and onSpecial, called with the name of each special token the IDs hold
- * (SPEC.md §3.12: a special token is reported by name, never as text)
+ * VocabText's options: the DELTA kinds to give besides text
  */
-export type VocabTextOptions = import("./text.js").TextOptions & {
-    onSpecial?: (name: string) => void;
+export type VocabTextOptions = import("./text.js").TextOptions;
+/**
+ * a special token the IDs held (SPEC.md §3.12:
+ *   reported by name, never as text)
+ */
+export type SpecialAt = {
+    /**
+     * its name, "<|endoftext|>"
+     */
+    name: string;
+    /**
+     * where it stood in the text add returned: the
+     * UTF-16 index of the text after it
+     */
+    at: number;
 };

@@ -23,6 +23,10 @@ import {
   holdsHeader,
   parseHolds,
   readText,
+  fetchVocabulary,
+  VOCABULARIES_PATH,
+  VOCABULARY_CONTENT_TYPE,
+  DEFAULT_MAX_VOCABULARY,
   parseHF,
   parseLlama2c,
   parseTiktoken,
@@ -140,6 +144,8 @@ import type {
   VocabTextOptions,
   ReadTextOptions,
   Holds,
+  FetchVocabularyOptions,
+  SpecialAt,
   StopReason as StopReasonType,
 } from '@layer0/anth';
 
@@ -187,6 +193,8 @@ export type Signatures = [
   Is<Equal<Promise<VocabText>, ReturnType<typeof VocabText.create>>>,
   Is<Equal<AsyncGenerator<string, void, undefined>, ReturnType<typeof readText>>>,
   Is<Equal<Uint8Array, ReturnType<typeof encodeVocab>>>,
+  Is<Equal<Promise<Vocabulary>, ReturnType<typeof fetchVocabulary>>>,
+  Is<Equal<readonly SpecialAt[], VocabText['specials']>>,
   Is<Equal<Event, ReturnType<Frame['event']>>>,
   Is<Equal<ParsedFrame, ReturnType<typeof parseFrame>>>,
   Is<Equal<ReaderOptions | undefined, ConstructorParameters<typeof FrameReader>[0]>>,
@@ -288,6 +296,9 @@ export type Values = [
   typeof MAX_TOKEN_LEN,
   typeof VOCABULARIES_HEADER,
   typeof VocabFlag,
+  typeof VOCABULARIES_PATH,
+  typeof VOCABULARY_CONTENT_TYPE,
+  typeof DEFAULT_MAX_VOCABULARY,
   VocabText,
 ];
 export const coding: 'anth-deflate' | string = CODING;
@@ -302,14 +313,15 @@ export function usage(e: unknown): string {
   const opts: EncoderOptions & ReaderOptions & TextOptions = { model: 'm', maxValue: 1 << 16, thinking: true };
   const msg: Message = { role: Role.USER, content: 'Hi' };
   const req: Request = { model: 'm', messages: [msg], maxTokens: 16 };
-  const adapter: AnthFetchOptions = { fetch: globalThis.fetch, maxEvent: 4 << 20, resume: { tries: 5, backoff: 250 } };
+  const adapter: AnthFetchOptions = { fetch: globalThis.fetch, maxEvent: 4 << 20, resume: { tries: 5, backoff: 250 }, vocabularies: [] };
   const resume: ResumeOptions = { headers: { 'x-api-key': 'k' }, signal: new AbortController().signal };
   const text: ReadTextOptions & VocabTextOptions = { vocabularies: [], thinking: true, onSpecial: (name: string) => void name };
+  const fetchOpts: FetchVocabularyOptions = { maxBytes: 1 << 20, headers: { accept: 'application/x-anth-vocabulary' } };
   if (e instanceof VocabError && e.kind === 'UnknownToken') return `ID ${e.id} at ${e.index}`;
   if (e instanceof VocabError && e.kind === 'UnknownVocabulary') return e.message;
   if (e instanceof AnthError) {
     const k: ErrorKind = e.kind;
     return k;
   }
-  return [fields, limits, opts, req, adapter, resume, text].length > 0 ? 'ok' : '';
+  return [fields, limits, opts, req, adapter, resume, text, fetchOpts].length > 0 ? 'ok' : '';
 }
