@@ -4,7 +4,10 @@
 // emitted text twice, and holds its output while it ends in U+FFFD), and
 // against the TEXT path (the same text as one TEXT frame per token through
 // TextReassembler). Both decode-only and from an ANTH body (FrameReader.feed
-// of one frame per token). The IDs are cl100k_base's, by js-tiktoken, of
+// of one frame per token), and through VocabText.add, readText's one call
+// (VOCAB-checked; its ratio is against the hand-written loop over the same
+// TOKEN body, and over TEXT frames against its own token path). The IDs
+// are cl100k_base's, by js-tiktoken, of
 // this repository's README and SPEC and of multilingual and emoji text;
 // and tok512's (llama2.c, SentencePiece byte pieces) of the same text.
 // Run: npm run bench:vocab, after npm ci in interop/vocab (js-tiktoken is a
@@ -13,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-import { Detokenizer, FrameReader, TextReassembler, Type, encodeMagic, encodeText, encodeToken, parseLlama2c, parseTiktoken, CL100K_BASE_SPECIALS } from '../src/index.js';
+import { Detokenizer, FrameReader, TextReassembler, Type, VocabText, encodeDone, encodeMagic, encodeText, encodeToken, parseLlama2c, parseTiktoken, CL100K_BASE_SPECIALS } from '../src/index.js';
 
 const root = new URL('../../', import.meta.url);
 const require = createRequire(new URL('interop/vocab/package.json', root));
@@ -138,8 +141,11 @@ class DecodeStream {
 /**
  * @param {import('../src/vocab.js').Vocabulary} v
  * @param {number[]} ids
+ * @param {import('../src/vocab.js').VocabSummary} summary
  */
-function cases(v, ids) {
+function cases(v, ids, summary) {
+  // VocabText (readText's call): the whole body, a DONE at its end.
+  const doneBody = Buffer.from(encodeDone(0));
   const text = new Detokenizer(v).decode(ids.filter((id) => v.special(id) === undefined));
   // The TEXT path: one TEXT frame per token, holding the token's bytes.
   const textFrames = [encodeMagic()];
@@ -190,6 +196,20 @@ function cases(v, ids) {
       }
       return s + d.flush();
     },
+    /** FrameReader.feed of the whole body of TOKEN frames, and VocabText.add: readText's one call */
+    vocabTextBody() {
+      const t = new VocabText([{ vocab: v, summary }]);
+      let s = '';
+      for (const f of new FrameReader({ rawFrames: true }).feed(Buffer.concat([tokenBody, doneBody]))) s += t.add(f) ?? '';
+      return s;
+    },
+    /** FrameReader.feed of the whole body of TEXT frames, and VocabText.add */
+    vocabTextTextBody() {
+      const t = new VocabText([{ vocab: v, summary }]);
+      let s = '';
+      for (const f of new FrameReader({ rawFrames: true }).feed(Buffer.concat([textBody, doneBody]))) s += t.add(f) ?? '';
+      return s;
+    },
     /** FrameReader.feed of the whole body of TEXT frames, and TextReassembler */
     textBody() {
       const t = new TextReassembler();
@@ -220,7 +240,7 @@ function measure(fn, n) {
   return { min: times[0], median: times[Math.floor(times.length / 2)] };
 }
 
-const paths = ['detokenizer', 'decodeStream', 'tokenBody', 'textBody', 'tokenFrames', 'textFrames'];
+const paths = ['detokenizer', 'decodeStream', 'tokenBody', 'textBody', 'vocabTextBody', 'vocabTextTextBody', 'tokenFrames', 'textFrames'];
 console.log(`Node ${process.version}; ${ROUNDS} rounds; ns per token, min and median`);
 console.log('| vocabulary | tokens | path | ns/token (min) | median | baseline ÷ ours |');
 console.log('|---|---:|---|---:|---:|---:|');
@@ -228,7 +248,7 @@ for (const [name, v, ids] of /** @type {[string, any, number[]][]} */ ([
   ['cl100k_base', cl100k, clIDs],
   ['tok512', tok512, tokIDs],
 ])) {
-  const c = cases(v, ids);
+  const c = cases(v, ids, await v.summary());
   for (const path of paths) {
     const got = /** @type {any} */ (c)[path]();
     if (got !== c.text) throw new Error(`${name} ${path}: text differs from the Detokenizer's`);
@@ -237,7 +257,7 @@ for (const [name, v, ids] of /** @type {[string, any, number[]][]} */ ([
   const m = {};
   for (const path of paths) m[path] = measure(/** @type {any} */ (c)[path], ids.length);
   for (const [path, r] of Object.entries(m)) {
-    const base = { decodeStream: m.detokenizer, textFrames: m.tokenFrames, textBody: m.tokenBody }[path];
+    const base = { decodeStream: m.detokenizer, textFrames: m.tokenFrames, textBody: m.tokenBody, vocabTextBody: m.tokenBody, vocabTextTextBody: m.vocabTextBody }[path];
     console.log(`| ${name} | ${ids.length} | ${path} | ${r.min.toFixed(1)} | ${r.median.toFixed(1)} | ${base ? (r.min / base.min).toFixed(2) + 'x' : '1x'} |`);
   }
 }

@@ -134,25 +134,25 @@ export class VocabText {
   add(f) {
     if (this.#err) throw this.#err;
     if (this.#specials.length > 0) this.#specials = [];
-    try {
-      switch (f.type) {
-        case Type.TOKEN:
-        case Type.TOKEN32:
-          this.#tokens = true;
-          return this.#textToo ? '' : this.#ids(f);
-        case Type.VOCAB:
+    switch (f.type) {
+      case Type.TOKEN:
+      case Type.TOKEN32:
+        this.#tokens = true;
+        return this.#textToo ? '' : this.#ids(f);
+      case Type.VOCAB:
+        try {
           this.#vocab(f);
-          return null;
-        case Type.DONE: {
-          const held = !this.#textToo && this.#d ? this.#d.flush() : '';
-          return held + (this.#text.add(f) ?? '');
+        } catch (e) {
+          this.#err = /** @type {Error} */ (e);
+          throw e;
         }
+        return null;
+      case Type.DONE: {
+        const held = !this.#textToo && this.#d ? this.#d.flush() : '';
+        return held + (this.#text.add(f) ?? '');
       }
-      return this.#text.add(f);
-    } catch (e) {
-      this.#err = /** @type {Error} */ (e);
-      throw e;
     }
+    return this.#text.add(f);
   }
 
   /**
@@ -170,25 +170,35 @@ export class VocabText {
   #ids(f) {
     if (!this.#d) {
       const first = this.#held[0];
-      if (!first) throw new VocabError('UnknownVocabulary', -1, 'token frames to read as text, and no vocabulary');
+      if (!first) throw (this.#err = new VocabError('UnknownVocabulary', -1, 'token frames to read as text, and no vocabulary'));
       this.#d = new Detokenizer(first.vocab);
     }
     const d = this.#d;
     const p = f.payload;
+    if (p.length === 2) {
+      // One ID a frame: the per-token path.
+      let s;
+      try {
+        s = d.next((p[0] << 8) | p[1]);
+      } catch (e) {
+        throw (this.#err = /** @type {Error} */ (e));
+      }
+      if (d.special !== undefined) this.#specials.push({ name: d.special, at: s.length });
+      return s;
+    }
     const wide = f.type === Type.TOKEN32;
     const step = wide ? 4 : 2;
     let s = '';
-    for (let i = 0; i + step <= p.length; i += step) {
-      try {
+    try {
+      for (let i = 0; i + step <= p.length; i += step) {
         s += d.next(wide ? u32(p, i) : (p[i] << 8) | p[i + 1]);
-      } catch (e) {
-        // The text of the IDs before the unknown one is given; the error
-        // comes with the next call, as a FrameReader defers its own.
-        if (s === '') throw e;
-        this.#err = /** @type {Error} */ (e);
-        return s;
+        if (d.special !== undefined) this.#specials.push({ name: d.special, at: s.length });
       }
-      if (d.special !== undefined) this.#specials.push({ name: d.special, at: s.length });
+    } catch (e) {
+      // The text of the IDs before the unknown one is given; the error
+      // comes with the next call, as a FrameReader defers its own.
+      this.#err = /** @type {Error} */ (e);
+      if (s === '') throw e;
     }
     return s;
   }
