@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -261,4 +262,31 @@ func BenchmarkGatewayVocabulary(b *testing.B) {
 	b.Run("gateway/identity", func(b *testing.B) { run(b, gw, path) })
 	b.Run("gateway/304", func(b *testing.B) { run(b, gw, path, "If-None-Match", `"`+hashHex(v)+`"`) })
 	b.Run("baseline/FileServer", func(b *testing.B) { run(b, http.FileServer(http.Dir(dir)), "/cl100k_base.antv") })
+}
+
+// A Gateway holding a vocabulary serves it by hash, immutable, so a
+// browser fetches it once (SPEC.md §3.16).
+func ExampleGatewayOptions_vocabularies() {
+	data, err := os.ReadFile("../vocab/testdata/tok512.bin") // any form vocab.Parse reads
+	if err != nil {
+		panic(err)
+	}
+	v, err := vocab.Parse(data)
+	if err != nil {
+		panic(err)
+	}
+	upstream, _ := url.Parse("https://api.anthropic.com")
+	gw := NewGateway(messages.API{}, GatewayOptions{Upstream: upstream, Vocabularies: []*vocab.Vocabulary{v}})
+
+	h := v.Hash()
+	w := httptest.NewRecorder()
+	gw.ServeHTTP(w, httptest.NewRequest("GET", VocabulariesPath+hex.EncodeToString(h[:]), nil))
+	fmt.Println(w.Code, w.Header().Get("Content-Type"), w.Header().Get("Cache-Control"))
+	fmt.Println(w.Header().Get("ETag"))
+	got, err := vocab.ParseFile(w.Body.Bytes())
+	fmt.Println(got.Len(), err)
+	// Output:
+	// 200 application/x-anth-vocabulary public, max-age=31536000, immutable
+	// "1e5d259c75f42dff15a1b8da30bb2f6ddace95fbfc765ed68004f43acdb2abcf"
+	// 512 <nil>
 }
