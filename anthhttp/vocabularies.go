@@ -87,8 +87,11 @@ func (s *servedVocabulary) load() {
 // credentials (GatewayOptions.Credentials), so a page may fetch one with a
 // plain GET, and any cache may share it.
 func (vs vocabularies) serve(g *Gateway, w http.ResponseWriter, r *http.Request, ex *exchange) bool {
+	if vs == nil {
+		return false
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, VocabulariesPath)
-	if !ok || vs == nil {
+	if !ok {
 		return false
 	}
 	ex.rec.Kind = KindVocabulary
