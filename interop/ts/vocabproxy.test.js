@@ -5,7 +5,10 @@
 // checks them on load, and reads a token-mode response that a native
 // server sends through the proxy: its Anth-Vocabularies header goes
 // upstream, its VOCAB frame is checked, its IDs come out as text
-// (readText). This test FAILS, never skips, when Go cannot build the proxy.
+// (readText). A page in headless Chromium on another origin fetches a
+// vocabulary twice: the proxy sees one request, the browser's cache answers
+// the other. This test FAILS, never skips, when Go cannot build the proxy or
+// the browser cannot run.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -32,6 +35,9 @@ import {
   readText,
 } from '@layer0/anth';
 
+import { openPage } from './chromium.js';
+import { startServer } from './server.js';
+
 const testdata = fileURLToPath(new URL('../../vocab/testdata/', import.meta.url));
 const TOK512 = '1e5d259c75f42dff15a1b8da30bb2f6ddace95fbfc765ed68004f43acdb2abcf'; // SPEC.md §3.12
 const CL100K = '223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7'; // tiktoken's pin
@@ -41,6 +47,8 @@ let proc;
 let proxyLog = '';
 /** @type {string} */
 let base;
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let pages;
 
 /** What the native upstream answers POST /v1/native with, and the headers it got. */
 const native = { body: new Uint8Array(0), headers: /** @type {http.IncomingHttpHeaders} */ ({}) };
@@ -56,12 +64,13 @@ const upstream = http.createServer(async (req, res) => {
 });
 
 before(async () => {
+  pages = await startServer();
   await new Promise((ok) => upstream.listen(0, '127.0.0.1', () => ok(undefined)));
   const upAddr = /** @type {import('node:net').AddressInfo} */ (upstream.address());
   const bin = join(dir, 'anth');
   execFileSync('go', ['build', '-o', bin, '.'], { cwd: fileURLToPath(new URL('../../cmd/anth/', import.meta.url)), stdio: 'inherit' });
   const args = ['proxy', '--listen', '127.0.0.1:0', '--log-format', 'json', '--upstream', `http://127.0.0.1:${upAddr.port}`];
-  args.push('--vocab', join(testdata, 'tok512.bin'), '--vocab', join(testdata, 'cl100k_base.tiktoken.gz'));
+  args.push('--vocab', join(testdata, 'tok512.bin'), '--vocab', join(testdata, 'cl100k_base.tiktoken.gz'), '--cors-origins', pages.url);
   proc = spawn(bin, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
   const lines = createInterface({ input: /** @type {any} */ (proc.stderr) });
   const addr = await new Promise((resolve, reject) => {
@@ -75,7 +84,7 @@ before(async () => {
   base = `http://${addr}`;
 });
 
-after(() => {
+after(async () => {
   // The proxy runs in a process group of its own: end it, by id.
   if (proc?.pid && proc.exitCode === null) {
     try {
@@ -85,6 +94,7 @@ after(() => {
   upstream.closeAllConnections();
   upstream.close();
   rmSync(dir, { recursive: true, force: true });
+  await pages.close();
 });
 
 test('fetchVocabulary loads each vocabulary anth proxy --vocab serves, checked against the hash asked for', async () => {
@@ -132,4 +142,20 @@ test('a token-mode response through the proxy reads as text with the vocabulary 
     assert.equal(got, want);
     assert.equal(native.headers[VOCABULARIES_HEADER.toLowerCase()], `sha256=${Buffer.from(s.hash).toString('base64')}`);
   }
+});
+
+test('a page on another origin fetches a vocabulary once: the second load comes from the browser cache', async () => {
+  const before = proxyLog.split('\n').filter((l) => l.includes(`"path":"${VOCABULARIES_PATH}${CL100K}"`)).length;
+  const page = `${pages.url}/page/vocab.html#proxy=${encodeURIComponent(base)}&hash=${CL100K}`;
+  const r = await openPage(page, pages.nextResult(), { detail: () => proxyLog });
+  assert.equal(r.fatal, undefined, r.fatal);
+  assert.match(r.userAgent, /HeadlessChrome/);
+  assert.equal(r.loads.length, 2);
+  for (const l of r.loads) assert.deepEqual([l.name, l.length, l.hash], ['cl100k_base', 100277, CL100K]);
+  // The proxy logs a request as it ends: give the line a moment to come.
+  await new Promise((ok) => setTimeout(ok, 200));
+  const served = proxyLog.split('\n').filter((l) => l.includes(`"path":"${VOCABULARIES_PATH}${CL100K}"`));
+  assert.equal(served.length - before, 1, `the proxy served ${served.length - before} requests for it:\n${served.join('\n')}`);
+  assert.match(served[served.length - 1], /"kind":"vocabulary"/);
+  console.log(`# vocabulary page: ${r.userAgent}; cl100k_base loaded in ${r.loads[0].ms.toFixed(0)} ms, then ${r.loads[1].ms.toFixed(0)} ms from the cache`);
 });
