@@ -10,6 +10,7 @@ import test from 'node:test';
 
 import {
   AnthError,
+  CL100K_BASE_SPECIALS,
   anthFetch,
   Type,
   VocabError,
@@ -24,6 +25,7 @@ import {
   holdsHeader,
   parseFrame,
   parseHolds,
+  parseTiktoken,
   parseVocabularyFile,
   readText,
 } from '../src/index.js';
@@ -282,4 +284,22 @@ test('js/README.md’s readText snippet fetches the vocabulary, sends the header
   }
   assert.equal(printed, 'Hello, world![<|endoftext|>]');
   assert.equal(sent.get('anth-vocabularies'), 'sha256=RGqVOMtsNI41FhINfAiwn1fDZJXirP/+WaW/iwz7Gi0=');
+});
+
+test('bound: full TOKEN frames of cl100k_base’s longest token give 64 bytes of text a payload byte, nothing held', async () => {
+  const cl100k = parseTiktoken(gunzipSync(readFileSync(root + 'vocab/testdata/cl100k_base.tiktoken.gz')), CL100K_BASE_SPECIALS);
+  let longest = 0;
+  for (let id = 1; id < cl100k.length; id++) if ((cl100k.bytes(id)?.length ?? 0) > (cl100k.bytes(longest)?.length ?? 0)) longest = id;
+  const n = cl100k.bytes(longest)?.length ?? 0;
+  assert.equal(n, 128);
+  const t = await VocabText.create([cl100k]);
+  const full = encodeToken(new Array(32767).fill(longest)); // 65,534 bytes of payload
+  let bytes = 0;
+  for (let i = 0; i < 4; i++) {
+    const f = frame(full);
+    bytes += Buffer.byteLength(t.add(f) ?? '');
+    assert.ok(bytes <= 64 * f.payload.length * (i + 1));
+  }
+  assert.equal(bytes / (4 * 65534), 64);
+  assert.equal(t.flush(), '', 'nothing held');
 });

@@ -73,7 +73,12 @@ export function tokensAsText(source: ReadableStream<Uint8Array> | AsyncIterable<
  *
  * Everything else is TextReassembler's: TEXT frames, the DELTA kinds asked
  * for, BLOCK stops and DONE. Errors are final: add throws the same one
- * from then on (see err for the one a frame's earlier text defers). Make one with VocabText.create, per response.
+ * from then on (see err for the one a frame's earlier text defers).
+ *
+ * Bound (SPEC.md §3.12): a token frame gives at most the vocabulary's
+ * longest token per ID plus one U+FFFD, so for cl100k_base and o200k_base
+ * (128-byte tokens) 64 bytes of text per byte of payload; between frames
+ * it holds at most the 3 bytes of a character not yet whole. Make one with VocabText.create, per response.
  */
 export class VocabText {
     /**
