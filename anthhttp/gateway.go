@@ -16,7 +16,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -209,7 +208,7 @@ type Gateway struct {
 	cors     *cors           // nil for none
 	tokens   *tokens         // nil for none
 	inFlight atomic.Int64
-	tails    sync.Map // resume.ID → *tail: the resumable responses this gateway is relaying
+	tails    tails // the resumable responses this gateway is relaying
 }
 
 // NewGateway returns a Gateway for api, and for the further APIs more,
@@ -270,6 +269,8 @@ type exchange struct {
 	cut       bool                    // … because the drain's time ran out
 	origin    string                  // the client's Origin, for CORS
 	clientCtx context.Context         // the client's request's
+	detached  context.Context         // the client's request's without its cancel: the upstream's parent when resumable
+	kept      keptBody                // the response's body when resumable
 }
 
 type exchangeKey struct{}
@@ -333,6 +334,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// the grace period (§13.4): it is cancelled by the tail, not by
 			// the client's leaving.
 			parent = context.WithoutCancel(parent)
+			ex.detached = parent
 			ex.owner = credentialsOf(r, api)
 		}
 		ctx, cancel := context.WithCancelCause(parent)
@@ -494,7 +496,8 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	resp.Body = relayBody{rl, resp.Body}
 	if t != nil {
 		ex.tail.Store(t)
-		resp.Body = &keptBody{relay: rl, upstream: resp.Body.(relayBody).upstream, g: g, client: ex.clientCtx}
+		ex.kept = keptBody{relay: rl, upstream: resp.Body.(relayBody).upstream, g: g, client: ex.clientCtx}
+		resp.Body = &ex.kept
 	}
 	ex.rec.Kind = KindSSE
 	if ex.wire != wireStream {
@@ -560,7 +563,7 @@ func (b *keptBody) drain() {
 
 func (b *keptBody) Close() error {
 	b.drain() // a write to the client failed: it left
-	b.g.tails.Delete(b.relay.tail.id)
+	b.g.tails.remove(b.relay.tail.id)
 	b.relay.finish()
 	return b.upstream.Close()
 }

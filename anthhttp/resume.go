@@ -62,9 +62,11 @@ func credentialsOf(r *http.Request, api bridge.API) resume.Owner {
 // holds bytes the store lacks, §13) and counts who is attached, for the
 // grace period.
 type tail struct {
-	store resume.Store
-	id    resume.ID
-	ctx   context.Context // for Append: not cancelled when the client leaves
+	store  resume.Store
+	id     resume.ID
+	header [1]string       // the ID as the response's ResumeIDHeader value, held here rather than in a slice of its own
+	ctx    context.Context // for Append: not cancelled when the client leaves or the upstream is abandoned
+	ex     *exchange       // whose upstream the grace period's end cancels
 	// The relay's goroutine alone touches these.
 	off    int64 // bytes appended
 	ended  bool  // the end was appended
@@ -74,8 +76,10 @@ type tail struct {
 	attached int // the original client while it stays, and resumes being served
 	grace    time.Duration
 	timer    *time.Timer
-	abandon  func() // cancels the upstream
 }
+
+// abandon cancels the upstream: nobody came back within the grace period.
+func (t *tail) abandon() { t.ex.cancel(errAbandoned) }
 
 // keep appends p, whole frames without the magic; end says the response's
 // DONE or ERROR is in p. A failed Append ends the keeping (the store has
@@ -125,6 +129,36 @@ func (t *tail) leave() {
 	})
 }
 
+// tails are the resumable responses a gateway is relaying, by ID, so a
+// resume it serves counts as attached (§13.4). A map under a mutex, not a
+// sync.Map: an entry comes and goes with every stream, and a sync.Map
+// allocates a node for each.
+type tails struct {
+	mu sync.Mutex
+	m  map[resume.ID]*tail
+}
+
+func (ts *tails) add(t *tail) {
+	ts.mu.Lock()
+	if ts.m == nil {
+		ts.m = make(map[resume.ID]*tail)
+	}
+	ts.m[t.id] = t
+	ts.mu.Unlock()
+}
+
+func (ts *tails) remove(id resume.ID) {
+	ts.mu.Lock()
+	delete(ts.m, id)
+	ts.mu.Unlock()
+}
+
+func (ts *tails) get(id resume.ID) *tail {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.m[id]
+}
+
 // startTail makes the response of ex resumable: a tail in the store, its
 // ID in the response's headers. A store that fails leaves the response as
 // it would be without one (§13: streaming goes on when the store cannot).
@@ -136,7 +170,10 @@ func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
 	if max <= 0 {
 		max = DefaultResumeMaxBytes
 	}
-	t := &tail{store: g.opts.Resume, id: resume.NewID(), ctx: context.WithoutCancel(ex.ctx), attached: 1, grace: g.opts.ResumeGrace, abandon: func() { ex.cancel(errAbandoned) }}
+	// What a stream allocates for its tail counts against its 10 % (SPEC.md
+	// §13.6): the context, the header's value and the cancelling are the
+	// exchange's and the tail's own rather than allocations of their own.
+	t := &tail{store: g.opts.Resume, id: resume.NewID(), ctx: ex.detached, ex: ex, attached: 1, grace: g.opts.ResumeGrace}
 	if t.grace == 0 {
 		t.grace = DefaultResumeGrace
 	}
@@ -144,9 +181,10 @@ func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
 		ex.rec.ResumeErr = err
 		return nil
 	}
-	h.Set(ResumeIDHeader, string(t.id))
+	t.header[0] = string(t.id)
+	h[ResumeIDHeader] = t.header[:]
 	ex.rec.ResumeID = string(t.id)
-	g.tails.Store(t.id, t)
+	g.tails.add(t)
 	return t
 }
 
@@ -263,8 +301,7 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 		return
 	}
 	defer f.Close()
-	if v, ok := g.tails.Load(id); ok {
-		t := v.(*tail)
+	if t := g.tails.get(id); t != nil {
 		t.attach()
 		defer t.leave()
 	}

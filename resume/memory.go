@@ -28,13 +28,13 @@ const (
 // TestMemoryHeldPerResponse). Charging it bounds the number of tails, not
 // only their bytes, so a flood of empty responses cannot grow the map
 // without limit.
-const TailOverhead = 384
+const TailOverhead = 512
 
 // MemoryOptions configures a Memory. The zero value is usable.
 type MemoryOptions struct {
 	// MaxBytes bounds the memory all tails hold together: each tail is
-	// charged its buffer's capacity, 8 bytes per Append (where each
-	// starts) and TailOverhead. When an Append or Create would pass it the
+	// charged its buffer's capacity, TailOverhead (which covers where its
+	// first 16 Appends start) and 8 bytes for each Append past those. When an Append or Create would pass it the
 	// store evicts other tails: dropped tails' records first, then ended
 	// tails, then live ones, each group least recently appended to first.
 	// An evicted tail is gone (ErrGone) to its followers and to Follow
@@ -54,7 +54,8 @@ type MemoryOptions struct {
 // closing a channel made only when someone waits, and bounds its memory by
 // MemoryOptions.MaxBytes.
 //
-// A tail of n bytes in k Appends holds about n + 8k + TailOverhead bytes,
+// A tail of n bytes in k Appends holds about n + TailOverhead bytes (and
+// 8 more an Append past its 16th),
 // plus up to the growth slack of its buffer (which is charged).
 type Memory struct {
 	mu     sync.Mutex
@@ -63,6 +64,7 @@ type Memory struct {
 	total  int64       // charged bytes of all tails
 	max    int64
 	ttl    time.Duration
+	base   time.Time // what now counts from
 	closed bool
 
 	stop chan struct{}
@@ -79,12 +81,13 @@ const (
 type tail struct {
 	id      ID
 	info    Info
-	buf     []byte  // the tail's bytes; never written below len, so slices of it handed out stay valid
-	starts  []int64 // offset of each Append's first byte
+	buf     []byte    // the tail's bytes; never written below len, so slices of it handed out stay valid
+	starts  []int64   // offset of each Append's first byte
+	first   [16]int64 // starts' first backing: most responses take fewer Appends, and then no allocation of their own
 	ended   bool
-	dropped bool // grew past MaxBytes or was evicted: ErrGone
-	removed bool // no longer in the map (expired): ErrGone to followers
-	expires time.Time
+	dropped bool  // grew past MaxBytes or was evicted: ErrGone
+	removed bool  // no longer in the map (expired): ErrGone to followers
+	expires int64 // Memory.now's reading past which the tail is gone
 	charged int64
 	wake    chan struct{} // made by a waiting follower, closed by the next change
 
@@ -125,6 +128,7 @@ func NewMemory(opts MemoryOptions) *Memory {
 		tails: make(map[ID]*tail),
 		max:   opts.MaxBytes,
 		ttl:   opts.TTL,
+		base:  time.Now(),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
@@ -150,10 +154,11 @@ func (m *Memory) sweep(every time.Duration) {
 		select {
 		case <-m.stop:
 			return
-		case now := <-tick.C:
+		case <-tick.C:
 			m.mu.Lock()
+			now := m.now()
 			for _, t := range m.tails {
-				if now.After(t.expires) {
+				if now > t.expires {
 					m.delete(t)
 				}
 			}
@@ -178,8 +183,9 @@ func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
 	if m.closed {
 		return errClosed
 	}
+	now := m.now()
 	if t := m.tails[id]; t != nil {
-		if !m.expired(t, time.Now()) {
+		if !m.expired(t, now) {
 			return ErrExists
 		}
 		m.delete(t)
@@ -187,7 +193,8 @@ func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
 	if !m.makeRoom(TailOverhead, nil) {
 		return fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
 	}
-	t := &tail{id: id, info: info, class: classLive, charged: TailOverhead, expires: time.Now().Add(info.TTL)}
+	t := &tail{id: id, info: info, class: classLive, charged: TailOverhead, expires: now + int64(info.TTL)}
+	t.starts = t.first[:0]
 	m.tails[id] = t
 	m.lists[classLive].push(t)
 	m.total += t.charged
@@ -203,7 +210,7 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 		return errClosed
 	}
 	t := m.tails[id]
-	now := time.Now()
+	now := m.now()
 	if t == nil || m.expired(t, now) {
 		return ErrNotFound
 	}
@@ -227,7 +234,10 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 			starts = make([]int64, len(starts), 2*cap(starts)+4)
 			copy(starts, t.starts)
 		}
-		charge := TailOverhead + int64(cap(buf)) + 8*int64(cap(starts))
+		charge := TailOverhead + int64(cap(buf))
+		if cap(starts) > len(t.first) {
+			charge += 8 * int64(cap(starts))
+		}
 		if charge != t.charged {
 			// Make room before taking it, so the bound holds at every
 			// instant, not only after the old buffer is collected.
@@ -241,13 +251,18 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 		t.buf = append(buf, p...)
 		t.starts = append(starts, n)
 	}
-	t.expires = now.Add(t.info.TTL)
-	m.lists[t.class].remove(t)
-	if end {
-		t.ended = true
-		t.class = classEnded
+	t.expires = now + int64(t.info.TTL)
+	// To the back of its class's list, as the most recently appended: a
+	// tail that is there already, as a lone stream's always is, stays
+	// without touching its neighbours' records.
+	if end || m.lists[t.class].last != t {
+		m.lists[t.class].remove(t)
+		if end {
+			t.ended = true
+			t.class = classEnded
+		}
+		m.lists[t.class].push(t)
 	}
-	m.lists[t.class].push(t)
 	t.wakeAll()
 	return nil
 }
@@ -276,7 +291,7 @@ func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Fo
 		return nil, errClosed
 	}
 	t := m.tails[id]
-	if t == nil || t.info.Owner != owner || m.expired(t, time.Now()) {
+	if t == nil || t.info.Owner != owner || m.expired(t, m.now()) {
 		return nil, ErrNotFound
 	}
 	if t.dropped {
@@ -296,9 +311,14 @@ func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Fo
 	return &memoryFollower{m: m, t: t, cursor: cursor}, nil
 }
 
+// now is the time on the monotonic clock, in nanoseconds since the
+// store was made: an Append reads it, and reading the monotonic clock
+// alone (time.Since) costs half of time.Now, which reads the wall clock too.
+func (m *Memory) now() int64 { return int64(time.Since(m.base)) }
+
 // expired reports whether t's TTL has passed at now, and if so deletes it.
-func (m *Memory) expired(t *tail, now time.Time) bool {
-	if now.After(t.expires) {
+func (m *Memory) expired(t *tail, now int64) bool {
+	if now > t.expires {
 		m.delete(t)
 		return true
 	}
@@ -414,7 +434,7 @@ func (f *memoryFollower) Next(ctx context.Context) (int64, []byte, error) {
 		case t.dropped || t.removed:
 			m.mu.Unlock()
 			return 0, nil, ErrGone
-		case m.expired(t, time.Now()):
+		case m.expired(t, m.now()):
 			m.mu.Unlock()
 			return 0, nil, ErrGone
 		}
