@@ -335,7 +335,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// the client's leaving.
 			parent = context.WithoutCancel(parent)
 			ex.detached = parent
-			ex.owner = credentialsOf(r, api)
+			ex.owner = credentialsOf(r, api, ex.wire)
 		}
 		ctx, cancel := context.WithCancelCause(parent)
 		defer cancel(nil)
@@ -487,7 +487,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	}
 	// No request: a resume's Encoder has none either, and both make the
 	// same events (SPEC.md §13.3).
-	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t, nil)
+	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })

@@ -133,7 +133,7 @@ func TestRelayCountsGathered(t *testing.T) {
 	for name, in := range testdata.SSE(t) {
 		for _, w := range []wire{wireStream, wireANTH, wireCoded} {
 			count := func(up io.Reader) relay {
-				r := newRelay(context.Background(), up, messages.API{}, w, 0, nil, nil)
+				r := newRelay(context.Background(), up, messages.API{}, w, 0, nil)
 				io.Copy(io.Discard, r)
 				return relay{relayed: r.relayed, input: r.input, output: r.output, upstreamFailed: r.upstreamFailed}
 			}

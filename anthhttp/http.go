@@ -168,7 +168,7 @@ func Proxy(w http.ResponseWriter, r *http.Request, upstream io.ReadCloser, api b
 	}
 	wire := negotiate(r, opts.Padding != 0)
 	setStreamHeaders(w.Header(), r.Method, wire)
-	rl := newRelay(r.Context(), upstream, api, wire, opts.Padding, nil, nil)
+	rl := newRelay(r.Context(), upstream, api, wire, opts.Padding, nil)
 	out := newFlusher(w, r, nil)
 	var err error
 	for {

@@ -48,12 +48,11 @@ type relay struct {
 	idle    *time.Timer
 	idleFor time.Duration
 
-	// tail, for a resumable response, is given every frame before the
-	// client is (SPEC.md §13.1); sse, for its event-stream client, makes
-	// the events, each with its id:, from those frames.
+	// tail, for a resumable response, is given every frame, or every
+	// event, before the client is (SPEC.md §13.1); an event-stream client
+	// gets each event with its id: (§13.3), made in out.
 	tail *tail
-	sse  *sseIDs
-	out  []byte // sse's events for one write
+	out  []byte
 }
 
 // maxGather bounds what the relay gathers into one write from events the
@@ -65,20 +64,10 @@ const maxGather = 32 << 10
 type readier interface{ Ready() bool }
 
 // newRelay returns the relay of upstream for a client of wire w. With
-// t, a resumable response's tail, the frames are kept in it, and an
-// event-stream client gets the events the API's Encoder makes of them
-// (with request, the request's JSON), each with its cursor.
-func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int, t *tail, request []byte) *relay {
+// t, a resumable response's tail, what the client reads is kept in it:
+// the frames, or the events.
+func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int, t *tail) *relay {
 	r := &relay{ctx: ctx, api: api, padding: padding, tail: t}
-	switch {
-	case t != nil && w == wireStream:
-		// EVENT data raw: the Encoder need not inflate what the Decoder
-		// deflated, and the store holds it as a coded client reads it.
-		r.d = api.NewDecoder(upstream, true)
-		r.padding = 0
-		r.sse = newSSEIDs(api, request)
-		return r
-	}
 	switch w {
 	case wireCoded, wireCodedType:
 		// The stream's window deflates EVENT JSON better than each event
@@ -115,6 +104,9 @@ func (r *relay) next() ([]byte, error) {
 	}
 	if r.idle != nil {
 		r.idle.Stop()
+	}
+	if r.sc != nil && r.tail != nil && len(b) > 0 {
+		b = r.keptEvents(b, err != nil)
 	}
 	if err == io.EOF {
 		r.whole = r.fault == nil
@@ -221,15 +213,21 @@ func (r *relay) emit(b []byte, end bool) []byte {
 		frames = b[len(frame.Magic):]
 	}
 	r.tail.keep(frames, end)
-	if r.sse == nil {
-		return r.deflated(b)
+	return r.deflated(b)
+}
+
+// keptEvents keeps b, the events of one write in their canonical form,
+// and gives them as the client reads them, each with its cursor (§13.3);
+// end says b ends the response (a failed stream's error event). Once the
+// keeping has failed the response is no longer resumable, and its events
+// go as they are.
+func (r *relay) keptEvents(b []byte, end bool) []byte {
+	off := r.tail.off
+	r.tail.keep(b, end)
+	if r.tail.failed != nil {
+		return b
 	}
-	r.out = r.out[:0]
-	for len(frames) >= frame.HeaderSize {
-		size := frame.HeaderSize + (int(frames[1])<<8 | int(frames[2]))
-		r.out = r.sse.add(r.out, frames[:size], 0)
-		frames = frames[size:]
-	}
+	r.out = appendEventIDs(r.out[:0], b, off)
 	return r.out
 }
 

@@ -1,11 +1,11 @@
 package anthhttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -50,11 +50,17 @@ const (
 // GatewayOptions.ResumeGrace.
 var errAbandoned = errors.New("no client resumed the response within the grace period")
 
-// credentialsOf is what a kept response is bound to (SPEC.md §13): the
-// API's path and the request's credentials, as the client sent them, so a
-// resume at another API's path or with another key finds nothing.
-func credentialsOf(r *http.Request, api bridge.API) resume.Owner {
-	return resume.OwnerOf(api.Path() + "\x00" + r.Header.Get("X-Api-Key") + "\x00" + r.Header.Get("Authorization"))
+// credentialsOf is what a kept response is bound to (SPEC.md §13.1): the
+// API's path, the form kept (frames for ANTH clients, whether coded or
+// not; events for an event stream's) and the request's credentials, as
+// the client sent them, so a resume at another API's path, in the other
+// form or with another key finds nothing.
+func credentialsOf(r *http.Request, api bridge.API, w wire) resume.Owner {
+	form := "anth"
+	if w == wireStream {
+		form = "events"
+	}
+	return resume.OwnerOf(api.Path() + "\x00" + form + "\x00" + r.Header.Get("X-Api-Key") + "\x00" + r.Header.Get("Authorization"))
 }
 
 // tail is a resumable response's side of the relay: it appends the frames
@@ -188,14 +194,6 @@ func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
 	return t
 }
 
-// cursor is where a resume starts: the offset of a frame in the kept
-// bytes and, for an event stream, how many of that frame's events the
-// client already has (§13.3).
-type cursor struct {
-	off  int64
-	skip int
-}
-
 // parseDecimal reads a cursor's number in its one form: decimal digits,
 // no sign, no leading zero, at most 18 of them (so it fits an int64), so
 // that a cursor is written one way only.
@@ -213,37 +211,20 @@ func parseDecimal(s string) (int64, bool) {
 	return n, true
 }
 
-// parseCursor reads a resume request's cursor: Anth-Resume-Offset for an
-// ANTH client, Last-Event-ID ("N" or "N.k") for an event stream's. An
-// absent one is 0: the client read nothing.
-func parseCursor(r *http.Request, w wire) (cursor, bool) {
-	var c cursor
-	if w != wireStream {
-		s := r.Header.Get(ResumeOffsetHeader)
-		if s == "" {
-			return c, true
-		}
-		var ok bool
-		c.off, ok = parseDecimal(s)
-		return c, ok
+// parseCursor reads a resume request's cursor, the offset in the kept
+// bytes where it starts: Anth-Resume-Offset for an ANTH client,
+// Last-Event-ID for an event stream's (§13.2, §13.3). An absent one is 0:
+// the client read nothing.
+func parseCursor(r *http.Request, w wire) (int64, bool) {
+	name := ResumeOffsetHeader
+	if w == wireStream {
+		name = LastEventIDHeader
 	}
-	s := r.Header.Get(LastEventIDHeader)
+	s := r.Header.Get(name)
 	if s == "" {
-		return c, true
+		return 0, true
 	}
-	off, skip, dotted := strings.Cut(s, ".")
-	var ok bool
-	if c.off, ok = parseDecimal(off); !ok {
-		return c, false
-	}
-	if dotted {
-		k, ok := parseDecimal(skip)
-		if !ok || k == 0 || k > 1<<20 {
-			return c, false
-		}
-		c.skip = int(k)
-	}
-	return c, true
+	return parseDecimal(s)
 }
 
 // resumeStatus is the status and error code of a store's refusal (§13.2).
@@ -254,7 +235,7 @@ func resumeStatus(err error) (int, frame.ErrorCode, string) {
 	case errors.Is(err, resume.ErrGone):
 		return http.StatusGone, frame.CodeNotFound, "the response's tail is no longer kept"
 	case errors.Is(err, resume.ErrRange):
-		return http.StatusRequestedRangeNotSatisfiable, frame.CodeInvalidRequest, "the resume cursor is past what was sent or not on a frame"
+		return http.StatusRequestedRangeNotSatisfiable, frame.CodeInvalidRequest, "the resume cursor is past what was sent, or not between two frames or events"
 	}
 	return http.StatusServiceUnavailable, frame.CodeOverloaded, "resuming is unavailable now"
 }
@@ -270,8 +251,8 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 	}
 	id := resume.ID(r.Header.Get(ResumeIDHeader))
 	ex.rec.ResumeID = string(id)
-	cur, ok := parseCursor(r, ex.wire)
-	ex.rec.ResumeFrom = cur.off
+	from, ok := parseCursor(r, ex.wire)
+	ex.rec.ResumeFrom = from
 	if !ok {
 		g.apiError(w, ex, http.StatusBadRequest, frame.CodeInvalidRequest, "the resume cursor is not a decimal offset")
 		return
@@ -281,20 +262,7 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 		return
 	}
 	ctx := r.Context()
-	owner := credentialsOf(r, ex.api)
-	from := cur.off
-	if ex.wire == wireStream && from > 0 {
-		// The events are made again from the first frame (§13.3); the
-		// cursor is checked against what was sent first, so a cursor
-		// past it is 416 now rather than a wait for frames to come.
-		f, err := g.opts.Resume.Follow(ctx, id, owner, from)
-		if err != nil {
-			g.resumeError(w, ex, err)
-			return
-		}
-		f.Close()
-		from = 0
-	}
+	owner := credentialsOf(r, ex.api, ex.wire)
 	f, err := g.opts.Resume.Follow(ctx, id, owner, from)
 	if err != nil {
 		g.resumeError(w, ex, err)
@@ -305,7 +273,7 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 		t.attach()
 		defer t.leave()
 	}
-	rs := resumed{g: g, w: w, r: r, ex: ex, cur: cur}
+	rs := resumed{g: g, w: w, r: r, ex: ex, from: from}
 	err = rs.copy(ctx, f)
 	if err != nil && ctx.Err() == nil {
 		ex.rec.Err = err
@@ -334,23 +302,23 @@ type resumed struct {
 	w       http.ResponseWriter
 	r       *http.Request
 	ex      *exchange
-	cur     cursor
+	from    int64 // the cursor
 	started bool
-	pos     int64  // offset of the next frame to walk
-	carry   []byte // a frame split across chunks
+	pos     int64  // offset of the next frame or event to walk
+	carry   []byte // a frame or event split across chunks
 	buf     []byte // what the chunk gives the client: ANTH frames, or events
 	out     flusher
 	z       *coder    // anth-deflate, when coded
 	raw     io.Writer // into z, each deflated EVENT written raw (§11.2)
-	sse     *sseIDs   // the event stream's events, made again from frame 0
 }
 
-// copy walks the follower's chunks frame by frame: those before the
-// cursor checked and dropped (or, for an event stream, encoded and
-// dropped), the rest written, one write a chunk.
+// copy walks the follower's chunks frame by frame, or event by event:
+// those before the cursor checked and dropped, the rest written, one write
+// a chunk.
 func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
+	walk := rs.frames
 	if rs.ex.wire == wireStream {
-		rs.sse = newSSEIDs(rs.ex.api, nil)
+		walk = rs.events
 	}
 	first := true
 	for {
@@ -359,9 +327,13 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 			if !rs.started {
 				// An ended tail whose end is the cursor (the store gave
 				// no chunk: it checked from against its end): the stream
-				// is its magic alone.
-				if first && rs.sse != nil && rs.cur.off != 0 || !first && (rs.pos != rs.cur.off || len(rs.carry) > 0) {
+				// is its magic alone, or no events at all.
+				if !first && (rs.pos != rs.from || len(rs.carry) > 0) {
 					return resume.ErrRange
+				}
+				if rs.ex.wire == wireStream {
+					rs.noContent()
+					return nil
 				}
 				rs.start()
 				return rs.flush()
@@ -373,7 +345,7 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 		}
 		if first {
 			rs.pos, first = start, false
-			if start > rs.cur.off {
+			if start > rs.from {
 				return resume.ErrRange
 			}
 		}
@@ -381,7 +353,7 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 			rs.carry = append(rs.carry, p...)
 			p = rs.carry
 		}
-		n, err := rs.frames(p)
+		n, err := walk(p)
 		if err != nil {
 			return err
 		}
@@ -403,39 +375,62 @@ func (rs *resumed) frames(p []byte) (int, error) {
 		if len(p)-n < size {
 			break
 		}
-		f := p[n : n+size]
-		switch end := rs.pos + int64(size); {
-		case rs.pos >= rs.cur.off:
-			skip := 0
-			if !rs.started {
-				if rs.pos != rs.cur.off {
-					return n, resume.ErrRange // §13.2: not on a frame boundary
-				}
-				rs.start()
-				skip = rs.cur.skip
-			}
-			if rs.sse != nil {
-				rs.buf = rs.sse.add(rs.buf, f, skip)
-			} else {
-				rs.buf = append(rs.buf, f...)
-			}
-			// A chunk may be the whole tail (a resume from 0): it is
-			// written in writes of at most maxGather and one frame's
-			// events, so a resume holds that much, not the tail.
-			if len(rs.buf) >= maxGather {
-				if err := rs.flush(); err != nil {
-					return n, err
-				}
-			}
-		case end > rs.cur.off:
-			return n, resume.ErrRange
-		case rs.sse != nil:
-			rs.sse.add(nil, f, 0) // what the client has: made again, dropped
+		if err := rs.give(p[n:n+size], nil); err != nil {
+			return n, err
 		}
-		rs.pos += int64(size)
 		n += size
 	}
 	return n, nil
+}
+
+// events handles the whole events at the start of p, returning the bytes
+// they take: the kept events' canonical form ends each in "\n\n" (§13.1).
+func (rs *resumed) events(p []byte) (int, error) {
+	n := 0
+	for {
+		i := bytes.Index(p[n:], eventEnd)
+		if i < 0 {
+			return n, nil
+		}
+		size := i + len(eventEnd)
+		if err := rs.give(p[n:n+size], appendEventIDs); err != nil {
+			return n, err
+		}
+		n += size
+	}
+}
+
+// give walks one frame, or one event, b at rs.pos: dropped before the
+// cursor, which must fall between two (§13.2), and added to what the
+// client gets from it on, through add when it is an event.
+func (rs *resumed) give(b []byte, add func(dst, b []byte, off int64) []byte) error {
+	end := rs.pos + int64(len(b))
+	switch {
+	case rs.pos >= rs.from:
+		if !rs.started {
+			if rs.pos != rs.from {
+				return resume.ErrRange // not on a frame's or an event's boundary
+			}
+			rs.start()
+		}
+		if add != nil {
+			rs.buf = add(rs.buf, b, rs.pos)
+		} else {
+			rs.buf = append(rs.buf, b...)
+		}
+		// A chunk may be the whole tail (a resume from 0): it is written
+		// in writes of at most maxGather and one frame or event, so a
+		// resume holds that much, not the tail.
+		if len(rs.buf) >= maxGather {
+			if err := rs.flush(); err != nil {
+				return err
+			}
+		}
+	case end > rs.from:
+		return resume.ErrRange
+	}
+	rs.pos = end
+	return nil
 }
 
 // start writes the headers, and the magic to come.
@@ -456,9 +451,22 @@ func (rs *resumed) start() {
 		rs.raw = ex.api.RawEvents(rs.z.w)
 		ex.rec.Coding = deflate.Encoding
 	}
-	if rs.sse == nil {
+	if ex.wire != wireStream {
 		rs.buf = frame.AppendMagic(rs.buf[:0])
 	}
+}
+
+// noContent answers an event stream's resume at an ended tail's end: 204,
+// which tells an event-stream client there is nothing to reconnect for
+// (HTML's EventSource stops on it), where an empty 200 would have it
+// reconnect again (§13.2).
+func (rs *resumed) noContent() {
+	h := rs.w.Header()
+	h.Set(RequestIDHeader, rs.ex.rec.ID)
+	if rs.g.cors != nil {
+		rs.g.cors.respond(h, rs.ex.origin)
+	}
+	rs.w.WriteHeader(http.StatusNoContent)
 }
 
 // flush writes what the chunk gave.

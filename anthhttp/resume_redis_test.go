@@ -115,7 +115,7 @@ func TestResumeRedisOtherInstance(t *testing.T) {
 			id := resume.ID(resp.Header.Get(ResumeIDHeader))
 			// A keeps relaying after its client left (ResumeGrace) until
 			// the response's end is in Redis; then it dies.
-			waitEnded(t, gwB.store, id, credentialsOf(req, api.api))
+			waitEnded(t, gwB.store, id, credentialsOf(req, api.api, wireANTH))
 			gwA.kill()
 			lb.to(gwB.srv.URL)
 			got, err := anthFrames(t, resp, api.api, ResumeOptions{Transport: lb, Backoff: time.Millisecond})

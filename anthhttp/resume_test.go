@@ -27,6 +27,7 @@ import (
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/resume"
+	"github.com/layer0/anth/sse"
 )
 
 // streamUpstream serves, on either API's path, the recording named by the
@@ -205,6 +206,12 @@ func sseClient(t testing.TB, c *cutter, req *http.Request, tries int) ([]sseEven
 		resp, err := c.RoundTrip(req)
 		if err != nil {
 			return events, err
+		}
+		if resp.StatusCode == http.StatusNoContent && try > 0 {
+			// A resume at the end: nothing more (SPEC §13.2), as
+			// EventSource takes it.
+			resp.Body.Close()
+			return events, nil
 		}
 		if resp.StatusCode != http.StatusOK {
 			resp.Body.Close()
@@ -508,7 +515,13 @@ func TestResumeTransport(t *testing.T) {
 // returns its ID.
 func resumeOf(t *testing.T, gw *httptest.Server, key string) string {
 	t.Helper()
-	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	return resumeOfAs(t, gw, key, Accept)
+}
+
+// resumeOfAs is resumeOf for a client that sends accept.
+func resumeOfAs(t *testing.T, gw *httptest.Server, key, accept string) string {
+	t.Helper()
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), accept, "")
 	req.Header.Set("X-Api-Key", key)
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
@@ -558,6 +571,19 @@ func TestResumeRefused(t *testing.T) {
 	id := resumeOf(t, gw, "key-1")
 	_, whole := resumeGet(t, gw, "/v1/messages", id, "key-1", nil)
 	size := len(whole) - len(frame.Magic)
+	// An event stream's, kept as its events: the last event's id is their
+	// length.
+	sid := resumeOfAs(t, gw, "key-1", "text/event-stream")
+	_, events := resumeGet(t, gw, "/v1/messages", sid, "key-1", map[string]string{"Accept": "text/event-stream"})
+	ids := regexp.MustCompile(`(?m)^id:(\d+)$`).FindAllSubmatch(events, -1)
+	if len(ids) == 0 {
+		t.Fatalf("event stream without ids: %q", events)
+	}
+	sseSize, _ := strconv.Atoi(string(ids[len(ids)-1][1]))
+	sse := func(h map[string]string) map[string]string {
+		h["Accept"] = "text/event-stream"
+		return h
+	}
 	for _, c := range []struct {
 		name, path, id, key string
 		h                   map[string]string
@@ -570,9 +596,12 @@ func TestResumeRefused(t *testing.T) {
 		{"past the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size + 1)}, 416},
 		{"not a boundary", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "1"}, 416},
 		{"not a number", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "-1"}, 400},
-		{"event stream past the end", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: strconv.Itoa(size + 1)}, 416},
-		{"event stream off a frame", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1"}, 416},
-		{"event stream bad id", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1.0"}, 400},
+		{"frames as events", "/v1/messages", id, "key-1", sse(map[string]string{}), 404},
+		{"events as frames", "/v1/messages", sid, "key-1", nil, 404},
+		{"event stream past the end", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: strconv.Itoa(sseSize + 1)}), 416},
+		{"event stream off an event", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: "1"}), 416},
+		{"event stream bad id", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: "1.0"}), 400},
+		{"event stream at the end", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: strconv.Itoa(sseSize)}), 204},
 		{"at the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size)}, 200},
 	} {
 		resp, body := resumeGet(t, gw, c.path, c.id, c.key, c.h)
@@ -583,6 +612,12 @@ func TestResumeRefused(t *testing.T) {
 		if c.status == 200 {
 			if string(body) != frame.Magic {
 				t.Errorf("%s: body %q, want the magic alone", c.name, body)
+			}
+			continue
+		}
+		if c.status == 204 {
+			if len(body) != 0 {
+				t.Errorf("%s: body %q, want none", c.name, body)
 			}
 			continue
 		}
@@ -817,40 +852,45 @@ func (w *maxWriter) Write(p []byte) (int, error) {
 
 // TestResumeWritesBounded: a resume from 0 of a tail of 4 MiB, which the
 // store gives as one chunk, is written in writes of at most 32 KiB and a
-// frame (SPEC §13.4), for an ANTH and an event-stream client.
+// frame or an event (SPEC §13.4), for an ANTH and an event-stream client.
 func TestResumeWritesBounded(t *testing.T) {
 	store := resume.NewMemory(resume.MemoryOptions{})
 	defer store.Close()
 	gw := NewGateway(messages.API{}, GatewayOptions{Upstream: &url.URL{Scheme: "http", Host: "upstream.test"}, Resume: store})
-	id := resume.NewID()
 	req := httptest.NewRequest(http.MethodGet, "/v1/messages", nil)
 	req.Header.Set("X-Api-Key", "key-1")
 	ctx := context.Background()
-	if err := store.Create(ctx, id, resume.Info{Owner: credentialsOf(req, messages.API{}), API: "/v1/messages", TTL: time.Minute}); err != nil {
-		t.Fatal(err)
-	}
-	var tail []byte
 	text := bytes.Repeat([]byte("a"), frame.MaxPayload-2)
-	for len(tail) < 4<<20 {
-		tail = frame.AppendText(tail, 0, text)
-	}
-	tail = frame.AppendDone(tail, frame.StopReason(1), "")
-	if err := store.Append(ctx, id, tail, true); err != nil {
-		t.Fatal(err)
-	}
-	for _, accept := range []string{Accept, "text/event-stream"} {
+	for _, c := range []struct {
+		accept string
+		w      wire
+		item   []byte // one frame, or one event, of the tail
+	}{
+		{Accept, wireANTH, frame.AppendText(nil, 0, text)},
+		{"text/event-stream", wireStream, sse.AppendEvent(nil, []byte("content_block_delta"), []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+string(text)+`"}}`))},
+	} {
+		id := resume.NewID()
+		if err := store.Create(ctx, id, resume.Info{Owner: credentialsOf(req, messages.API{}, c.w), API: "/v1/messages", TTL: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		var tail []byte
+		for len(tail) < 4<<20 {
+			tail = append(tail, c.item...)
+		}
+		if err := store.Append(ctx, id, tail, true); err != nil {
+			t.Fatal(err)
+		}
 		r := req.Clone(ctx)
-		r.Header.Set("Accept", accept)
+		r.Header.Set("Accept", c.accept)
 		r.Header.Set(ResumeIDHeader, string(id))
 		w := &maxWriter{countingDiscard: countingDiscard{h: http.Header{}}}
 		gw.ServeHTTP(w, r)
 		if w.n < int64(len(tail)) {
-			t.Fatalf("%s: %d bytes written of a tail of %d", accept, w.n, len(tail))
+			t.Fatalf("%s: %d bytes written of a tail of %d", c.accept, w.n, len(tail))
 		}
-		// An event-stream client's frame of text is one event: its JSON
-		// escapes nothing here, and adds under 200 bytes.
-		if limit := maxGather + frame.HeaderSize + frame.MaxPayload + 200; w.max > limit {
-			t.Errorf("%s: a write of %d bytes, over %d", accept, w.max, limit)
+		// An event's id: adds under 20 bytes.
+		if limit := maxGather + len(c.item) + 20; w.max > limit {
+			t.Errorf("%s: a write of %d bytes, over %d", c.accept, w.max, limit)
 		}
 	}
 }

@@ -269,14 +269,18 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 
 // grow returns buf with room for need more bytes: half as much again as its
 // capacity (doubling would leave a finished tail up to half empty), but no
-// more than max (when max > 0), which a tail may never pass.
-func grow(buf []byte, need int, max int64) []byte {
+// more than limit (when limit > 0), which a tail may never pass.
+func grow(buf []byte, need int, limit int64) []byte {
 	c := cap(buf) + cap(buf)/2 + need
-	if c < 512 {
-		c = 512
+	if cap(buf) == 0 {
+		// The first write predicts the rest: an event stream's first
+		// event is several times an ANTH client's first frames, and so
+		// is its response. Room for four more like it spares a growing
+		// tail most of its copies.
+		c = max(512, 4*need)
 	}
-	if max > 0 && int64(c) > max {
-		c = int(max)
+	if limit > 0 && int64(c) > limit {
+		c = int(limit)
 	}
 	nb := make([]byte, len(buf), c)
 	copy(nb, buf)
