@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/messages"
@@ -41,7 +43,7 @@ func nestedBomb(n int) []byte {
 // of SSE (79,097x): the two ratios multiplied.
 func TestNestedAmplification(t *testing.T) {
 	in := nestedBomb(64)
-	mw := (&Transport{API: messages.API{}}).Middleware
+	mw := (&anthclient.Transport{API: messages.API{}}).Middleware
 	req, _ := http.NewRequest("POST", "http://api.test/v1/messages", strings.NewReader(`{"model":"m","stream":true}`))
 	resp, err := mw(req, func(*http.Request) (*http.Response, error) {
 		h := http.Header{}
@@ -93,7 +95,7 @@ func TestResponseWriterRawEvents(t *testing.T) {
 	}))
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL, nil)
-	req.Header.Set("Accept", Accept)
+	req.Header.Set("Accept", anthclient.Accept)
 	req.Header.Set("Accept-Encoding", deflate.Encoding)
 	resp, err := srv.Client().Do(req)
 	if err != nil {
@@ -102,7 +104,7 @@ func TestResponseWriterRawEvents(t *testing.T) {
 	if ce := resp.Header.Get("Content-Encoding"); ce != deflate.Encoding {
 		t.Fatalf("Content-Encoding %q", ce)
 	}
-	fr, err := NewFrameReader(resp, messages.API{})
+	fr, err := anthclient.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		t.Fatal(err)
 	}
