@@ -133,3 +133,32 @@ func TestUnknownEncoding(t *testing.T) {
 		t.Fatalf("Content-Encoding br: %v, want ErrMediaType", err)
 	}
 }
+
+// TestNewFrameReaderCodingParam: an anth-deflate body named by the media
+// type's coding parameter, with no Content-Encoding (a browser's form,
+// SPEC.md §11.1), is inflated as one named by Content-Encoding is; the
+// same body named by neither is not ANTH.
+func TestNewFrameReaderCodingParam(t *testing.T) {
+	anth := frame.AppendText(frame.AppendMagic(nil), 0, []byte("hi"))
+	anth = frame.AppendDone(anth, frame.StopEndTurn, "")
+	var coded bytes.Buffer
+	z := deflate.NewWriter(&coded, messages.API{}.Dictionary())
+	z.Write(anth)
+	z.Flush()
+	for _, c := range []struct {
+		ct, ce string
+		ok     bool
+	}{
+		{anthhttp.ContentType + "; " + anthhttp.CodingParam + "=" + deflate.Encoding, "", true},
+		{anthhttp.ContentType + ";" + anthhttp.CodingParam + "=ANTH-Deflate", "identity", true},
+		{anthhttp.ContentType, deflate.Encoding, true},
+		{anthhttp.ContentType, "", false},
+		{anthhttp.ContentType + "; " + anthhttp.CodingParam + "=gzip", "", false},
+	} {
+		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {c.ct}, "Content-Encoding": {c.ce}}, Body: io.NopCloser(bytes.NewReader(coded.Bytes()))}
+		n, err := countFrames(resp)
+		if c.ok && (err != nil || n != 2) || !c.ok && !errors.Is(err, frame.ErrBadMagic) {
+			t.Errorf("Content-Type %q, Content-Encoding %q: %d frames, %v", c.ct, c.ce, n, err)
+		}
+	}
+}

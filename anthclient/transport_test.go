@@ -270,6 +270,9 @@ func TestMiddlewareCodings(t *testing.T) {
 		body   []byte
 	}{
 		{anthhttp.ContentType, deflate.Encoding, coded.Bytes()},
+		// A browser's form (SPEC.md §11.1): the coding named by the
+		// media type's parameter, with no Content-Encoding.
+		{anthhttp.ContentType + "; " + anthhttp.CodingParam + "=" + deflate.Encoding, "", coded.Bytes()},
 		{"text/event-stream", "gzip", gz.Bytes()},
 	} {
 		req, _ := http.NewRequest("POST", "http://api.test/v1/messages", strings.NewReader(`{"stream":true}`))
@@ -283,7 +286,7 @@ func TestMiddlewareCodings(t *testing.T) {
 		}
 		got, err := io.ReadAll(resp.Body)
 		if err != nil || !bytes.Equal(got, wantSSE) || resp.Header.Get("Content-Encoding") != "" {
-			t.Errorf("%s: %v, SSE equal %v, Content-Encoding %q", c.ce, err, bytes.Equal(got, wantSSE), resp.Header.Get("Content-Encoding"))
+			t.Errorf("%s, %q: %v, SSE equal %v, Content-Encoding %q", c.ct, c.ce, err, bytes.Equal(got, wantSSE), resp.Header.Get("Content-Encoding"))
 		}
 		if ae := sent.Header.Get("Accept-Encoding"); ae != anthhttp.AcceptEncoding+", gzip" {
 			t.Errorf("Accept-Encoding %q", ae)

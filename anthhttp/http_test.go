@@ -2,7 +2,6 @@ package anthhttp_test
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"errors"
 	"io"
@@ -430,16 +429,6 @@ type tb interface {
 	Helper()
 	Fatal(...any)
 	Fatalf(string, ...any)
-}
-
-// deflated is js deflated against the Messages API's EVENT dictionary, as
-// an EVENT frame of encoding 1 carries it (SPEC.md §3.10).
-func deflated(js []byte) []byte {
-	var b bytes.Buffer
-	z, _ := flate.NewWriterDict(&b, flate.BestCompression, []byte(messages.EventDictionary))
-	z.Write(js)
-	z.Close()
-	return b.Bytes()
 }
 
 // toANTH is the ANTH a Decoder makes of sse.
