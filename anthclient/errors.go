@@ -16,6 +16,8 @@ type StatusError struct {
 	Message    string
 }
 
+// Error says "anthclient: HTTP", the status code and its text, then the
+// API's error type and message where the body gave them.
 func (e *StatusError) Error() string {
 	s := "anthclient: HTTP " + strconv.Itoa(e.StatusCode)
 	if t := http.StatusText(e.StatusCode); t != "" {
