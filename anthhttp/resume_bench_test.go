@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
@@ -42,7 +44,7 @@ func BenchmarkResumeStream(b *testing.B) {
 	defer store.Close()
 	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
 	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
-	for _, w := range []struct{ name, accept, encoding string }{{"anth", Accept, ""}, {"anth-deflate", Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
 		for _, g := range []struct {
 			name string
 			h    http.Handler
@@ -107,7 +109,7 @@ func BenchmarkResumeReconnect(b *testing.B) {
 	name := "tests_fixtures_fable-fallback_stream-a-toolrefusal.sse"
 	gw, _ := resumeGateway(b, &streamUpstream{streams: recs}, GatewayOptions{})
 	body := `{"model":"` + name + `","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
-	resp, err := http.DefaultTransport.RoundTrip(post(b, gw, "/v1/messages", body, Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(b, gw, "/v1/messages", body, anthclient.Accept, ""))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func BenchmarkResumeReconnect(b *testing.B) {
 		{"resume-anth", func() *http.Request {
 			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
 			req.Header.Set("X-Api-Key", "key-1")
-			req.Header.Set("Accept", Accept)
+			req.Header.Set("Accept", anthclient.Accept)
 			req.Header.Set(ResumeIDHeader, id)
 			req.Header.Set(ResumeOffsetHeader, strconv.Itoa(mid))
 			return req
@@ -167,7 +169,7 @@ func BenchmarkResumeReconnect(b *testing.B) {
 			req.Header.Set(LastEventIDHeader, midEvent)
 			return req
 		}},
-		{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, Accept, "") }},
+		{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, anthclient.Accept, "") }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var ds []time.Duration
@@ -201,7 +203,7 @@ func BenchmarkResumeHeld(b *testing.B) {
 		tr.body = bodies[n%len(bodies)]
 		n++
 		req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
-		req.Header.Set("Accept", Accept)
+		req.Header.Set("Accept", anthclient.Accept)
 		gw.ServeHTTP(&countingDiscard{h: http.Header{}}, req)
 	}
 	b.StopTimer()
@@ -229,7 +231,7 @@ func BenchmarkResumeStreamPaired(b *testing.B) {
 	defer store.Close()
 	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
 	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
-	for _, w := range []struct{ name, accept, encoding string }{{"anth", Accept, ""}, {"anth-deflate", Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
 		b.Run(w.name, func(b *testing.B) {
 			var cw countingDiscard
 			var took [2]time.Duration

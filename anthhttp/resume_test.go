@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -21,6 +21,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
@@ -102,8 +104,8 @@ func resumeGateway(t testing.TB, up http.Handler, opts GatewayOptions) (*httptes
 
 // The wires a client asks for: its Accept and Accept-Encoding.
 var resumeWires = []struct{ name, accept, encoding string }{
-	{"anth", Accept, ""},
-	{"coded", Accept, AcceptEncoding},
+	{"anth", anthclient.Accept, ""},
+	{"coded", anthclient.Accept, AcceptEncoding},
 	{"sse", "text/event-stream", ""},
 }
 
@@ -172,8 +174,8 @@ func (b *cutBody) Close() error { return b.rc.Close() }
 
 // anthFrames reads a response's frames through NewFrameReaderOptions,
 // each as its value's bytes.
-func anthFrames(t testing.TB, resp *http.Response, api bridge.API, opts ResumeOptions) ([]string, error) {
-	fr, err := NewFrameReaderOptions(resp, api, opts)
+func anthFrames(t testing.TB, resp *http.Response, api bridge.API, opts anthclient.ResumeOptions) ([]string, error) {
+	fr, err := anthclient.NewFrameReaderOptions(resp, api, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +217,7 @@ func sseClient(t testing.TB, c *cutter, req *http.Request, tries int) ([]sseEven
 		}
 		if resp.StatusCode != http.StatusOK {
 			resp.Body.Close()
-			return events, &StatusError{StatusCode: resp.StatusCode}
+			return events, &anthclient.StatusError{StatusCode: resp.StatusCode}
 		}
 		if id == "" {
 			id = resp.Header.Get(ResumeIDHeader)
@@ -303,7 +305,7 @@ func readUncut(t testing.TB, gw *httptest.Server, a int, rec, wire int) uncut {
 	if w.name == "sse" {
 		u.events, err = sseClient(t, &cutter{cuts: nil}, post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding), 0)
 	} else {
-		u.frames, err = anthFrames(t, resp, api.api, ResumeOptions{})
+		u.frames, err = anthFrames(t, resp, api.api, anthclient.ResumeOptions{})
 	}
 	if err != nil {
 		t.Fatalf("%s %s: %v", api.name, rec2name(t, a, rec), err)
@@ -353,7 +355,7 @@ func readCut(t testing.TB, gw *httptest.Server, a, rec, wire int, cuts []int) (u
 		return got, err
 	}
 	resp.Request = req
-	got.frames, err = anthFrames(t, resp, api.api, ResumeOptions{Transport: c, Backoff: time.Microsecond, Tries: len(cuts) + 1})
+	got.frames, err = anthFrames(t, resp, api.api, anthclient.ResumeOptions{Transport: c, Backoff: time.Microsecond, Tries: len(cuts) + 1})
 	return got, err
 }
 
@@ -429,7 +431,7 @@ func TestResumeEveryEventBoundary(t *testing.T) {
 // wireBody is the ANTH body of a recording as the gateway sends it.
 func wireBody(t testing.TB, gw *httptest.Server, a, rec int) []byte {
 	api := resumeAPIs[a]
-	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), anthclient.Accept, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +486,7 @@ func TestResumeTransport(t *testing.T) {
 	read := func(t testing.TB, a, rec int, cuts []int) (string, error) {
 		api := resumeAPIs[a]
 		c := &cutter{cuts: cuts}
-		client := &http.Client{Transport: &Transport{API: api.api, Base: c, Resume: ResumeOptions{Backoff: time.Microsecond, Tries: len(cuts) + 1}}}
+		client := &http.Client{Transport: &anthclient.Transport{API: api.api, Base: c, Resume: anthclient.ResumeOptions{Backoff: time.Microsecond, Tries: len(cuts) + 1}}}
 		resp, err := client.Post(gw.URL+api.api.Path(), "application/json", strings.NewReader(api.body(rec2name(t, a, rec))))
 		if err != nil {
 			return "", err
@@ -515,7 +517,7 @@ func TestResumeTransport(t *testing.T) {
 // returns its ID.
 func resumeOf(t *testing.T, gw *httptest.Server, key string) string {
 	t.Helper()
-	return resumeOfAs(t, gw, key, Accept)
+	return resumeOfAs(t, gw, key, anthclient.Accept)
 }
 
 // resumeOfAs is resumeOf for a client that sends accept.
@@ -540,7 +542,7 @@ func resumeGet(t *testing.T, gw *httptest.Server, path, id, key string, h map[st
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, gw.URL+path, nil)
 	req.Header.Set("X-Api-Key", key)
-	req.Header.Set("Accept", Accept)
+	req.Header.Set("Accept", anthclient.Accept)
 	req.Header.Set(ResumeIDHeader, id)
 	for k, v := range h {
 		req.Header.Set(k, v)
@@ -621,7 +623,7 @@ func TestResumeRefused(t *testing.T) {
 			}
 			continue
 		}
-		api, _ := NewGateway(messages.API{}, GatewayOptions{}, chat.API{}).apiFor(c.path)
+		api, _ := NewGateway(messages.API{}, GatewayOptions{}, chat.API{}).APIFor(c.path)
 		if typ, _, ok := api.ParseError(body); !ok || typ == "" {
 			t.Errorf("%s: body %q is not the API's error", c.name, body)
 		}
@@ -643,11 +645,11 @@ func TestResumeRefused(t *testing.T) {
 	// A store that cannot be reached: the stream is served, unresumable;
 	// a resume is 503.
 	gw4, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Resume: failingStore{}})
-	resp, err := http.DefaultTransport.RoundTrip(post(t, gw4, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw4, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), anthclient.Accept, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames, err := anthFrames(t, resp, messages.API{}, ResumeOptions{})
+	frames, err := anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{})
 	if err != nil || len(frames) == 0 || resp.Header.Get(ResumeIDHeader) != "" {
 		t.Errorf("store down: %d frames, %v, %s %q", len(frames), err, ResumeIDHeader, resp.Header.Get(ResumeIDHeader))
 	}
@@ -661,14 +663,14 @@ func TestResumeRefused(t *testing.T) {
 func TestResumeFailsTyped(t *testing.T) {
 	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeMaxBytes: 64})
 	c := &cutter{cuts: []int{30}}
-	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), anthclient.Accept, "")
 	resp, err := c.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Request = req
-	_, err = anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: time.Microsecond})
-	var se *StatusError
+	_, err = anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{Transport: c, Backoff: time.Microsecond})
+	var se *anthclient.StatusError
 	var e *Error
 	if !errors.Is(err, ErrTruncated) || !errors.As(err, &se) || se.StatusCode != 410 || !errors.As(err, &e) || e.Offset < 0 {
 		t.Fatalf("got %v, want ErrTruncated wrapping a 410 StatusError, with an offset", err)
@@ -690,7 +692,7 @@ func TestResumeTwoAtOnce(t *testing.T) {
 	want := readUncut(t, gw, 0, 0, 0)
 	up.gate = make(chan struct{})
 
-	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), anthclient.Accept, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -705,7 +707,7 @@ func TestResumeTwoAtOnce(t *testing.T) {
 			defer wg.Done()
 			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
 			req.Header.Set("X-Api-Key", "key-1")
-			req.Header.Set("Accept", Accept)
+			req.Header.Set("Accept", anthclient.Accept)
 			req.Header.Set(ResumeIDHeader, id)
 			resp, err := http.DefaultTransport.RoundTrip(req)
 			if err != nil {
@@ -713,7 +715,7 @@ func TestResumeTwoAtOnce(t *testing.T) {
 				return
 			}
 			resp.Request = req
-			got[i], errs[i] = anthFrames(t, resp, messages.API{}, ResumeOptions{})
+			got[i], errs[i] = anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{})
 		}()
 	}
 	time.Sleep(20 * time.Millisecond)
@@ -740,7 +742,7 @@ func TestResumeGrace(t *testing.T) {
 		want := readUncut(t, gw, 0, 0, 0)
 		up.gate = make(chan struct{})
 		c := &cutter{cuts: []int{10}}
-		req := post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, "")
+		req := post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), anthclient.Accept, "")
 		resp, err := c.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -749,7 +751,7 @@ func TestResumeGrace(t *testing.T) {
 		// The client is gone before the upstream goes on, and comes
 		// back after 100ms of backoff.
 		time.AfterFunc(50*time.Millisecond, func() { close(up.gate) })
-		got, err := anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: 100 * time.Millisecond})
+		got, err := anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{Transport: c, Backoff: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -764,7 +766,7 @@ func TestResumeGrace(t *testing.T) {
 		up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{}), done: make(chan struct{})}
 		gw, _ := resumeGateway(t, up, GatewayOptions{ResumeGrace: 50 * time.Millisecond})
 		t.Cleanup(func() { close(up.gate) }) // before the servers close, should the upstream still wait
-		resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+		resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), anthclient.Accept, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -794,7 +796,7 @@ func TestResumeGrace(t *testing.T) {
 func TestResumeLogAndCORS(t *testing.T) {
 	var logs syncBuffer
 	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Logger: jsonLogger(&logs), CORSOrigins: []string{"*"}})
-	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), anthclient.Accept, "")
 	req.Header.Set("Origin", "https://app.example")
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
@@ -863,14 +865,14 @@ func TestResumeWritesBounded(t *testing.T) {
 	text := bytes.Repeat([]byte("a"), frame.MaxPayload-2)
 	for _, c := range []struct {
 		accept string
-		w      wire
+		w      Wire
 		item   []byte // one frame, or one event, of the tail
 	}{
-		{Accept, wireANTH, frame.AppendText(nil, 0, text)},
-		{"text/event-stream", wireStream, sse.AppendEvent(nil, []byte("content_block_delta"), []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+string(text)+`"}}`))},
+		{anthclient.Accept, WireANTH, frame.AppendText(nil, 0, text)},
+		{"text/event-stream", WireStream, sse.AppendEvent(nil, []byte("content_block_delta"), []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+string(text)+`"}}`))},
 	} {
 		id := resume.NewID()
-		if err := store.Create(ctx, id, resume.Info{Owner: credentialsOf(req, messages.API{}, c.w), API: "/v1/messages", TTL: time.Minute}); err != nil {
+		if err := store.Create(ctx, id, resume.Info{Owner: CredentialsOf(req, messages.API{}, c.w), API: "/v1/messages", TTL: time.Minute}); err != nil {
 			t.Fatal(err)
 		}
 		var tail []byte
@@ -889,7 +891,7 @@ func TestResumeWritesBounded(t *testing.T) {
 			t.Fatalf("%s: %d bytes written of a tail of %d", c.accept, w.n, len(tail))
 		}
 		// An event's id: adds under 20 bytes.
-		if limit := maxGather + len(c.item) + 20; w.max > limit {
+		if limit := MaxGather + len(c.item) + 20; w.max > limit {
 			t.Errorf("%s: a write of %d bytes, over %d", c.accept, w.max, limit)
 		}
 	}

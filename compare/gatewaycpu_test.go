@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
@@ -100,13 +101,13 @@ func TestGatewayCPU(t *testing.T) {
 					base := proxyCPU(t, []string{rproxy, "127.0.0.1:0", up.URL}, acceptSSE, "", n, clients)
 					fmt.Fprintf(&out, "| %s | %s | %s | %d | %.0f |", wl.name, paced, order, clients, base)
 					unkept := map[string]float64{}
-					for _, c := range []struct{ accept, encoding string }{{acceptSSE, ""}, {anthhttp.Accept, ""}, {anthhttp.Accept, anthhttp.AcceptEncoding}} {
+					for _, c := range []struct{ accept, encoding string }{{acceptSSE, ""}, {anthclient.Accept, ""}, {anthclient.Accept, anthhttp.AcceptEncoding}} {
 						v := proxyCPU(t, []string{anth, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL}, c.accept, c.encoding, n, clients)
 						fmt.Fprintf(&out, " %.0f (%.2fx) |", v, v/base)
 						unkept[c.accept+c.encoding] = v
 					}
 					if *gatewayResume {
-						for _, c := range []struct{ accept, encoding string }{{anthhttp.Accept, ""}, {anthhttp.Accept, anthhttp.AcceptEncoding}} {
+						for _, c := range []struct{ accept, encoding string }{{anthclient.Accept, ""}, {anthclient.Accept, anthhttp.AcceptEncoding}} {
 							v := proxyCPU(t, []string{anth, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL, "--resume", "memory"}, c.accept, c.encoding, n, clients)
 							fmt.Fprintf(&out, " %.0f (%.2fx) |", v, v/unkept[c.accept+c.encoding])
 						}

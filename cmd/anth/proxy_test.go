@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/redistest"
@@ -155,7 +156,7 @@ func newStreamRequest(t *testing.T, base string) *http.Request {
 	t.Helper()
 	req, _ := http.NewRequest("POST", base+"/v1/messages", bytes.NewReader(anthRequest(t)))
 	req.Header.Set("Content-Type", anthhttp.ContentType)
-	req.Header.Set("Accept", anthhttp.Accept)
+	req.Header.Set("Accept", anthclient.Accept)
 	req.Header.Set("X-Api-Key", "sk-do-not-log")
 	return req
 }
@@ -168,7 +169,7 @@ func streamThrough(t *testing.T, addr string) (*http.Response, *frame.Reader) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+	fr, err := anthclient.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,7 +494,7 @@ func TestProxyTimeouts(t *testing.T) {
 	}
 
 	// A stream goes idle after its first event.
-	for _, accept := range []string{anthhttp.Accept, "text/event-stream"} {
+	for _, accept := range []string{anthclient.Accept, "text/event-stream"} {
 		req = newStreamRequest(t, "http://"+p.addr)
 		req.Header.Set("X-Case", "idle")
 		req.Header.Set("Accept", accept)
@@ -501,7 +502,7 @@ func TestProxyTimeouts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+		fr, err := anthclient.NewFrameReader(resp, messages.API{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -520,7 +521,7 @@ func TestProxyTimeouts(t *testing.T) {
 	// client is told the upstream reset the stream, and not where; the log
 	// says where.
 	for _, c := range []string{"reset", "cut"} {
-		for _, accept := range []string{anthhttp.Accept, "text/event-stream"} {
+		for _, accept := range []string{anthclient.Accept, "text/event-stream"} {
 			req = newStreamRequest(t, "http://"+p.addr)
 			req.Header.Set("X-Case", c)
 			req.Header.Set("Accept", accept)
@@ -528,7 +529,7 @@ func TestProxyTimeouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+			fr, err := anthclient.NewFrameReader(resp, messages.API{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -993,7 +994,7 @@ func TestProxyResume(t *testing.T) {
 	resumeAt := func(addr string, off int64, key string) (*http.Response, []frame.Frame) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/messages", nil)
-		req.Header.Set("Accept", anthhttp.Accept)
+		req.Header.Set("Accept", anthclient.Accept)
 		req.Header.Set("X-Api-Key", key)
 		req.Header.Set(anthhttp.ResumeIDHeader, id)
 		req.Header.Set(anthhttp.ResumeOffsetHeader, strconv.FormatInt(off, 10))
