@@ -53,6 +53,13 @@ type relay struct {
 	// gets each event with its id: (§13.3), made in out.
 	tail *tail
 	out  []byte
+
+	// vocab, until it is written, is a VOCAB frame to put before the
+	// stream's first TOKEN or TOKEN32 frame (SPEC.md §3.13): the
+	// vocabulary the gateway knows the upstream's token IDs index
+	// (vLLM's token_ids, §7b.2), which the bridge itself cannot name.
+	vocab []byte
+	named []byte // an event's frames with vocab put in
 }
 
 // maxGather bounds what the relay gathers into one write from events the
@@ -182,6 +189,9 @@ func (r *relay) frames() ([]byte, error) {
 		return r.emit(b, true), err
 	}
 	first := !r.started
+	if r.vocab != nil {
+		b = r.nameVocab(b, first)
+	}
 	r.count(b, first)
 	rd, _ := r.d.(readier)
 	if r.padding == 0 && (rd == nil || !rd.Ready()) {
@@ -194,6 +204,9 @@ func (r *relay) frames() ([]byte, error) {
 		next, err := r.d.Next()
 		if err != nil {
 			break
+		}
+		if r.vocab != nil {
+			next = r.nameVocab(next, false)
 		}
 		r.count(next, false)
 		r.buf = r.padded(r.buf, next, false)
@@ -229,6 +242,26 @@ func (r *relay) keptEvents(b []byte, end bool) []byte {
 	}
 	r.out = appendEventIDs(r.out[:0], b, off)
 	return r.out
+}
+
+// nameVocab returns b, the frames of one event as the Decoder gave them
+// (the magic first if first), with r.vocab put before its first TOKEN or
+// TOKEN32 frame if it has one; then r.vocab is spent. It walks headers
+// only: the Decoder made the frames.
+func (r *relay) nameVocab(b []byte, first bool) []byte {
+	i := 0
+	if first {
+		i = min(len(b), len(frame.Magic))
+	}
+	for len(b)-i >= frame.HeaderSize {
+		if t := frame.Type(b[i]); t == frame.TypeToken || t == frame.TypeToken32 {
+			r.named = append(append(append(r.named[:0], b[:i]...), r.vocab...), b[i:]...)
+			r.vocab = nil
+			return r.named
+		}
+		i += frame.HeaderSize + (int(b[i+1])<<8 | int(b[i+2]))
+	}
+	return b
 }
 
 // padded appends the frames of one event, padded to the relay's block
