@@ -4,10 +4,11 @@
 // The work is in the subpackages, in layers; each imports only those below
 // it:
 //
-//   - anthhttp: the one package that imports net/http. Negotiation, the
-//     response writer, Proxy, the Gateway (a reverse proxy), NewFrameReader
-//     and Transport, an http.RoundTripper; each takes the API it serves as
-//     a bridge.API.
+//   - anthclient and anthhttp: the packages that import net/http, each
+//     taking the API as a bridge.API. anthclient reads: NewFrameReader and
+//     Transport, an http.RoundTripper. anthhttp serves: negotiation, the
+//     response writer, Proxy and the Gateway (a reverse proxy); it holds
+//     the names both sides share, which anthclient imports.
 //   - messages: the Anthropic Messages API's bridge, SSE to ANTH and back,
 //     losing nothing an SDK reads; messages.API is its bridge.API. bridge
 //     holds the interfaces a bridge implements, so a second API is a
@@ -45,9 +46,10 @@
 // that makes many keeps its own (deflate.Writer, deflate.Reader,
 // messages.Decoder, deflate.Inflater), or hands over an explicit reuse
 // object (messages.API.Decoders, a DecoderPool, as huff0's Scratch); no
-// codec package keeps a hidden pool. The HTTP layer, which serves many
-// short streams at once, keeps its anth-deflate Writers and event-stream
-// Scanners in sync.Pools, as gzhttp keeps its gzip writers.
+// codec package keeps a hidden pool. The HTTP layer, which serves and
+// reads many short streams at once, keeps its anth-deflate Writers and
+// event-stream Scanners (anthhttp) and its anth-deflate Readers
+// (anthclient) in sync.Pools, as gzhttp keeps its gzip writers.
 //
 // Reading: every reader of an io.Reader holds it to io.Reader's contract
 // through one guard (a count outside 0..len(p) is an error, a run of 100

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
@@ -161,7 +162,7 @@ func BenchmarkGatewayLatency(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, MaxConnsPerHost: 0}}
 	for _, c := range []struct {
 		name, base, accept string
-	}{{"direct-sse", upstream.URL, "text/event-stream"}, {"gateway-anth", gw.URL, anthhttp.Accept}, {"gateway-sse", gw.URL, "text/event-stream"}} {
+	}{{"direct-sse", upstream.URL, "text/event-stream"}, {"gateway-anth", gw.URL, anthclient.Accept}, {"gateway-sse", gw.URL, "text/event-stream"}} {
 		b.Run(c.name, func(b *testing.B) {
 			var mu sync.Mutex
 			var lat []time.Duration
@@ -198,7 +199,7 @@ func readLatencies(b *testing.B, client *http.Client, base, accept string) []tim
 		return nil
 	}
 	defer resp.Body.Close()
-	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+	fr, err := anthclient.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		b.Error(err)
 		return nil

@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
 )

@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"

@@ -1,13 +1,11 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
@@ -47,33 +46,6 @@ func fetchCoded(t *testing.T, srv *httptest.Server, accept, encoding string) (*h
 // browserAccept is what the JavaScript package's fetch sends (js ACCEPT):
 // 128 bytes, the most a CORS-safelisted Accept may hold.
 const browserAccept = "application/x-anthropic-binary;coding=anth-deflate,application/x-anthropic-binary,text/event-stream;q=0.9,application/json;q=0.8"
-
-func TestAcceptsDeflate(t *testing.T) {
-	for header, want := range map[string]bool{
-		"":                               false,
-		"gzip, deflate, br, zstd":        false,
-		"*":                              false,
-		"anth-deflate":                   true,
-		"gzip, ANTH-Deflate":             true,
-		" anth-deflate ;q=0.5":           true,
-		"anth-deflate;q=0":               false,
-		"anth-deflate;q=0.000":           false,
-		"anth-deflate;q=x":               false,
-		"anth-deflate-2":                 false,
-		"gzip;q=1, anth-deflate;q=1":     true,
-		"anth-deflate;q=1.000":           true,
-		"anth-deflate;q=1.5":             false,
-		"anth-deflate;q=0, anth-deflate": false, // the first names its quality
-	} {
-		r := httptest.NewRequest("POST", "/v1/messages", nil)
-		if header != "" {
-			r.Header.Set("Accept-Encoding", header)
-		}
-		if got := acceptsEncoding(r); got != want {
-			t.Errorf("Accept-Encoding %q: %v, want %v", header, got, want)
-		}
-	}
-}
 
 // TestCodedHeaders: a client gets anth-deflate only if it asked for ANTH
 // and named the coding, and a padded response is never coded.
@@ -222,62 +194,6 @@ func TestCodedResponseWriter(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("%+v: frames differ (-written +read):\n%s", opts, diff)
-		}
-	}
-}
-
-// TestUnknownEncoding: a body in a coding NewFrameReader does not read is
-// refused, not read as ANTH.
-func TestUnknownEncoding(t *testing.T) {
-	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ContentType}, "Content-Encoding": {"br"}}, Body: io.NopCloser(strings.NewReader("ANTH"))}
-	if _, err := NewFrameReader(resp, messages.API{}); !errors.Is(err, ErrMediaType) {
-		t.Fatalf("Content-Encoding br: %v, want ErrMediaType", err)
-	}
-}
-
-// TestMiddlewareCodings: the middleware asks for anth-deflate and gzip,
-// and hands the SDK SSE from either, as from an uncoded body.
-func TestMiddlewareCodings(t *testing.T) {
-	mw := (&Transport{API: messages.API{}}).Middleware
-	wantSSE, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.sse"))
-	// Inside anth-deflate EVENT data travels raw (SPEC.md §11.2), as
-	// Proxy sends it.
-	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(wantSSE), messages.DecoderOptions{RawEvents: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var coded bytes.Buffer
-	z := deflate.NewWriter(&coded, messages.API{}.Dictionary())
-	for i := 0; i < len(anth); i += 7 {
-		z.Write(anth[i:min(i+7, len(anth))])
-		z.Flush()
-	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(wantSSE)
-	zw.Close()
-	for _, c := range []struct {
-		ct, ce string
-		body   []byte
-	}{
-		{ContentType, deflate.Encoding, coded.Bytes()},
-		{"text/event-stream", "gzip", gz.Bytes()},
-	} {
-		req, _ := http.NewRequest("POST", "http://api.test/v1/messages", strings.NewReader(`{"stream":true}`))
-		var sent *http.Request
-		resp, err := mw(req, func(r *http.Request) (*http.Response, error) {
-			sent = r
-			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {c.ct}, "Content-Encoding": {c.ce}}, Body: io.NopCloser(bytes.NewReader(c.body))}, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(resp.Body)
-		if err != nil || !bytes.Equal(got, wantSSE) || resp.Header.Get("Content-Encoding") != "" {
-			t.Errorf("%s: %v, SSE equal %v, Content-Encoding %q", c.ce, err, bytes.Equal(got, wantSSE), resp.Header.Get("Content-Encoding"))
-		}
-		if ae := sent.Header.Get("Accept-Encoding"); ae != AcceptEncoding+", gzip" {
-			t.Errorf("Accept-Encoding %q", ae)
 		}
 	}
 }

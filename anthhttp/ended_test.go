@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"io"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/messages"
 )

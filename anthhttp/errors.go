@@ -2,8 +2,6 @@ package anthhttp
 
 import (
 	"errors"
-	"net/http"
-	"strconv"
 
 	"github.com/layer0/anth/internal/errkind"
 )
@@ -19,8 +17,8 @@ var (
 	// ErrMalformed means an upstream stream that its API's bridge refuses.
 	ErrMalformed = errkind.Malformed
 	// ErrMediaType means an HTTP message that is neither ANTH nor the
-	// API's own: a Content-Type or Content-Encoding this package does not
-	// read.
+	// API's own: a Content-Type or Content-Encoding this package, or
+	// anthclient reading a response, does not read.
 	ErrMediaType = errors.New("unsupported media type")
 	// ErrShutdown is the cause a draining server cancels its requests'
 	// base context with (context.WithCancelCause, http.Server.BaseContext)
@@ -51,25 +49,3 @@ func (e *Error) Error() string { return errkind.Message("anthhttp", e.Offset, e.
 
 // Unwrap returns the kind, or the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
-
-// StatusError is an HTTP response that is not a success: the status code
-// and, when the body is the API's JSON error, its error type and message.
-type StatusError struct {
-	StatusCode int
-	Type       string // the API's error type, "" if the body was not its JSON error
-	Message    string
-}
-
-func (e *StatusError) Error() string {
-	s := "anthhttp: HTTP " + strconv.Itoa(e.StatusCode)
-	if t := http.StatusText(e.StatusCode); t != "" {
-		s += " " + t
-	}
-	if e.Type != "" {
-		s += ": " + e.Type
-	}
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	return s
-}

@@ -8,8 +8,7 @@ import (
 )
 
 // TestErrorText: an *Error names its offset when it is known (0 too), its
-// kind and its detail; a *StatusError its status, the status's text when
-// HTTP has one, and the API's error type and message when it has them.
+// kind and its detail.
 func TestErrorText(t *testing.T) {
 	for _, c := range []struct {
 		err  error
@@ -17,10 +16,6 @@ func TestErrorText(t *testing.T) {
 	}{
 		{&Error{Offset: 12, Err: ErrMalformed, Detail: "x"}, "anthhttp: offset 12: malformed: x"},
 		{&Error{Offset: -1, Err: ErrMediaType, Detail: "x"}, "anthhttp: unsupported media type: x"},
-		{&StatusError{StatusCode: 404}, "anthhttp: HTTP 404 Not Found"},
-		{&StatusError{StatusCode: 529, Type: "overloaded_error", Message: "Overloaded"}, "anthhttp: HTTP 529: overloaded_error: Overloaded"},
-		{&StatusError{StatusCode: 500, Type: "api_error"}, "anthhttp: HTTP 500 Internal Server Error: api_error"},
-		{&StatusError{StatusCode: 400, Message: "bad"}, "anthhttp: HTTP 400 Bad Request: bad"},
 	} {
 		if got := c.err.Error(); got != c.want {
 			t.Errorf("%#v: %q, want %q", c.err, got, c.want)

@@ -3,63 +3,34 @@ package anthhttp
 import (
 	"bytes"
 	"strconv"
-
-	"github.com/layer0/anth/bridge"
-	"github.com/layer0/anth/frame"
 )
 
-// sseIDs makes an event stream from frames with the API's Encoder and
-// gives each event an id: field, its cursor (§13.3): "N", the offset
-// after the frame that made it, for a frame's last event; "N.k", the
-// frame's own offset and the events of it before and with this one, for
-// the others. The id goes last in the event, "id:N\n", 4 bytes and the
-// digits.
-type sseIDs struct {
-	enc bridge.Encoder
-	ev  bytes.Buffer // the Encoder's events for one frame
-	off int64        // offset of the next frame
-}
+// An event-stream client's response is kept as its events, in the
+// canonical form sse.AppendEvent writes them (SPEC.md §13.1): each ends
+// in a blank line, "\n\n", and nothing inside one does, since every line
+// of an event is a field. So the kept bytes split into events at each
+// "\n\n", and an event's cursor is the offset after it (§13.3).
 
-func newSSEIDs(api bridge.API, body []byte) *sseIDs {
-	s := &sseIDs{}
-	s.enc = api.NewEncoder(&s.ev, false, body)
-	s.enc.Write(frame.AppendMagic(nil))
-	return s
-}
+// eventEnd ends every kept event.
+var eventEnd = []byte("\n\n")
 
-// add appends to dst the events of f, one whole frame, each with its id,
-// but the first skip of them.
-func (s *sseIDs) add(dst, f []byte, skip int) []byte {
-	s.ev.Reset()
-	start := s.off
-	s.off += int64(len(f))
-	s.enc.Write(f) // frames the gateway's own Decoder made: the Encoder takes them
-	ev := s.ev.Bytes()
-	k := bytes.Count(ev, eventEnd)
-	for j := 1; len(ev) > 0; j++ {
-		i := bytes.Index(ev, eventEnd)
+// appendEventIDs appends to dst the events of b, whole kept events of which
+// the first starts at offset off, each with its id: field last, "id:N",
+// N the offset after the event (4 bytes and the digits an event).
+func appendEventIDs(dst, b []byte, off int64) []byte {
+	for len(b) > 0 {
+		i := bytes.Index(b, eventEnd)
 		if i < 0 {
-			break
+			// Not reached: b is whole events. Given as it is rather than
+			// dropped.
+			return append(dst, b...)
 		}
-		e := ev[:i+1]
-		ev = ev[i+2:]
-		if j <= skip {
-			continue
-		}
-		dst = append(dst, e...)
+		off += int64(i + len(eventEnd))
+		dst = append(dst, b[:i+1]...)
 		dst = append(dst, "id:"...)
-		if j == k {
-			dst = strconv.AppendInt(dst, s.off, 10)
-		} else {
-			dst = strconv.AppendInt(dst, start, 10)
-			dst = append(dst, '.')
-			dst = strconv.AppendInt(dst, int64(j), 10)
-		}
-		dst = append(dst, "\n\n"...)
+		dst = strconv.AppendInt(dst, off, 10)
+		dst = append(dst, eventEnd...)
+		b = b[i+len(eventEnd):]
 	}
 	return dst
 }
-
-// eventEnd ends every event an Encoder writes: its data lines' last
-// newline and the blank line.
-var eventEnd = []byte("\n\n")

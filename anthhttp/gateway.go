@@ -16,7 +16,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -213,7 +212,7 @@ type Gateway struct {
 	cors     *cors           // nil for none
 	tokens   *tokens         // nil for none
 	inFlight atomic.Int64
-	tails    sync.Map // resume.ID → *tail: the resumable responses this gateway is relaying
+	tails    tails // the resumable responses this gateway is relaying
 	vocabs   vocabularies
 }
 
@@ -275,6 +274,8 @@ type exchange struct {
 	cut       bool                    // … because the drain's time ran out
 	origin    string                  // the client's Origin, for CORS
 	clientCtx context.Context         // the client's request's
+	detached  context.Context         // the client's request's without its cancel: the upstream's parent when resumable
+	kept      keptBody                // the response's body when resumable
 }
 
 type exchangeKey struct{}
@@ -339,7 +340,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// the grace period (§13.4): it is cancelled by the tail, not by
 			// the client's leaving.
 			parent = context.WithoutCancel(parent)
-			ex.owner = credentialsOf(r, api)
+			ex.detached = parent
+			ex.owner = credentialsOf(r, api, ex.wire)
 		}
 		ctx, cancel := context.WithCancelCause(parent)
 		defer cancel(nil)
@@ -491,7 +493,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	}
 	// No request: a resume's Encoder has none either, and both make the
 	// same events (SPEC.md §13.3).
-	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t, nil)
+	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
@@ -500,7 +502,8 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	resp.Body = relayBody{rl, resp.Body}
 	if t != nil {
 		ex.tail.Store(t)
-		resp.Body = &keptBody{relay: rl, upstream: resp.Body.(relayBody).upstream, g: g, client: ex.clientCtx}
+		ex.kept = keptBody{relay: rl, upstream: resp.Body.(relayBody).upstream, g: g, client: ex.clientCtx}
+		resp.Body = &ex.kept
 	}
 	ex.rec.Kind = KindSSE
 	if ex.wire != wireStream {
@@ -566,7 +569,7 @@ func (b *keptBody) drain() {
 
 func (b *keptBody) Close() error {
 	b.drain() // a write to the client failed: it left
-	b.g.tails.Delete(b.relay.tail.id)
+	b.g.tails.remove(b.relay.tail.id)
 	b.relay.finish()
 	return b.upstream.Close()
 }

@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/sse"
@@ -49,8 +51,8 @@ func BenchmarkGatewayStream(b *testing.B) {
 		}{
 			{"reverse-proxy", "text/event-stream", "", rp},
 			{"gateway-sse", "text/event-stream", "", gw},
-			{"gateway-anth", Accept, "", gw},
-			{"gateway-anth-deflate", Accept, AcceptEncoding, gw},
+			{"gateway-anth", anthclient.Accept, "", gw},
+			{"gateway-anth-deflate", anthclient.Accept, AcceptEncoding, gw},
 		} {
 			b.Run(order+"/"+c.name, func(b *testing.B) {
 				b.ReportAllocs()

@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -19,6 +19,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/jsonlex"
 	"github.com/layer0/anth/internal/testdata"
@@ -75,7 +77,7 @@ func TestGateway(t *testing.T) {
 
 	body := `{"model":"claude-test","max_tokens":64,"stream":true,"temperature":0.5,"messages":[{"role":"user","content":[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"}}]}]}`
 	want := testdata.EventsJSON(t, up.response)
-	for _, c := range []struct{ ct, accept string }{{"application/json", "text/event-stream"}, {ContentType, "text/event-stream"}, {"application/json", Accept}, {ContentType, Accept}} {
+	for _, c := range []struct{ ct, accept string }{{"application/json", "text/event-stream"}, {ContentType, "text/event-stream"}, {"application/json", anthclient.Accept}, {ContentType, anthclient.Accept}} {
 		reqBody := []byte(body)
 		if c.ct == ContentType {
 			reqBody, _ = request.AppendANTH(nil, reqBody)
@@ -253,7 +255,7 @@ func TestGatewayForwarding(t *testing.T) {
 		for k, v := range c.headers {
 			req.Header[k] = v
 		}
-		req.Header.Set("Accept", Accept)
+		req.Header.Set("Accept", anthclient.Accept)
 		req.Header.Set("Connection", "X-Hop")
 		req.Header.Set("X-Hop", "secret")
 		req.Header.Set("Te", "gzip") // "trailers" alone goes on, as ReverseProxy keeps it for gRPC
@@ -390,10 +392,11 @@ func TestGatewayErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		se := statusError(resp, messages.API{})
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != c.status || se.Type != c.typ || resp.Header.Get("Content-Type") != "application/json" {
-			t.Errorf("%s %s: %d %q, want %d %q", c.ct, c.body, resp.StatusCode, se.Type, c.status, c.typ)
+		typ, _, _ := messages.API{}.ParseError(body)
+		if resp.StatusCode != c.status || typ != c.typ || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: %d %q, want %d %q", c.ct, c.body, resp.StatusCode, typ, c.status, c.typ)
 		}
 	}
 }
@@ -438,7 +441,7 @@ func TestReadRequestBodyHeldPerByteReceived(t *testing.T) {
 			t.Errorf("%d bytes received: %d bytes held, want at most %d", n, held, bound)
 		}
 		bound := uint64(2*maxBodyHeld(n)) + 4<<10
-		if raceEnabled {
+		if RaceEnabled {
 			// Under the race detector bytes.Buffer's growth allocates
 			// about twice as much (1 MiB received: 8.4 MB, 4.2 MB
 			// without it); what is held is the same.

@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
@@ -86,9 +88,9 @@ func TestGatewayChat(t *testing.T) {
 		// In anth-deflate, EVENT data travels raw (SPEC.md §11.2).
 		wantRaw, _ := io.ReadAll(chat.NewDecoder(bytes.NewReader(rec), chat.DecoderOptions{RawEvents: true, RandomPad: true}))
 		for _, c := range []struct{ ct, accept, encoding string }{
-			{"application/json", Accept, ""},
-			{ContentType, Accept, ""},
-			{"application/json", Accept, AcceptEncoding},
+			{"application/json", anthclient.Accept, ""},
+			{ContentType, anthclient.Accept, ""},
+			{"application/json", anthclient.Accept, AcceptEncoding},
 			{"application/json", "text/event-stream", ""},
 		} {
 			reqBody := body
@@ -108,11 +110,11 @@ func TestGatewayChat(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []byte
-			if c.accept == Accept {
+			if c.accept == anthclient.Accept {
 				if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, ContentType) {
 					t.Fatalf("%s, %+v: Content-Type %q: the stream did not come as ANTH", name, c, ct)
 				}
-				fr, err := NewFrameReader(resp, chat.API{})
+				fr, err := anthclient.NewFrameReader(resp, chat.API{})
 				if err != nil {
 					t.Fatalf("%s, %+v: %v", name, c, err)
 				}

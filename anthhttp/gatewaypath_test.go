@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/messages"
 )
 

@@ -1,14 +1,15 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
 )
@@ -30,8 +31,8 @@ func (f *flushCounter) Flush() {
 
 var wires = []struct{ name, accept, encoding string }{
 	{"SSE", "text/event-stream", ""},
-	{"ANTH", Accept, ""},
-	{"anth-deflate", Accept, AcceptEncoding},
+	{"ANTH", anthclient.Accept, ""},
+	{"anth-deflate", anthclient.Accept, AcceptEncoding},
 }
 
 // TestRelayGathers: events the upstream has already sent go to the client
@@ -111,7 +112,7 @@ func TestRelayWaitsForNothing(t *testing.T) {
 
 func inflateAll(t *testing.T, body []byte) []byte {
 	t.Helper()
-	fr, err := NewFrameReader(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ContentType}, "Content-Encoding": {"anth-deflate"}}, Body: io.NopCloser(bytes.NewReader(body))}, messages.API{})
+	fr, err := anthclient.NewFrameReader(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ContentType}, "Content-Encoding": {"anth-deflate"}}, Body: io.NopCloser(bytes.NewReader(body))}, messages.API{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,24 +125,4 @@ func inflateAll(t *testing.T, body []byte) []byte {
 		out = append(out, f.Payload...)
 	}
 	return out
-}
-
-// TestRelayCountsGathered: what the relay counts for the Gateway's Record
-// (frames or events, usage, an upstream error) is the same whether the
-// events came at once, and were gathered, or one at a time.
-func TestRelayCountsGathered(t *testing.T) {
-	for name, in := range testdata.SSE(t) {
-		for _, w := range []wire{wireStream, wireANTH, wireCoded} {
-			count := func(up io.Reader) relay {
-				r := newRelay(context.Background(), up, messages.API{}, w, 0, nil, nil)
-				io.Copy(io.Discard, r)
-				return relay{relayed: r.relayed, input: r.input, output: r.output, upstreamFailed: r.upstreamFailed}
-			}
-			whole, apart := count(bytes.NewReader(in)), count(&testdata.EventReader{Rest: in})
-			if whole.relayed != apart.relayed || whole.input != apart.input || whole.output != apart.output || whole.upstreamFailed != apart.upstreamFailed || apart.relayed == 0 {
-				t.Errorf("%s, wire %d: counted %d, %d/%d, %v at once; %d, %d/%d, %v an event at a time", name, w,
-					whole.relayed, whole.input, whole.output, whole.upstreamFailed, apart.relayed, apart.input, apart.output, apart.upstreamFailed)
-			}
-		}
-	}
 }

@@ -1,8 +1,7 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"errors"
 	"io"
@@ -15,7 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
@@ -64,7 +64,7 @@ func TestNegotiate(t *testing.T) {
 
 // readFrames reads a response with NewFrameReader, copying the frames.
 func readFrames(resp *http.Response) ([]frame.Frame, error) {
-	fr, err := NewFrameReader(resp, messages.API{})
+	fr, err := anthclient.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		return nil, err
 	}
@@ -160,58 +160,6 @@ func TestResponseWriter(t *testing.T) {
 		}
 		if sb.String() != text || reason != frame.StopEndTurn || usage != (frame.Usage{InputTokens: 3, OutputTokens: 4}) {
 			t.Fatalf("%s: frames give %q, %v, %+v", accept, sb.String(), reason, usage)
-		}
-	}
-}
-
-// TestNewFrameReaderHTTPErrors: a failed response is a *StatusError with
-// the API's error, a response of another kind names its type.
-func TestNewFrameReaderHTTPErrors(t *testing.T) {
-	for _, c := range []struct {
-		status       int
-		ct, body     string
-		typ, message string
-	}{
-		{500, "application/json", `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`, "api_error", "Internal server error"},
-		{529, "application/json", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "overloaded_error", "Overloaded"},
-		{404, "text/html", `<html>not here</html>`, "", ""},
-	} {
-		resp := &http.Response{StatusCode: c.status, Header: http.Header{"Content-Type": {c.ct}}, Body: io.NopCloser(strings.NewReader(c.body))}
-		_, err := NewFrameReader(resp, messages.API{})
-		var se *StatusError
-		if !errors.As(err, &se) || se.StatusCode != c.status || se.Type != c.typ || se.Message != c.message {
-			t.Fatalf("HTTP %d: %v, want a *StatusError with %q, %q", c.status, err, c.typ, c.message)
-		}
-		if c.typ != "" && (!strings.Contains(err.Error(), c.typ) || !strings.Contains(err.Error(), c.message)) {
-			t.Fatalf("HTTP %d: %q does not name the error type and message", c.status, err)
-		}
-	}
-	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: io.NopCloser(strings.NewReader("<html>"))}
-	if _, err := NewFrameReader(resp, messages.API{}); !errors.Is(err, ErrMediaType) || !strings.Contains(err.Error(), "text/html") {
-		t.Fatalf("a 200 of text/html: %v, want ErrMediaType naming the type", err)
-	}
-}
-
-// TestCutResponses: a response cut short reads as ErrTruncated through
-// NewFrameReader, over ANTH and over SSE alike, on a frame or event
-// boundary or not.
-func TestCutResponses(t *testing.T) {
-	sse := testdata.SSE(t)["layer0-basic.sse"]
-	anth := toANTH(t, sse)
-	cuts := map[string][]byte{
-		"ANTH before DONE, on a boundary": anth[:len(anth)-4],
-		"ANTH inside a frame":             anth[:len(anth)-2],
-		"SSE before message_stop":         sse[:bytes.LastIndex(sse, []byte("event: message_stop"))],
-		"SSE inside an event":             sse[:len(sse)-10],
-	}
-	for name, body := range cuts {
-		ct := ContentType
-		if strings.HasPrefix(name, "SSE") {
-			ct = "text/event-stream"
-		}
-		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}}, Body: io.NopCloser(bytes.NewReader(body))}
-		if _, err := readFrames(resp); !errors.Is(err, frame.ErrTruncated) {
-			t.Errorf("%s: %v, want ErrTruncated", name, err)
 		}
 	}
 }
@@ -356,44 +304,6 @@ func TestEventLinesCannotRename(t *testing.T) {
 	}
 }
 
-// TestNewFrameReaderStatus: only a 2xx is a stream; errors of kind
-// ErrMediaType have no offset.
-func TestNewFrameReaderStatus(t *testing.T) {
-	anth := frame.AppendDone(frame.AppendMagic(nil), frame.StopEndTurn, "")
-	for status, ok := range map[int]bool{199: false, 200: true, 204: true, 299: true, 300: false, 500: false} {
-		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {ContentType}}, Body: io.NopCloser(bytes.NewReader(anth))}
-		_, err := NewFrameReader(resp, messages.API{})
-		var se *StatusError
-		if ok != (err == nil) || !ok && (!errors.As(err, &se) || se.StatusCode != status) {
-			t.Errorf("HTTP %d: %v", status, err)
-		}
-	}
-	for name, h := range map[string]http.Header{
-		"Content-Type":     {"Content-Type": {"application/json"}},
-		"Content-Encoding": {"Content-Type": {ContentType}, "Content-Encoding": {"zstd"}},
-	} {
-		_, err := NewFrameReader(&http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(bytes.NewReader(anth))}, messages.API{})
-		var e *Error
-		if !errors.Is(err, ErrMediaType) || !errors.As(err, &e) || e.Offset != -1 {
-			t.Errorf("another %s: %v, want ErrMediaType with no offset", name, err)
-		}
-	}
-	for _, ce := range []string{"", "identity", " Identity ", "ANTH-DEFLATE"} {
-		body := anth
-		if strings.EqualFold(strings.TrimSpace(ce), AcceptEncoding) {
-			var coded bytes.Buffer
-			z := deflate.NewWriter(&coded, messages.API{}.Dictionary())
-			z.Write(anth)
-			z.Flush()
-			body = coded.Bytes()
-		}
-		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ContentType + "; charset=binary"}, "Content-Encoding": {ce}}, Body: io.NopCloser(bytes.NewReader(body))}
-		if fs, err := readFrames(resp); err != nil || len(fs) != 1 {
-			t.Errorf("Content-Encoding %q: %v, %d frames", ce, err, len(fs))
-		}
-	}
-}
-
 // TestFrameArrival: each frame or event reaches the client while the
 // handler is still writing, coded or not; with Coalesce, a frame that
 // follows another within the period waits for the handler's Flush.
@@ -434,7 +344,7 @@ func TestFrameArrival(t *testing.T) {
 			mu.Lock()
 			body = resp.Body
 			mu.Unlock()
-			fr, err := NewFrameReader(resp, messages.API{})
+			fr, err := anthclient.NewFrameReader(resp, messages.API{})
 			if err != nil {
 				got <- err
 				return
@@ -519,16 +429,6 @@ type tb interface {
 	Helper()
 	Fatal(...any)
 	Fatalf(string, ...any)
-}
-
-// deflated is js deflated against the Messages API's EVENT dictionary, as
-// an EVENT frame of encoding 1 carries it (SPEC.md §3.10).
-func deflated(js []byte) []byte {
-	var b bytes.Buffer
-	z, _ := flate.NewWriterDict(&b, flate.BestCompression, []byte(messages.EventDictionary))
-	z.Write(js)
-	z.Close()
-	return b.Bytes()
 }
 
 // toANTH is the ANTH a Decoder makes of sse.

@@ -28,11 +28,18 @@ const (
 	wireCodedType             // ANTH in anth-deflate, named by Content-Type's coding parameter
 )
 
-// codingParam is the media type parameter with which a client that cannot
+// CodingParam is the media type parameter with which a client that cannot
 // set Accept-Encoding — a browser's fetch — asks for anth-deflate, and with
 // which a server says it sent it: "application/x-anthropic-binary;
-// coding=anth-deflate" (SPEC.md §11.1).
-const codingParam = "coding"
+// coding=anth-deflate" (SPEC.md §11.1). A client reads a response coded
+// when either names anth-deflate.
+const CodingParam = "coding"
+
+// AcceptEncoding is the Accept-Encoding a client sends with
+// anthclient.Accept (or its own Accept naming ContentType) to be answered
+// with the smallest ANTH stream, anth-deflate, where the server offers it
+// (SPEC.md §11).
+const AcceptEncoding = deflate.Encoding
 
 // negotiate returns the wire for the client of r: ANTH if it negotiated
 // it, coded if it also named anth-deflate — in Accept-Encoding, or as
@@ -99,7 +106,7 @@ func acceptElement(part string) (value string, q float64, coding string, ok bool
 			if q, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q < 0 || q > 1 {
 				return "", 0, "", false
 			}
-		case strings.EqualFold(k, codingParam):
+		case strings.EqualFold(k, CodingParam):
 			coding = strings.Trim(strings.TrimSpace(v), `"`)
 		}
 	}
@@ -143,7 +150,7 @@ func setStreamHeaders(h http.Header, method string, w wire) {
 	case wireStream:
 		h.Set("Content-Type", sse.MediaType+"; charset=utf-8")
 	case wireCodedType:
-		h.Set("Content-Type", ContentType+"; "+codingParam+"="+deflate.Encoding)
+		h.Set("Content-Type", ContentType+"; "+CodingParam+"="+deflate.Encoding)
 	default:
 		h.Set("Content-Type", ContentType)
 	}

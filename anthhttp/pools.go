@@ -6,33 +6,15 @@ import (
 	"sync"
 
 	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/internal/dictpool"
 	"github.com/layer0/anth/sse"
 )
 
-// The HTTP layer's pools, as gzhttp keeps its gzip writers: it serves and
-// reads many short streams at once, and what a stream needs is costly to
-// make (an anth-deflate Writer 150 KiB, a Reader 44 KiB, a Scanner's buffer
-// 8 KiB). The codec packages keep none: their reuse is the caller's, with
-// Reset.
-
-// byDict keeps values made for one preset dictionary apart from those of
-// another: a Writer or Reader resets to the dictionary it was made with.
-type byDict[T any] struct{ m sync.Map } // *deflate.Dictionary → *sync.Pool of T
-
-func (p *byDict[T]) get(dict *deflate.Dictionary) (T, bool) {
-	if pool, ok := p.m.Load(dict); ok {
-		if v, ok := pool.(*sync.Pool).Get().(T); ok {
-			return v, true
-		}
-	}
-	var zero T
-	return zero, false
-}
-
-func (p *byDict[T]) put(dict *deflate.Dictionary, v T) {
-	pool, _ := p.m.LoadOrStore(dict, &sync.Pool{})
-	pool.(*sync.Pool).Put(v)
-}
+// The server's pools, as gzhttp keeps its gzip writers: it serves many
+// short streams at once, and what a stream needs is costly to make (an
+// anth-deflate Writer 150 KiB, a Scanner's buffer 8 KiB). The codec
+// packages keep none: their reuse is the caller's, with Reset. (The
+// client's anth-deflate Readers are anthclient's.)
 
 // scanners keeps the Scanners of finished event-stream relays, whose 8 KiB
 // buffer is most of what a relayed stream allocates.
@@ -55,10 +37,10 @@ type coder struct {
 // coders keeps the coders of finished streams: a stream is short, and
 // making one costs more than the records it writes (BenchmarkServer,
 // recordings).
-var coders byDict[*coder]
+var coders dictpool.Pool[*coder]
 
 func getCoder(dict *deflate.Dictionary) *coder {
-	if c, ok := coders.get(dict); ok {
+	if c, ok := coders.Get(dict); ok {
 		c.w.Reset(&c.out)
 		return c
 	}
@@ -69,43 +51,7 @@ func getCoder(dict *deflate.Dictionary) *coder {
 
 func putCoder(c *coder) {
 	c.out.Reset()
-	coders.put(c.w.Dictionary(), c)
-}
-
-// inflaters keeps the anth-deflate Readers of responses read to their end:
-// a client reads many short responses, and making a Reader for each cost
-// twice the CPU of the rest on the recordings (compare's BenchmarkClient).
-var inflaters byDict[*deflate.Reader]
-
-// inflating reads an anth-deflate body through a pooled Reader, which goes
-// back to the pool when the body has given its last error (io.EOF
-// included): Read never uses it again.
-type inflating struct {
-	z    *deflate.Reader
-	dict *deflate.Dictionary
-	err  error
-}
-
-func newInflating(body io.Reader, dict *deflate.Dictionary) *inflating {
-	if z, ok := inflaters.get(dict); ok {
-		z.Reset(body)
-		return &inflating{z: z, dict: dict}
-	}
-	return &inflating{z: deflate.NewReader(body, dict), dict: dict}
-}
-
-func (r *inflating) Read(p []byte) (int, error) {
-	if r.z == nil {
-		return 0, r.err
-	}
-	n, err := r.z.Read(p)
-	if err != nil {
-		r.err = err
-		r.z.Reset(nil)
-		inflaters.put(r.dict, r.z)
-		r.z = nil
-	}
-	return n, err
+	coders.Put(c.w.Dictionary(), c)
 }
 
 // copyBufferSize is the buffer ReverseProxy copies a response body with:

@@ -1,9 +1,14 @@
 package anthhttp
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"testing"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/messages"
 )
 
 // TestRelayCountAllocs: what the relay counts for a Record as an event
@@ -19,11 +24,31 @@ func TestRelayCountAllocs(t *testing.T) {
 	if r.relayed != 3 || r.input != 3 || r.output != 4 || !r.upstreamFailed {
 		t.Fatalf("counted %d frames, usage %d/%d, failed %v; want 3, 3/4, true", r.relayed, r.input, r.output, r.upstreamFailed)
 	}
-	if raceEnabled {
+	if RaceEnabled {
 		return // the race detector's instrumentation allocates
 	}
 	r.started = true
 	if n := testing.AllocsPerRun(100, func() { r.count(b[len(frame.Magic):], false) }); n != 0 {
 		t.Errorf("count allocates %v times per event, want 0", n)
+	}
+}
+
+// TestRelayCountsGathered: what the relay counts for the Gateway's Record
+// (frames or events, usage, an upstream error) is the same whether the
+// events came at once, and were gathered, or one at a time.
+func TestRelayCountsGathered(t *testing.T) {
+	for name, in := range testdata.SSE(t) {
+		for _, w := range []wire{wireStream, wireANTH, wireCoded} {
+			count := func(up io.Reader) relay {
+				r := newRelay(context.Background(), up, messages.API{}, w, 0, nil)
+				io.Copy(io.Discard, r)
+				return relay{relayed: r.relayed, input: r.input, output: r.output, upstreamFailed: r.upstreamFailed}
+			}
+			whole, apart := count(bytes.NewReader(in)), count(&testdata.EventReader{Rest: in})
+			if whole.relayed != apart.relayed || whole.input != apart.input || whole.output != apart.output || whole.upstreamFailed != apart.upstreamFailed || apart.relayed == 0 {
+				t.Errorf("%s, wire %d: counted %d, %d/%d, %v at once; %d, %d/%d, %v an event at a time", name, w,
+					whole.relayed, whole.input, whole.output, whole.upstreamFailed, apart.relayed, apart.input, apart.output, apart.upstreamFailed)
+			}
+		}
 	}
 }

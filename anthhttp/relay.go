@@ -48,12 +48,18 @@ type relay struct {
 	idle    *time.Timer
 	idleFor time.Duration
 
-	// tail, for a resumable response, is given every frame before the
-	// client is (SPEC.md §13.1); sse, for its event-stream client, makes
-	// the events, each with its id:, from those frames.
+	// tail, for a resumable response, is given every frame, or every
+	// event, before the client is (SPEC.md §13.1); an event-stream client
+	// gets each event with its id: (§13.3), made in out.
 	tail *tail
-	sse  *sseIDs
-	out  []byte // sse's events for one write
+	out  []byte
+
+	// vocab, until it is written, is a VOCAB frame to put before the
+	// stream's first TOKEN or TOKEN32 frame (SPEC.md §3.13): the
+	// vocabulary the gateway knows the upstream's token IDs index
+	// (vLLM's token_ids, §7b.2), which the bridge itself cannot name.
+	vocab []byte
+	named []byte // an event's frames with vocab put in
 }
 
 // maxGather bounds what the relay gathers into one write from events the
@@ -65,20 +71,10 @@ const maxGather = 32 << 10
 type readier interface{ Ready() bool }
 
 // newRelay returns the relay of upstream for a client of wire w. With
-// t, a resumable response's tail, the frames are kept in it, and an
-// event-stream client gets the events the API's Encoder makes of them
-// (with request, the request's JSON), each with its cursor.
-func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int, t *tail, request []byte) *relay {
+// t, a resumable response's tail, what the client reads is kept in it:
+// the frames, or the events.
+func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int, t *tail) *relay {
 	r := &relay{ctx: ctx, api: api, padding: padding, tail: t}
-	switch {
-	case t != nil && w == wireStream:
-		// EVENT data raw: the Encoder need not inflate what the Decoder
-		// deflated, and the store holds it as a coded client reads it.
-		r.d = api.NewDecoder(upstream, true)
-		r.padding = 0
-		r.sse = newSSEIDs(api, request)
-		return r
-	}
 	switch w {
 	case wireCoded, wireCodedType:
 		// The stream's window deflates EVENT JSON better than each event
@@ -115,6 +111,9 @@ func (r *relay) next() ([]byte, error) {
 	}
 	if r.idle != nil {
 		r.idle.Stop()
+	}
+	if r.sc != nil && r.tail != nil && len(b) > 0 {
+		b = r.keptEvents(b, err != nil)
 	}
 	if err == io.EOF {
 		r.whole = r.fault == nil
@@ -190,6 +189,9 @@ func (r *relay) frames() ([]byte, error) {
 		return r.emit(b, true), err
 	}
 	first := !r.started
+	if r.vocab != nil {
+		b = r.nameVocab(b, first)
+	}
 	r.count(b, first)
 	rd, _ := r.d.(readier)
 	if r.padding == 0 && (rd == nil || !rd.Ready()) {
@@ -202,6 +204,9 @@ func (r *relay) frames() ([]byte, error) {
 		next, err := r.d.Next()
 		if err != nil {
 			break
+		}
+		if r.vocab != nil {
+			next = r.nameVocab(next, false)
 		}
 		r.count(next, false)
 		r.buf = r.padded(r.buf, next, false)
@@ -221,16 +226,42 @@ func (r *relay) emit(b []byte, end bool) []byte {
 		frames = b[len(frame.Magic):]
 	}
 	r.tail.keep(frames, end)
-	if r.sse == nil {
-		return r.deflated(b)
+	return r.deflated(b)
+}
+
+// keptEvents keeps b, the events of one write in their canonical form,
+// and gives them as the client reads them, each with its cursor (§13.3);
+// end says b ends the response (a failed stream's error event). Once the
+// keeping has failed the response is no longer resumable, and its events
+// go as they are.
+func (r *relay) keptEvents(b []byte, end bool) []byte {
+	off := r.tail.off
+	r.tail.keep(b, end)
+	if r.tail.failed != nil {
+		return b
 	}
-	r.out = r.out[:0]
-	for len(frames) >= frame.HeaderSize {
-		size := frame.HeaderSize + (int(frames[1])<<8 | int(frames[2]))
-		r.out = r.sse.add(r.out, frames[:size], 0)
-		frames = frames[size:]
-	}
+	r.out = appendEventIDs(r.out[:0], b, off)
 	return r.out
+}
+
+// nameVocab returns b, the frames of one event as the Decoder gave them
+// (the magic first if first), with r.vocab put before its first TOKEN or
+// TOKEN32 frame if it has one; then r.vocab is spent. It walks headers
+// only: the Decoder made the frames.
+func (r *relay) nameVocab(b []byte, first bool) []byte {
+	i := 0
+	if first {
+		i = min(len(b), len(frame.Magic))
+	}
+	for len(b)-i >= frame.HeaderSize {
+		if t := frame.Type(b[i]); t == frame.TypeToken || t == frame.TypeToken32 {
+			r.named = append(append(append(r.named[:0], b[:i]...), r.vocab...), b[i:]...)
+			r.vocab = nil
+			return r.named
+		}
+		i += frame.HeaderSize + (int(b[i+1])<<8 | int(b[i+2]))
+	}
+	return b
 }
 
 // padded appends the frames of one event, padded to the relay's block

@@ -1,11 +1,11 @@
 package anthhttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -50,11 +50,17 @@ const (
 // GatewayOptions.ResumeGrace.
 var errAbandoned = errors.New("no client resumed the response within the grace period")
 
-// credentialsOf is what a kept response is bound to (SPEC.md §13): the
-// API's path and the request's credentials, as the client sent them, so a
-// resume at another API's path or with another key finds nothing.
-func credentialsOf(r *http.Request, api bridge.API) resume.Owner {
-	return resume.OwnerOf(api.Path() + "\x00" + r.Header.Get("X-Api-Key") + "\x00" + r.Header.Get("Authorization"))
+// credentialsOf is what a kept response is bound to (SPEC.md §13.1): the
+// API's path, the form kept (frames for ANTH clients, whether coded or
+// not; events for an event stream's) and the request's credentials, as
+// the client sent them, so a resume at another API's path, in the other
+// form or with another key finds nothing.
+func credentialsOf(r *http.Request, api bridge.API, w wire) resume.Owner {
+	form := "anth"
+	if w == wireStream {
+		form = "events"
+	}
+	return resume.OwnerOf(api.Path() + "\x00" + form + "\x00" + r.Header.Get("X-Api-Key") + "\x00" + r.Header.Get("Authorization"))
 }
 
 // tail is a resumable response's side of the relay: it appends the frames
@@ -62,9 +68,11 @@ func credentialsOf(r *http.Request, api bridge.API) resume.Owner {
 // holds bytes the store lacks, §13) and counts who is attached, for the
 // grace period.
 type tail struct {
-	store resume.Store
-	id    resume.ID
-	ctx   context.Context // for Append: not cancelled when the client leaves
+	store  resume.Store
+	id     resume.ID
+	header [1]string       // the ID as the response's ResumeIDHeader value, held here rather than in a slice of its own
+	ctx    context.Context // for Append: not cancelled when the client leaves or the upstream is abandoned
+	ex     *exchange       // whose upstream the grace period's end cancels
 	// The relay's goroutine alone touches these.
 	off    int64 // bytes appended
 	ended  bool  // the end was appended
@@ -74,8 +82,10 @@ type tail struct {
 	attached int // the original client while it stays, and resumes being served
 	grace    time.Duration
 	timer    *time.Timer
-	abandon  func() // cancels the upstream
 }
+
+// abandon cancels the upstream: nobody came back within the grace period.
+func (t *tail) abandon() { t.ex.cancel(errAbandoned) }
 
 // keep appends p, whole frames without the magic; end says the response's
 // DONE or ERROR is in p. A failed Append ends the keeping (the store has
@@ -125,6 +135,36 @@ func (t *tail) leave() {
 	})
 }
 
+// tails are the resumable responses a gateway is relaying, by ID, so a
+// resume it serves counts as attached (§13.4). A map under a mutex, not a
+// sync.Map: an entry comes and goes with every stream, and a sync.Map
+// allocates a node for each.
+type tails struct {
+	mu sync.Mutex
+	m  map[resume.ID]*tail
+}
+
+func (ts *tails) add(t *tail) {
+	ts.mu.Lock()
+	if ts.m == nil {
+		ts.m = make(map[resume.ID]*tail)
+	}
+	ts.m[t.id] = t
+	ts.mu.Unlock()
+}
+
+func (ts *tails) remove(id resume.ID) {
+	ts.mu.Lock()
+	delete(ts.m, id)
+	ts.mu.Unlock()
+}
+
+func (ts *tails) get(id resume.ID) *tail {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.m[id]
+}
+
 // startTail makes the response of ex resumable: a tail in the store, its
 // ID in the response's headers. A store that fails leaves the response as
 // it would be without one (§13: streaming goes on when the store cannot).
@@ -136,7 +176,10 @@ func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
 	if max <= 0 {
 		max = DefaultResumeMaxBytes
 	}
-	t := &tail{store: g.opts.Resume, id: resume.NewID(), ctx: context.WithoutCancel(ex.ctx), attached: 1, grace: g.opts.ResumeGrace, abandon: func() { ex.cancel(errAbandoned) }}
+	// What a stream allocates for its tail counts against its 10 % (SPEC.md
+	// §13.6): the context, the header's value and the cancelling are the
+	// exchange's and the tail's own rather than allocations of their own.
+	t := &tail{store: g.opts.Resume, id: resume.NewID(), ctx: ex.detached, ex: ex, attached: 1, grace: g.opts.ResumeGrace}
 	if t.grace == 0 {
 		t.grace = DefaultResumeGrace
 	}
@@ -144,18 +187,11 @@ func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
 		ex.rec.ResumeErr = err
 		return nil
 	}
-	h.Set(ResumeIDHeader, string(t.id))
+	t.header[0] = string(t.id)
+	h[ResumeIDHeader] = t.header[:]
 	ex.rec.ResumeID = string(t.id)
-	g.tails.Store(t.id, t)
+	g.tails.add(t)
 	return t
-}
-
-// cursor is where a resume starts: the offset of a frame in the kept
-// bytes and, for an event stream, how many of that frame's events the
-// client already has (§13.3).
-type cursor struct {
-	off  int64
-	skip int
 }
 
 // parseDecimal reads a cursor's number in its one form: decimal digits,
@@ -175,37 +211,20 @@ func parseDecimal(s string) (int64, bool) {
 	return n, true
 }
 
-// parseCursor reads a resume request's cursor: Anth-Resume-Offset for an
-// ANTH client, Last-Event-ID ("N" or "N.k") for an event stream's. An
-// absent one is 0: the client read nothing.
-func parseCursor(r *http.Request, w wire) (cursor, bool) {
-	var c cursor
-	if w != wireStream {
-		s := r.Header.Get(ResumeOffsetHeader)
-		if s == "" {
-			return c, true
-		}
-		var ok bool
-		c.off, ok = parseDecimal(s)
-		return c, ok
+// parseCursor reads a resume request's cursor, the offset in the kept
+// bytes where it starts: Anth-Resume-Offset for an ANTH client,
+// Last-Event-ID for an event stream's (§13.2, §13.3). An absent one is 0:
+// the client read nothing.
+func parseCursor(r *http.Request, w wire) (int64, bool) {
+	name := ResumeOffsetHeader
+	if w == wireStream {
+		name = LastEventIDHeader
 	}
-	s := r.Header.Get(LastEventIDHeader)
+	s := r.Header.Get(name)
 	if s == "" {
-		return c, true
+		return 0, true
 	}
-	off, skip, dotted := strings.Cut(s, ".")
-	var ok bool
-	if c.off, ok = parseDecimal(off); !ok {
-		return c, false
-	}
-	if dotted {
-		k, ok := parseDecimal(skip)
-		if !ok || k == 0 || k > 1<<20 {
-			return c, false
-		}
-		c.skip = int(k)
-	}
-	return c, true
+	return parseDecimal(s)
 }
 
 // resumeStatus is the status and error code of a store's refusal (§13.2).
@@ -216,7 +235,7 @@ func resumeStatus(err error) (int, frame.ErrorCode, string) {
 	case errors.Is(err, resume.ErrGone):
 		return http.StatusGone, frame.CodeNotFound, "the response's tail is no longer kept"
 	case errors.Is(err, resume.ErrRange):
-		return http.StatusRequestedRangeNotSatisfiable, frame.CodeInvalidRequest, "the resume cursor is past what was sent or not on a frame"
+		return http.StatusRequestedRangeNotSatisfiable, frame.CodeInvalidRequest, "the resume cursor is past what was sent, or not between two frames or events"
 	}
 	return http.StatusServiceUnavailable, frame.CodeOverloaded, "resuming is unavailable now"
 }
@@ -232,8 +251,8 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 	}
 	id := resume.ID(r.Header.Get(ResumeIDHeader))
 	ex.rec.ResumeID = string(id)
-	cur, ok := parseCursor(r, ex.wire)
-	ex.rec.ResumeFrom = cur.off
+	from, ok := parseCursor(r, ex.wire)
+	ex.rec.ResumeFrom = from
 	if !ok {
 		g.apiError(w, ex, http.StatusBadRequest, frame.CodeInvalidRequest, "the resume cursor is not a decimal offset")
 		return
@@ -243,32 +262,18 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, ex *exchan
 		return
 	}
 	ctx := r.Context()
-	owner := credentialsOf(r, ex.api)
-	from := cur.off
-	if ex.wire == wireStream && from > 0 {
-		// The events are made again from the first frame (§13.3); the
-		// cursor is checked against what was sent first, so a cursor
-		// past it is 416 now rather than a wait for frames to come.
-		f, err := g.opts.Resume.Follow(ctx, id, owner, from)
-		if err != nil {
-			g.resumeError(w, ex, err)
-			return
-		}
-		f.Close()
-		from = 0
-	}
+	owner := credentialsOf(r, ex.api, ex.wire)
 	f, err := g.opts.Resume.Follow(ctx, id, owner, from)
 	if err != nil {
 		g.resumeError(w, ex, err)
 		return
 	}
 	defer f.Close()
-	if v, ok := g.tails.Load(id); ok {
-		t := v.(*tail)
+	if t := g.tails.get(id); t != nil {
 		t.attach()
 		defer t.leave()
 	}
-	rs := resumed{g: g, w: w, r: r, ex: ex, cur: cur}
+	rs := resumed{g: g, w: w, r: r, ex: ex, from: from}
 	err = rs.copy(ctx, f)
 	if err != nil && ctx.Err() == nil {
 		ex.rec.Err = err
@@ -297,23 +302,23 @@ type resumed struct {
 	w       http.ResponseWriter
 	r       *http.Request
 	ex      *exchange
-	cur     cursor
+	from    int64 // the cursor
 	started bool
-	pos     int64  // offset of the next frame to walk
-	carry   []byte // a frame split across chunks
+	pos     int64  // offset of the next frame or event to walk
+	carry   []byte // a frame or event split across chunks
 	buf     []byte // what the chunk gives the client: ANTH frames, or events
 	out     flusher
 	z       *coder    // anth-deflate, when coded
 	raw     io.Writer // into z, each deflated EVENT written raw (§11.2)
-	sse     *sseIDs   // the event stream's events, made again from frame 0
 }
 
-// copy walks the follower's chunks frame by frame: those before the
-// cursor checked and dropped (or, for an event stream, encoded and
-// dropped), the rest written, one write a chunk.
+// copy walks the follower's chunks frame by frame, or event by event:
+// those before the cursor checked and dropped, the rest written, one write
+// a chunk.
 func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
+	walk := rs.frames
 	if rs.ex.wire == wireStream {
-		rs.sse = newSSEIDs(rs.ex.api, nil)
+		walk = rs.events
 	}
 	first := true
 	for {
@@ -322,9 +327,13 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 			if !rs.started {
 				// An ended tail whose end is the cursor (the store gave
 				// no chunk: it checked from against its end): the stream
-				// is its magic alone.
-				if first && rs.sse != nil && rs.cur.off != 0 || !first && (rs.pos != rs.cur.off || len(rs.carry) > 0) {
+				// is its magic alone, or no events at all.
+				if !first && (rs.pos != rs.from || len(rs.carry) > 0) {
 					return resume.ErrRange
+				}
+				if rs.ex.wire == wireStream {
+					rs.noContent()
+					return nil
 				}
 				rs.start()
 				return rs.flush()
@@ -336,7 +345,7 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 		}
 		if first {
 			rs.pos, first = start, false
-			if start > rs.cur.off {
+			if start > rs.from {
 				return resume.ErrRange
 			}
 		}
@@ -344,7 +353,7 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 			rs.carry = append(rs.carry, p...)
 			p = rs.carry
 		}
-		n, err := rs.frames(p)
+		n, err := walk(p)
 		if err != nil {
 			return err
 		}
@@ -366,39 +375,62 @@ func (rs *resumed) frames(p []byte) (int, error) {
 		if len(p)-n < size {
 			break
 		}
-		f := p[n : n+size]
-		switch end := rs.pos + int64(size); {
-		case rs.pos >= rs.cur.off:
-			skip := 0
-			if !rs.started {
-				if rs.pos != rs.cur.off {
-					return n, resume.ErrRange // §13.2: not on a frame boundary
-				}
-				rs.start()
-				skip = rs.cur.skip
-			}
-			if rs.sse != nil {
-				rs.buf = rs.sse.add(rs.buf, f, skip)
-			} else {
-				rs.buf = append(rs.buf, f...)
-			}
-			// A chunk may be the whole tail (a resume from 0): it is
-			// written in writes of at most maxGather and one frame's
-			// events, so a resume holds that much, not the tail.
-			if len(rs.buf) >= maxGather {
-				if err := rs.flush(); err != nil {
-					return n, err
-				}
-			}
-		case end > rs.cur.off:
-			return n, resume.ErrRange
-		case rs.sse != nil:
-			rs.sse.add(nil, f, 0) // what the client has: made again, dropped
+		if err := rs.give(p[n:n+size], nil); err != nil {
+			return n, err
 		}
-		rs.pos += int64(size)
 		n += size
 	}
 	return n, nil
+}
+
+// events handles the whole events at the start of p, returning the bytes
+// they take: the kept events' canonical form ends each in "\n\n" (§13.1).
+func (rs *resumed) events(p []byte) (int, error) {
+	n := 0
+	for {
+		i := bytes.Index(p[n:], eventEnd)
+		if i < 0 {
+			return n, nil
+		}
+		size := i + len(eventEnd)
+		if err := rs.give(p[n:n+size], appendEventIDs); err != nil {
+			return n, err
+		}
+		n += size
+	}
+}
+
+// give walks one frame, or one event, b at rs.pos: dropped before the
+// cursor, which must fall between two (§13.2), and added to what the
+// client gets from it on, through add when it is an event.
+func (rs *resumed) give(b []byte, add func(dst, b []byte, off int64) []byte) error {
+	end := rs.pos + int64(len(b))
+	switch {
+	case rs.pos >= rs.from:
+		if !rs.started {
+			if rs.pos != rs.from {
+				return resume.ErrRange // not on a frame's or an event's boundary
+			}
+			rs.start()
+		}
+		if add != nil {
+			rs.buf = add(rs.buf, b, rs.pos)
+		} else {
+			rs.buf = append(rs.buf, b...)
+		}
+		// A chunk may be the whole tail (a resume from 0): it is written
+		// in writes of at most maxGather and one frame or event, so a
+		// resume holds that much, not the tail.
+		if len(rs.buf) >= maxGather {
+			if err := rs.flush(); err != nil {
+				return err
+			}
+		}
+	case end > rs.from:
+		return resume.ErrRange
+	}
+	rs.pos = end
+	return nil
 }
 
 // start writes the headers, and the magic to come.
@@ -419,9 +451,22 @@ func (rs *resumed) start() {
 		rs.raw = ex.api.RawEvents(rs.z.w)
 		ex.rec.Coding = deflate.Encoding
 	}
-	if rs.sse == nil {
+	if ex.wire != wireStream {
 		rs.buf = frame.AppendMagic(rs.buf[:0])
 	}
+}
+
+// noContent answers an event stream's resume at an ended tail's end: 204,
+// which tells an event-stream client there is nothing to reconnect for
+// (HTML's EventSource stops on it), where an empty 200 would have it
+// reconnect again (§13.2).
+func (rs *resumed) noContent() {
+	h := rs.w.Header()
+	h.Set(RequestIDHeader, rs.ex.rec.ID)
+	if rs.g.cors != nil {
+		rs.g.cors.respond(h, rs.ex.origin)
+	}
+	rs.w.WriteHeader(http.StatusNoContent)
 }
 
 // flush writes what the chunk gave.

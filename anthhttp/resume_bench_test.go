@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
@@ -41,7 +44,7 @@ func BenchmarkResumeStream(b *testing.B) {
 	defer store.Close()
 	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
 	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
-	for _, w := range []struct{ name, accept, encoding string }{{"anth", Accept, ""}, {"anth-deflate", Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
 		for _, g := range []struct {
 			name string
 			h    http.Handler
@@ -97,8 +100,7 @@ func (w *countingDiscard) Flush()          {}
 // BenchmarkResumeReconnect is the time from a resume request to its
 // first frame read, over loopback HTTP, from the middle of the longest
 // recording of testdata/sse, kept whole: as ANTH (Anth-Resume-Offset) and
-// as an event stream (Last-Event-ID, whose events are made again from the
-// first frame); beside it, re-sending the request (a new POST through the
+// as an event stream (Last-Event-ID); beside it, re-sending the request (a new POST through the
 // same gateway to an upstream in memory, which answers at once: a real
 // model's first token takes far longer). p50 and p99 are of the
 // iterations' times.
@@ -107,7 +109,7 @@ func BenchmarkResumeReconnect(b *testing.B) {
 	name := "tests_fixtures_fable-fallback_stream-a-toolrefusal.sse"
 	gw, _ := resumeGateway(b, &streamUpstream{streams: recs}, GatewayOptions{})
 	body := `{"model":"` + name + `","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
-	resp, err := http.DefaultTransport.RoundTrip(post(b, gw, "/v1/messages", body, Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(b, gw, "/v1/messages", body, anthclient.Accept, ""))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -120,6 +122,18 @@ func BenchmarkResumeReconnect(b *testing.B) {
 		offs = append(offs, off-len(frame.Magic))
 	}
 	mid := offs[len(offs)/2]
+	// An event stream's is kept as its events (§13.1): its cursor, the id
+	// of its middle event.
+	sseReq := post(b, gw, "/v1/messages", body, "text/event-stream", "")
+	resp, err = http.DefaultTransport.RoundTrip(sseReq)
+	if err != nil {
+		b.Fatal(err)
+	}
+	events, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	sseID := resp.Header.Get(ResumeIDHeader)
+	ids := regexp.MustCompile(`(?m)^id:(\d+)$`).FindAllSubmatch(events, -1)
+	midEvent := string(ids[len(ids)/2][1])
 	first := func(b *testing.B, req *http.Request) time.Duration {
 		start := time.Now()
 		resp, err := http.DefaultTransport.RoundTrip(req)
@@ -142,7 +156,7 @@ func BenchmarkResumeReconnect(b *testing.B) {
 		{"resume-anth", func() *http.Request {
 			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
 			req.Header.Set("X-Api-Key", "key-1")
-			req.Header.Set("Accept", Accept)
+			req.Header.Set("Accept", anthclient.Accept)
 			req.Header.Set(ResumeIDHeader, id)
 			req.Header.Set(ResumeOffsetHeader, strconv.Itoa(mid))
 			return req
@@ -151,11 +165,11 @@ func BenchmarkResumeReconnect(b *testing.B) {
 			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
 			req.Header.Set("X-Api-Key", "key-1")
 			req.Header.Set("Accept", "text/event-stream")
-			req.Header.Set(ResumeIDHeader, id)
-			req.Header.Set(LastEventIDHeader, strconv.Itoa(mid))
+			req.Header.Set(ResumeIDHeader, sseID)
+			req.Header.Set(LastEventIDHeader, midEvent)
 			return req
 		}},
-		{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, Accept, "") }},
+		{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, anthclient.Accept, "") }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var ds []time.Duration
@@ -189,7 +203,7 @@ func BenchmarkResumeHeld(b *testing.B) {
 		tr.body = bodies[n%len(bodies)]
 		n++
 		req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
-		req.Header.Set("Accept", Accept)
+		req.Header.Set("Accept", anthclient.Accept)
 		gw.ServeHTTP(&countingDiscard{h: http.Header{}}, req)
 	}
 	b.StopTimer()
@@ -203,7 +217,9 @@ func BenchmarkResumeHeld(b *testing.B) {
 // BenchmarkResumeStreamPaired is BenchmarkResumeStream's comparison made
 // on a shared machine: each iteration serves every recording through the
 // gateway without a store and then with one, in turn, so that what else
-// runs weighs on both alike; kept/plain is the ratio of their total times.
+// runs weighs on both alike; kept/plain is the ratio of their total times,
+// kept/plain-cpu that of the CPU time this process used in each (which
+// another process's load does not inflate, as it does the wall clock's).
 func BenchmarkResumeStreamPaired(b *testing.B) {
 	recs := testdata.SSE(b)
 	names := make([]string, 0, len(recs))
@@ -217,13 +233,13 @@ func BenchmarkResumeStreamPaired(b *testing.B) {
 	defer store.Close()
 	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
 	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
-	for _, w := range []struct{ name, accept, encoding string }{{"anth", Accept, ""}, {"anth-deflate", Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
 		b.Run(w.name, func(b *testing.B) {
 			var cw countingDiscard
-			var took [2]time.Duration
+			var took, cpu [2]time.Duration
 			for b.Loop() {
 				for i, h := range []http.Handler{plain, kept} {
-					start := time.Now()
+					start, startCPU := time.Now(), processCPU()
 					for _, name := range names {
 						tr.body = recs[name]
 						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
@@ -236,12 +252,18 @@ func BenchmarkResumeStreamPaired(b *testing.B) {
 						h.ServeHTTP(&cw, req)
 					}
 					took[i] += time.Since(start)
+					cpu[i] += processCPU() - startCPU
 				}
 			}
 			n := float64(b.N * len(names))
 			b.ReportMetric(float64(took[0].Nanoseconds())/n, "plain-ns/stream")
 			b.ReportMetric(float64(took[1].Nanoseconds())/n, "kept-ns/stream")
 			b.ReportMetric(float64(took[1])/float64(took[0]), "kept/plain")
+			if cpu[0] > 0 {
+				// The process's CPU time, which other processes on the
+				// machine do not add to (the garbage collector's is in it).
+				b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "kept/plain-cpu")
+			}
 		})
 	}
 }

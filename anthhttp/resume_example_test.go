@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/messages"
@@ -82,13 +83,13 @@ data: {"type":"message_stop"}
 
 	net := &dropOnce{}
 	req, _ := http.NewRequest("POST", gw.URL+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`))
-	req.Header.Set("Accept", anthhttp.Accept)
+	req.Header.Set("Accept", anthclient.Accept)
 	resp, err := (&http.Client{Transport: net}).Do(req)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer resp.Body.Close()
-	fr, err := anthhttp.NewFrameReaderOptions(resp, messages.API{}, anthhttp.ResumeOptions{Transport: net})
+	fr, err := anthclient.NewFrameReaderOptions(resp, messages.API{}, anthclient.ResumeOptions{Transport: net})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/internal/redistest"
 	"github.com/layer0/anth/messages"
@@ -106,7 +108,7 @@ func TestResumeRedisOtherInstance(t *testing.T) {
 			want := readUncut(t, gwB.srv, a, rec, 0)
 			lb := &balancer{cut: want.size / 2}
 			lb.to(gwA.srv.URL)
-			req := post(t, gwA.srv, api.api.Path(), api.body(rec2name(t, a, rec)), Accept, "")
+			req := post(t, gwA.srv, api.api.Path(), api.body(rec2name(t, a, rec)), anthclient.Accept, "")
 			resp, err := lb.RoundTrip(req)
 			if err != nil {
 				t.Fatal(err)
@@ -115,10 +117,10 @@ func TestResumeRedisOtherInstance(t *testing.T) {
 			id := resume.ID(resp.Header.Get(ResumeIDHeader))
 			// A keeps relaying after its client left (ResumeGrace) until
 			// the response's end is in Redis; then it dies.
-			waitEnded(t, gwB.store, id, credentialsOf(req, api.api))
+			waitEnded(t, gwB.store, id, CredentialsOf(req, api.api, WireANTH))
 			gwA.kill()
 			lb.to(gwB.srv.URL)
-			got, err := anthFrames(t, resp, api.api, ResumeOptions{Transport: lb, Backoff: time.Millisecond})
+			got, err := anthFrames(t, resp, api.api, anthclient.ResumeOptions{Transport: lb, Backoff: time.Millisecond})
 			if err != nil {
 				t.Fatalf("%s: resumed through the other instance: %v", rec2name(t, a, rec), err)
 			}
@@ -143,7 +145,7 @@ func TestResumeRedisOtherInstance(t *testing.T) {
 		full := readUncutGated(t, redis.Addr, a)
 		lb := &balancer{cut: 8} // inside the first frames
 		lb.to(gwA.srv.URL)
-		req := post(t, gwA.srv, api.api.Path(), api.body(rec2name(t, a, 0)), Accept, "")
+		req := post(t, gwA.srv, api.api.Path(), api.body(rec2name(t, a, 0)), anthclient.Accept, "")
 		resp, err := lb.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -154,8 +156,8 @@ func TestResumeRedisOtherInstance(t *testing.T) {
 		gwA.store.Close()                 // … and nothing more of it reaches Redis
 		lb.to(gwB.srv.URL)
 		t0 := time.Now()
-		got, err := anthFrames(t, resp, api.api, ResumeOptions{Transport: lb, Backoff: time.Millisecond})
-		var se *StatusError
+		got, err := anthFrames(t, resp, api.api, anthclient.ResumeOptions{Transport: lb, Backoff: time.Millisecond})
+		var se *anthclient.StatusError
 		if !errors.As(err, &se) || se.StatusCode != http.StatusNotFound && se.StatusCode != http.StatusGone {
 			t.Fatalf("resumed a dead instance's tail: %v, want a 404 or 410 StatusError", err)
 		}
@@ -219,7 +221,7 @@ func TestResumeRedisDown(t *testing.T) {
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
 	gw := newInstance(t, redis.Addr, u, GatewayOptions{})
-	req := post(t, gw.srv, api.api.Path(), api.body(rec2name(t, a, 0)), Accept, "")
+	req := post(t, gw.srv, api.api.Path(), api.body(rec2name(t, a, 0)), anthclient.Accept, "")
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +234,7 @@ func TestResumeRedisDown(t *testing.T) {
 	redis.Stop()
 	close(gate)
 	resp.Request = req
-	got, err := anthFrames(t, resp, api.api, ResumeOptions{Tries: -1})
+	got, err := anthFrames(t, resp, api.api, anthclient.ResumeOptions{Tries: -1})
 	if err != nil {
 		t.Fatalf("the stream with Redis gone: %v", err)
 	}
@@ -257,7 +259,7 @@ func TestResumeRedisDown(t *testing.T) {
 	t.Logf("resume with Redis down: %s after %v", rr.Status, time.Since(t0).Round(time.Millisecond))
 
 	// A stream that starts with Redis down.
-	resp, err = http.DefaultTransport.RoundTrip(post(t, gw.srv, api.api.Path(), api.body(rec2name(t, a, 0)), Accept, ""))
+	resp, err = http.DefaultTransport.RoundTrip(post(t, gw.srv, api.api.Path(), api.body(rec2name(t, a, 0)), anthclient.Accept, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func TestResumeRedisDown(t *testing.T) {
 		t.Fatalf("%s %q offered with Redis down", ResumeIDHeader, id)
 	}
 	resp.Request = req
-	got, err = anthFrames(t, resp, api.api, ResumeOptions{Tries: -1})
+	got, err = anthFrames(t, resp, api.api, anthclient.ResumeOptions{Tries: -1})
 	if err != nil {
 		t.Fatalf("a stream started with Redis down: %v", err)
 	}
@@ -289,7 +291,7 @@ func TestResumeRedisTwoFollowers(t *testing.T) {
 	u, _ := url.Parse(up.URL)
 	gwA := newInstance(t, redis.Addr, u, GatewayOptions{})
 	gwB := newInstance(t, redis.Addr, u, GatewayOptions{})
-	req := post(t, gwA.srv, api.api.Path(), api.body(rec2name(t, a, 0)), Accept, "")
+	req := post(t, gwA.srv, api.api.Path(), api.body(rec2name(t, a, 0)), anthclient.Accept, "")
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +318,7 @@ func TestResumeRedisTwoFollowers(t *testing.T) {
 			t.Fatalf("resume through instance %d: %s", i, rr.Status)
 		}
 		rr.Request = r
-		wg.Go(func() { results[i], errs[i] = anthFrames(t, rr, api.api, ResumeOptions{Tries: -1}) })
+		wg.Go(func() { results[i], errs[i] = anthFrames(t, rr, api.api, anthclient.ResumeOptions{Tries: -1}) })
 	}
 	time.Sleep(50 * time.Millisecond) // both followers wait for more
 	close(gate)

@@ -1,4 +1,4 @@
-package anthhttp
+package anthhttp_test
 
 import (
 	"bytes"
@@ -21,12 +21,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/layer0/anth/anthclient"
+	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/resume"
+	"github.com/layer0/anth/sse"
 )
 
 // streamUpstream serves, on either API's path, the recording named by the
@@ -101,8 +104,8 @@ func resumeGateway(t testing.TB, up http.Handler, opts GatewayOptions) (*httptes
 
 // The wires a client asks for: its Accept and Accept-Encoding.
 var resumeWires = []struct{ name, accept, encoding string }{
-	{"anth", Accept, ""},
-	{"coded", Accept, AcceptEncoding},
+	{"anth", anthclient.Accept, ""},
+	{"coded", anthclient.Accept, AcceptEncoding},
 	{"sse", "text/event-stream", ""},
 }
 
@@ -171,8 +174,8 @@ func (b *cutBody) Close() error { return b.rc.Close() }
 
 // anthFrames reads a response's frames through NewFrameReaderOptions,
 // each as its value's bytes.
-func anthFrames(t testing.TB, resp *http.Response, api bridge.API, opts ResumeOptions) ([]string, error) {
-	fr, err := NewFrameReaderOptions(resp, api, opts)
+func anthFrames(t testing.TB, resp *http.Response, api bridge.API, opts anthclient.ResumeOptions) ([]string, error) {
+	fr, err := anthclient.NewFrameReaderOptions(resp, api, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -206,9 +209,15 @@ func sseClient(t testing.TB, c *cutter, req *http.Request, tries int) ([]sseEven
 		if err != nil {
 			return events, err
 		}
+		if resp.StatusCode == http.StatusNoContent && try > 0 {
+			// A resume at the end: nothing more (SPEC §13.2), as
+			// EventSource takes it.
+			resp.Body.Close()
+			return events, nil
+		}
 		if resp.StatusCode != http.StatusOK {
 			resp.Body.Close()
-			return events, &StatusError{StatusCode: resp.StatusCode}
+			return events, &anthclient.StatusError{StatusCode: resp.StatusCode}
 		}
 		if id == "" {
 			id = resp.Header.Get(ResumeIDHeader)
@@ -296,7 +305,7 @@ func readUncut(t testing.TB, gw *httptest.Server, a int, rec, wire int) uncut {
 	if w.name == "sse" {
 		u.events, err = sseClient(t, &cutter{cuts: nil}, post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), w.accept, w.encoding), 0)
 	} else {
-		u.frames, err = anthFrames(t, resp, api.api, ResumeOptions{})
+		u.frames, err = anthFrames(t, resp, api.api, anthclient.ResumeOptions{})
 	}
 	if err != nil {
 		t.Fatalf("%s %s: %v", api.name, rec2name(t, a, rec), err)
@@ -346,7 +355,7 @@ func readCut(t testing.TB, gw *httptest.Server, a, rec, wire int, cuts []int) (u
 		return got, err
 	}
 	resp.Request = req
-	got.frames, err = anthFrames(t, resp, api.api, ResumeOptions{Transport: c, Backoff: time.Microsecond, Tries: len(cuts) + 1})
+	got.frames, err = anthFrames(t, resp, api.api, anthclient.ResumeOptions{Transport: c, Backoff: time.Microsecond, Tries: len(cuts) + 1})
 	return got, err
 }
 
@@ -422,7 +431,7 @@ func TestResumeEveryEventBoundary(t *testing.T) {
 // wireBody is the ANTH body of a recording as the gateway sends it.
 func wireBody(t testing.TB, gw *httptest.Server, a, rec int) []byte {
 	api := resumeAPIs[a]
-	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(rec2name(t, a, rec)), anthclient.Accept, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +486,7 @@ func TestResumeTransport(t *testing.T) {
 	read := func(t testing.TB, a, rec int, cuts []int) (string, error) {
 		api := resumeAPIs[a]
 		c := &cutter{cuts: cuts}
-		client := &http.Client{Transport: &Transport{API: api.api, Base: c, Resume: ResumeOptions{Backoff: time.Microsecond, Tries: len(cuts) + 1}}}
+		client := &http.Client{Transport: &anthclient.Transport{API: api.api, Base: c, Resume: anthclient.ResumeOptions{Backoff: time.Microsecond, Tries: len(cuts) + 1}}}
 		resp, err := client.Post(gw.URL+api.api.Path(), "application/json", strings.NewReader(api.body(rec2name(t, a, rec))))
 		if err != nil {
 			return "", err
@@ -508,7 +517,13 @@ func TestResumeTransport(t *testing.T) {
 // returns its ID.
 func resumeOf(t *testing.T, gw *httptest.Server, key string) string {
 	t.Helper()
-	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	return resumeOfAs(t, gw, key, anthclient.Accept)
+}
+
+// resumeOfAs is resumeOf for a client that sends accept.
+func resumeOfAs(t *testing.T, gw *httptest.Server, key, accept string) string {
+	t.Helper()
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), accept, "")
 	req.Header.Set("X-Api-Key", key)
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
@@ -527,7 +542,7 @@ func resumeGet(t *testing.T, gw *httptest.Server, path, id, key string, h map[st
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, gw.URL+path, nil)
 	req.Header.Set("X-Api-Key", key)
-	req.Header.Set("Accept", Accept)
+	req.Header.Set("Accept", anthclient.Accept)
 	req.Header.Set(ResumeIDHeader, id)
 	for k, v := range h {
 		req.Header.Set(k, v)
@@ -558,6 +573,19 @@ func TestResumeRefused(t *testing.T) {
 	id := resumeOf(t, gw, "key-1")
 	_, whole := resumeGet(t, gw, "/v1/messages", id, "key-1", nil)
 	size := len(whole) - len(frame.Magic)
+	// An event stream's, kept as its events: the last event's id is their
+	// length.
+	sid := resumeOfAs(t, gw, "key-1", "text/event-stream")
+	_, events := resumeGet(t, gw, "/v1/messages", sid, "key-1", map[string]string{"Accept": "text/event-stream"})
+	ids := regexp.MustCompile(`(?m)^id:(\d+)$`).FindAllSubmatch(events, -1)
+	if len(ids) == 0 {
+		t.Fatalf("event stream without ids: %q", events)
+	}
+	sseSize, _ := strconv.Atoi(string(ids[len(ids)-1][1]))
+	sse := func(h map[string]string) map[string]string {
+		h["Accept"] = "text/event-stream"
+		return h
+	}
 	for _, c := range []struct {
 		name, path, id, key string
 		h                   map[string]string
@@ -570,9 +598,12 @@ func TestResumeRefused(t *testing.T) {
 		{"past the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size + 1)}, 416},
 		{"not a boundary", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "1"}, 416},
 		{"not a number", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: "-1"}, 400},
-		{"event stream past the end", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: strconv.Itoa(size + 1)}, 416},
-		{"event stream off a frame", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1"}, 416},
-		{"event stream bad id", "/v1/messages", id, "key-1", map[string]string{"Accept": "text/event-stream", LastEventIDHeader: "1.0"}, 400},
+		{"frames as events", "/v1/messages", id, "key-1", sse(map[string]string{}), 404},
+		{"events as frames", "/v1/messages", sid, "key-1", nil, 404},
+		{"event stream past the end", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: strconv.Itoa(sseSize + 1)}), 416},
+		{"event stream off an event", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: "1"}), 416},
+		{"event stream bad id", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: "1.0"}), 400},
+		{"event stream at the end", "/v1/messages", sid, "key-1", sse(map[string]string{LastEventIDHeader: strconv.Itoa(sseSize)}), 204},
 		{"at the end", "/v1/messages", id, "key-1", map[string]string{ResumeOffsetHeader: strconv.Itoa(size)}, 200},
 	} {
 		resp, body := resumeGet(t, gw, c.path, c.id, c.key, c.h)
@@ -586,7 +617,13 @@ func TestResumeRefused(t *testing.T) {
 			}
 			continue
 		}
-		api, _ := NewGateway(messages.API{}, GatewayOptions{}, chat.API{}).apiFor(c.path)
+		if c.status == 204 {
+			if len(body) != 0 {
+				t.Errorf("%s: body %q, want none", c.name, body)
+			}
+			continue
+		}
+		api, _ := NewGateway(messages.API{}, GatewayOptions{}, chat.API{}).APIFor(c.path)
 		if typ, _, ok := api.ParseError(body); !ok || typ == "" {
 			t.Errorf("%s: body %q is not the API's error", c.name, body)
 		}
@@ -608,11 +645,11 @@ func TestResumeRefused(t *testing.T) {
 	// A store that cannot be reached: the stream is served, unresumable;
 	// a resume is 503.
 	gw4, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Resume: failingStore{}})
-	resp, err := http.DefaultTransport.RoundTrip(post(t, gw4, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw4, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), anthclient.Accept, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames, err := anthFrames(t, resp, messages.API{}, ResumeOptions{})
+	frames, err := anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{})
 	if err != nil || len(frames) == 0 || resp.Header.Get(ResumeIDHeader) != "" {
 		t.Errorf("store down: %d frames, %v, %s %q", len(frames), err, ResumeIDHeader, resp.Header.Get(ResumeIDHeader))
 	}
@@ -626,14 +663,14 @@ func TestResumeRefused(t *testing.T) {
 func TestResumeFailsTyped(t *testing.T) {
 	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{ResumeMaxBytes: 64})
 	c := &cutter{cuts: []int{30}}
-	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), anthclient.Accept, "")
 	resp, err := c.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Request = req
-	_, err = anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: time.Microsecond})
-	var se *StatusError
+	_, err = anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{Transport: c, Backoff: time.Microsecond})
+	var se *anthclient.StatusError
 	var e *Error
 	if !errors.Is(err, ErrTruncated) || !errors.As(err, &se) || se.StatusCode != 410 || !errors.As(err, &e) || e.Offset < 0 {
 		t.Fatalf("got %v, want ErrTruncated wrapping a 410 StatusError, with an offset", err)
@@ -655,7 +692,7 @@ func TestResumeTwoAtOnce(t *testing.T) {
 	want := readUncut(t, gw, 0, 0, 0)
 	up.gate = make(chan struct{})
 
-	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+	resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), anthclient.Accept, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -670,7 +707,7 @@ func TestResumeTwoAtOnce(t *testing.T) {
 			defer wg.Done()
 			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
 			req.Header.Set("X-Api-Key", "key-1")
-			req.Header.Set("Accept", Accept)
+			req.Header.Set("Accept", anthclient.Accept)
 			req.Header.Set(ResumeIDHeader, id)
 			resp, err := http.DefaultTransport.RoundTrip(req)
 			if err != nil {
@@ -678,7 +715,7 @@ func TestResumeTwoAtOnce(t *testing.T) {
 				return
 			}
 			resp.Request = req
-			got[i], errs[i] = anthFrames(t, resp, messages.API{}, ResumeOptions{})
+			got[i], errs[i] = anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{})
 		}()
 	}
 	time.Sleep(20 * time.Millisecond)
@@ -705,7 +742,7 @@ func TestResumeGrace(t *testing.T) {
 		want := readUncut(t, gw, 0, 0, 0)
 		up.gate = make(chan struct{})
 		c := &cutter{cuts: []int{10}}
-		req := post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, "")
+		req := post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), anthclient.Accept, "")
 		resp, err := c.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -714,7 +751,7 @@ func TestResumeGrace(t *testing.T) {
 		// The client is gone before the upstream goes on, and comes
 		// back after 100ms of backoff.
 		time.AfterFunc(50*time.Millisecond, func() { close(up.gate) })
-		got, err := anthFrames(t, resp, messages.API{}, ResumeOptions{Transport: c, Backoff: 100 * time.Millisecond})
+		got, err := anthFrames(t, resp, messages.API{}, anthclient.ResumeOptions{Transport: c, Backoff: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -729,7 +766,7 @@ func TestResumeGrace(t *testing.T) {
 		up := &streamUpstream{streams: streamsOf(t), hold: 3, gate: make(chan struct{}), done: make(chan struct{})}
 		gw, _ := resumeGateway(t, up, GatewayOptions{ResumeGrace: 50 * time.Millisecond})
 		t.Cleanup(func() { close(up.gate) }) // before the servers close, should the upstream still wait
-		resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), Accept, ""))
+		resp, err := http.DefaultTransport.RoundTrip(post(t, gw, "/v1/messages", resumeAPIs[0].body(rec2name(t, 0, 0)), anthclient.Accept, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -759,7 +796,7 @@ func TestResumeGrace(t *testing.T) {
 func TestResumeLogAndCORS(t *testing.T) {
 	var logs syncBuffer
 	gw, _ := resumeGateway(t, &streamUpstream{streams: streamsOf(t)}, GatewayOptions{Logger: jsonLogger(&logs), CORSOrigins: []string{"*"}})
-	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), Accept, "")
+	req := post(t, gw, "/v1/messages", resumeAPIs[0].body("layer0-basic.sse"), anthclient.Accept, "")
 	req.Header.Set("Origin", "https://app.example")
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
@@ -817,40 +854,45 @@ func (w *maxWriter) Write(p []byte) (int, error) {
 
 // TestResumeWritesBounded: a resume from 0 of a tail of 4 MiB, which the
 // store gives as one chunk, is written in writes of at most 32 KiB and a
-// frame (SPEC §13.4), for an ANTH and an event-stream client.
+// frame or an event (SPEC §13.4), for an ANTH and an event-stream client.
 func TestResumeWritesBounded(t *testing.T) {
 	store := resume.NewMemory(resume.MemoryOptions{})
 	defer store.Close()
 	gw := NewGateway(messages.API{}, GatewayOptions{Upstream: &url.URL{Scheme: "http", Host: "upstream.test"}, Resume: store})
-	id := resume.NewID()
 	req := httptest.NewRequest(http.MethodGet, "/v1/messages", nil)
 	req.Header.Set("X-Api-Key", "key-1")
 	ctx := context.Background()
-	if err := store.Create(ctx, id, resume.Info{Owner: credentialsOf(req, messages.API{}), API: "/v1/messages", TTL: time.Minute}); err != nil {
-		t.Fatal(err)
-	}
-	var tail []byte
 	text := bytes.Repeat([]byte("a"), frame.MaxPayload-2)
-	for len(tail) < 4<<20 {
-		tail = frame.AppendText(tail, 0, text)
-	}
-	tail = frame.AppendDone(tail, frame.StopReason(1), "")
-	if err := store.Append(ctx, id, tail, true); err != nil {
-		t.Fatal(err)
-	}
-	for _, accept := range []string{Accept, "text/event-stream"} {
+	for _, c := range []struct {
+		accept string
+		w      Wire
+		item   []byte // one frame, or one event, of the tail
+	}{
+		{anthclient.Accept, WireANTH, frame.AppendText(nil, 0, text)},
+		{"text/event-stream", WireStream, sse.AppendEvent(nil, []byte("content_block_delta"), []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+string(text)+`"}}`))},
+	} {
+		id := resume.NewID()
+		if err := store.Create(ctx, id, resume.Info{Owner: CredentialsOf(req, messages.API{}, c.w), API: "/v1/messages", TTL: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		var tail []byte
+		for len(tail) < 4<<20 {
+			tail = append(tail, c.item...)
+		}
+		if err := store.Append(ctx, id, tail, true); err != nil {
+			t.Fatal(err)
+		}
 		r := req.Clone(ctx)
-		r.Header.Set("Accept", accept)
+		r.Header.Set("Accept", c.accept)
 		r.Header.Set(ResumeIDHeader, string(id))
 		w := &maxWriter{countingDiscard: countingDiscard{h: http.Header{}}}
 		gw.ServeHTTP(w, r)
 		if w.n < int64(len(tail)) {
-			t.Fatalf("%s: %d bytes written of a tail of %d", accept, w.n, len(tail))
+			t.Fatalf("%s: %d bytes written of a tail of %d", c.accept, w.n, len(tail))
 		}
-		// An event-stream client's frame of text is one event: its JSON
-		// escapes nothing here, and adds under 200 bytes.
-		if limit := maxGather + frame.HeaderSize + frame.MaxPayload + 200; w.max > limit {
-			t.Errorf("%s: a write of %d bytes, over %d", accept, w.max, limit)
+		// An event's id: adds under 20 bytes.
+		if limit := MaxGather + len(c.item) + 20; w.max > limit {
+			t.Errorf("%s: a write of %d bytes, over %d", c.accept, w.max, limit)
 		}
 	}
 }

@@ -1,9 +1,9 @@
 // Package bridge names what an API bridge provides the layers above it: a
 // streaming API's event stream as ANTH frames and back (Decoder, Encoder),
-// and what the HTTP layer needs to serve it (API). Package messages
-// implements it for the Anthropic Messages API; package anthhttp serves any
-// implementation, so a bridge for another API is a sibling of messages and
-// needs no edit to anthhttp. It is to the bridges what database/sql/driver
+// and what the HTTP layer needs to serve and read it (API). Package
+// messages implements it for the Anthropic Messages API; package anthhttp
+// serves any implementation, and package anthclient reads it, so a bridge
+// for another API is a sibling of messages and needs no edit to either. It is to the bridges what database/sql/driver
 // is to SQL drivers: interfaces only.
 package bridge
 
@@ -16,8 +16,9 @@ import (
 
 // API is one streaming API's side of the HTTP layer: how the API's event
 // stream becomes ANTH frames and back, how a request asks for a stream and
-// how a stream says it failed. Package anthhttp knows HTTP and ANTH, never
-// an API's JSON: messages.API is the Anthropic Messages API's.
+// how a stream says it failed. Packages anthhttp and anthclient know HTTP
+// and ANTH, never an API's JSON: messages.API is the Anthropic Messages
+// API's.
 //
 // An API's methods are called from many requests at once: it must be safe
 // for concurrent use (a value with options and no state is).

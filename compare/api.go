@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
@@ -86,10 +86,10 @@ func countMessages(stream []byte) (int, string) {
 	return n, text.String()
 }
 
-// readANTH reads ANTH as a Go client does: anthhttp.NewFrameReader with the
+// readANTH reads ANTH as a Go client does: anthclient.NewFrameReader with the
 // API's bridge, then the frames.
 func readANTH(resp *http.Response, a *api) (reading, error) {
-	fr, err := anthhttp.NewFrameReader(resp, a.client)
+	fr, err := anthclient.NewFrameReader(resp, a.client)
 	if err != nil {
 		return reading{}, err
 	}

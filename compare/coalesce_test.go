@@ -9,6 +9,7 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/ssejson"
@@ -29,7 +30,7 @@ const coalesce = 10 * time.Millisecond
 
 func generators() []generator {
 	native := func(id, name, encoding string, opts frame.WriterOptions) generator {
-		return generator{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, tokens []string, every time.Duration) {
+		return generator{id: id, name: name, accept: anthclient.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, tokens []string, every time.Duration) {
 			fw := anthhttp.NewResponseWriter(w, r, messages.API{}, opts)
 			tick := time.NewTicker(every)
 			defer tick.Stop()

@@ -12,6 +12,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
 )
@@ -52,7 +53,7 @@ func schemes() []scheme {
 		return scheme{id: id, name: name, accept: acceptSSE, encoding: coding, baseline: coding != "", serve: serveSSE(coding, newc), read: readSSE}
 	}
 	proxy := func(id, name, encoding string, opts anthhttp.ProxyOptions) scheme {
-		return scheme{id: id, name: name, accept: anthhttp.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte, a *api) {
+		return scheme{id: id, name: name, accept: anthclient.Accept, encoding: encoding, serve: func(w http.ResponseWriter, r *http.Request, upstream []byte, a *api) {
 			// An event a Read, as from a live upstream that flushes each
 			// event: given all at once, Proxy would send them in one write.
 			anthhttp.Proxy(w, r, &testdata.EventReader{Rest: upstream}, a.gateway, opts)

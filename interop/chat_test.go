@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/internal/testdata"
@@ -106,7 +107,7 @@ func TestChatSDKOverBridge(t *testing.T) {
 	}
 }
 
-// TestChatSDKThroughMiddleware: openai-go, through anthhttp.Transport's
+// TestChatSDKThroughMiddleware: openai-go, through anthclient.Transport's
 // middleware with chat.API, reads every stream of testdata/chat served by
 // anthhttp.Proxy as anth-deflate (with the chat dictionary) and
 // accumulates the completion it accumulates over plain SSE; the server saw
@@ -133,8 +134,8 @@ func TestChatSDKThroughMiddleware(t *testing.T) {
 		// path is chat.API's, /v1/chat/completions.
 		want, wantN, wantErr := chatStream(t, srv.URL+"/v1/")
 		accepts = accepts[:0]
-		got, gotN, gotErr := chatStream(t, srv.URL+"/v1/", option.WithMiddleware((&anthhttp.Transport{API: chat.API{}}).Middleware))
-		if len(accepts) != 1 || accepts[0] != anthhttp.Accept+" | "+anthhttp.AcceptEncoding+", gzip" {
+		got, gotN, gotErr := chatStream(t, srv.URL+"/v1/", option.WithMiddleware((&anthclient.Transport{API: chat.API{}}).Middleware))
+		if len(accepts) != 1 || accepts[0] != anthclient.Accept+" | "+anthhttp.AcceptEncoding+", gzip" {
 			t.Fatalf("%s: the SDK sent Accept %q through the middleware", name, accepts)
 		}
 		mu.Lock()

@@ -18,6 +18,7 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
@@ -138,7 +139,7 @@ func TestSDKOverNativeANTH(t *testing.T) {
 }
 
 // sdkStream streams a message from srv with the official SDK, through
-// anthhttp.Transport.Middleware when mw, with OpenTelemetry tracing on or off, and
+// anthclient.Transport.Middleware when mw, with OpenTelemetry tracing on or off, and
 // returns what it accumulated (as JSON values) or its error.
 func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 	t.Helper()
@@ -147,7 +148,7 @@ func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 		opts = append(opts, option.WithTracerProvider(sdktrace.NewTracerProvider()))
 	}
 	if mw {
-		opts = append(opts, option.WithMiddleware((&anthhttp.Transport{API: messages.API{}}).Middleware))
+		opts = append(opts, option.WithMiddleware((&anthclient.Transport{API: messages.API{}}).Middleware))
 	}
 	client := anthropic.NewClient(opts...)
 	stream := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
@@ -174,7 +175,7 @@ func sdkStream(t *testing.T, url string, mw, traced bool) (any, string) {
 }
 
 // TestSDKThroughMiddleware: the official Go SDK, through
-// anthhttp.Transport.Middleware, reads every recording served by anthhttp.Proxy as ANTH
+// anthclient.Transport.Middleware, reads every recording served by anthhttp.Proxy as ANTH
 // and accumulates the message it accumulates over plain SSE, with tracing
 // on and off; the server saw the SDK ask for ANTH and anth-deflate.
 func TestSDKThroughMiddleware(t *testing.T) {
@@ -191,7 +192,7 @@ func TestSDKThroughMiddleware(t *testing.T) {
 		for _, traced := range []bool{false, true} {
 			accepts = accepts[:0]
 			got, gotErr := sdkStream(t, srv.URL, true, traced)
-			if len(accepts) != 1 || accepts[0] != anthhttp.Accept+" | "+anthhttp.AcceptEncoding+", gzip" {
+			if len(accepts) != 1 || accepts[0] != anthclient.Accept+" | "+anthhttp.AcceptEncoding+", gzip" {
 				t.Fatalf("%s: the SDK sent Accept %q through the middleware", name, accepts)
 			}
 			if !sameError(wantErr, gotErr) {
@@ -352,15 +353,15 @@ func TestSDKThroughGateway(t *testing.T) {
 			opts []option.RequestOption
 		}{
 			{"JSON request, SSE response", nil},
-			{"JSON request, ANTH response", []option.RequestOption{option.WithMiddleware((&anthhttp.Transport{API: messages.API{}}).Middleware)}},
+			{"JSON request, ANTH response", []option.RequestOption{option.WithMiddleware((&anthclient.Transport{API: messages.API{}}).Middleware)}},
 			{"ANTH request, SSE response", []option.RequestOption{option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-				resp, err := (&anthhttp.Transport{API: messages.API{}, SendANTH: true}).Middleware(r, next)
+				resp, err := (&anthclient.Transport{API: messages.API{}, SendANTH: true}).Middleware(r, next)
 				if resp != nil && resp.Header.Get("Content-Type") == anthhttp.ContentType {
 					t.Errorf("an ANTH response where the client asked for SSE")
 				}
 				return resp, err
 			})}},
-			{"ANTH request, ANTH response", []option.RequestOption{option.WithMiddleware((&anthhttp.Transport{API: messages.API{}, SendANTH: true}).Middleware)}},
+			{"ANTH request, ANTH response", []option.RequestOption{option.WithMiddleware((&anthclient.Transport{API: messages.API{}, SendANTH: true}).Middleware)}},
 		} {
 			got, gotErr := stream(gw.URL, c.opts...)
 			if !sameError(wantErr, gotErr) {

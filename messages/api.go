@@ -12,9 +12,10 @@ import (
 	"github.com/layer0/anth/request"
 )
 
-// API is the Anthropic Messages API as a bridge.API, for package anthhttp:
-// NewResponseWriter, Proxy, NewFrameReader, Gateway and Transport serve and
-// read the Messages API's streams through it. The zero value is ready to
+// API is the Anthropic Messages API as a bridge.API, for packages anthhttp
+// and anthclient: anthhttp's NewResponseWriter, Proxy and Gateway serve,
+// and anthclient's NewFrameReader and Transport read, the Messages API's
+// streams through it. The zero value is ready to
 // use; its fields configure the Decoders and Encoders it makes.
 type API struct {
 	Decoder DecoderOptions

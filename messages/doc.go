@@ -3,7 +3,8 @@
 // speaks the API's JSON: the names of stop reasons, error types and delta
 // kinds, and the EVENT dictionary, live here, not in package frame. It
 // reads events with package sse's Scanner, and knows no HTTP: API is this
-// bridge as a bridge.API, which package anthhttp serves over net/http.
+// bridge as a bridge.API, which package anthhttp serves over net/http and
+// package anthclient reads.
 //
 // A Decoder reads SSE and gives ANTH: text, tool-input, thinking, signature
 // and citation deltas become TEXT and DELTA frames with their block index,

@@ -22,7 +22,7 @@ type EncoderOptions struct {
 	// travels raw (SPEC.md §11.2): a deflated EVENT is then ErrMalformed,
 	// so the coding's ratio and an EVENT's never multiply (13 KB of
 	// anth-deflate whose EVENTs inflated again made 1,000 MiB of SSE).
-	// anthhttp.Transport sets it for an anth-deflate response.
+	// anthclient.Transport sets it for an anth-deflate response.
 	Coded bool
 	// Detokenize, if set, spells token IDs for TOKEN and TOKEN32 frames,
 	// appending their bytes (any UTF-8 split is reassembled) to dst.

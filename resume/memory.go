@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -28,14 +29,14 @@ const (
 // TestMemoryHeldPerResponse). Charging it bounds the number of tails, not
 // only their bytes, so a flood of empty responses cannot grow the map
 // without limit.
-const TailOverhead = 384
+const TailOverhead = 512
 
 // MemoryOptions configures a Memory. The zero value is usable.
 type MemoryOptions struct {
 	// MaxBytes bounds the memory all tails hold together: each tail is
-	// charged its buffer's capacity, 8 bytes per Append (where each
-	// starts) and TailOverhead. When an Append or Create would pass it the
-	// store evicts other tails: dropped tails' records first, then ended
+	// charged its chunks' capacity, TailOverhead (which covers where its
+	// first 16 Appends start) and 8 bytes an Append past those. When an
+	// Append or Create would pass it the store evicts other tails: dropped tails' records first, then ended
 	// tails, then live ones, each group least recently appended to first.
 	// An evicted tail is gone (ErrGone) to its followers and to Follow
 	// until its TTL passes. Zero means DefaultMemoryMaxBytes.
@@ -54,8 +55,10 @@ type MemoryOptions struct {
 // closing a channel made only when someone waits, and bounds its memory by
 // MemoryOptions.MaxBytes.
 //
-// A tail of n bytes in k Appends holds about n + 8k + TailOverhead bytes,
-// plus up to the growth slack of its buffer (which is charged).
+// A tail of n bytes in k Appends holds about n + TailOverhead bytes (and
+// 8 more an Append past its 16th), plus the room left in its last chunk
+// (which is charged): a tail's bytes are kept in chunks, each half as big
+// as the tail before it, so a growing tail is never copied.
 type Memory struct {
 	mu     sync.Mutex
 	tails  map[ID]*tail
@@ -63,6 +66,7 @@ type Memory struct {
 	total  int64       // charged bytes of all tails
 	max    int64
 	ttl    time.Duration
+	base   time.Time // what now counts from
 	closed bool
 
 	stop chan struct{}
@@ -79,12 +83,15 @@ const (
 type tail struct {
 	id      ID
 	info    Info
-	buf     []byte  // the tail's bytes; never written below len, so slices of it handed out stay valid
-	starts  []int64 // offset of each Append's first byte
+	chunks  [][]byte  // the tail's bytes, in chunks never written below their length, so slices of them handed out stay valid
+	chunk0  [4][]byte // chunks' first backing
+	size    int64     // the bytes in chunks
+	starts  []int64   // offset of each Append's first byte
+	first   [16]int64 // starts' first backing: most responses take fewer Appends, and then no allocation of their own
 	ended   bool
-	dropped bool // grew past MaxBytes or was evicted: ErrGone
-	removed bool // no longer in the map (expired): ErrGone to followers
-	expires time.Time
+	dropped bool  // grew past MaxBytes or was evicted: ErrGone
+	removed bool  // no longer in the map (expired): ErrGone to followers
+	expires int64 // Memory.now's reading past which the tail is gone
 	charged int64
 	wake    chan struct{} // made by a waiting follower, closed by the next change
 
@@ -125,6 +132,7 @@ func NewMemory(opts MemoryOptions) *Memory {
 		tails: make(map[ID]*tail),
 		max:   opts.MaxBytes,
 		ttl:   opts.TTL,
+		base:  time.Now(),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
@@ -150,10 +158,11 @@ func (m *Memory) sweep(every time.Duration) {
 		select {
 		case <-m.stop:
 			return
-		case now := <-tick.C:
+		case <-tick.C:
 			m.mu.Lock()
+			now := m.now()
 			for _, t := range m.tails {
-				if now.After(t.expires) {
+				if now > t.expires {
 					m.delete(t)
 				}
 			}
@@ -178,8 +187,9 @@ func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
 	if m.closed {
 		return errClosed
 	}
+	now := m.now()
 	if t := m.tails[id]; t != nil {
-		if !m.expired(t, time.Now()) {
+		if !m.expired(t, now) {
 			return ErrExists
 		}
 		m.delete(t)
@@ -187,15 +197,17 @@ func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
 	if !m.makeRoom(TailOverhead, nil) {
 		return fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
 	}
-	t := &tail{id: id, info: info, class: classLive, charged: TailOverhead, expires: time.Now().Add(info.TTL)}
+	t := &tail{id: id, info: info, class: classLive, charged: TailOverhead, expires: now + int64(info.TTL)}
+	t.starts = t.first[:0]
 	m.tails[id] = t
 	m.lists[classLive].push(t)
 	m.total += t.charged
 	return nil
 }
 
-// Append implements Store. It copies p into the tail's buffer, growing it
-// by half again but never past Info.MaxBytes.
+// Append implements Store. It copies p into the tail's last chunk, or a
+// new one (newChunk) when p does not fit: an Append is never split across
+// chunks, and a tail never grows past Info.MaxBytes.
 func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -203,7 +215,7 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 		return errClosed
 	}
 	t := m.tails[id]
-	now := time.Now()
+	now := m.now()
 	if t == nil || m.expired(t, now) {
 		return ErrNotFound
 	}
@@ -213,21 +225,28 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 	case t.ended:
 		return ErrEnded
 	}
-	n := int64(len(t.buf))
+	n := t.size
 	if max := t.info.MaxBytes; max > 0 && n+int64(len(p)) > max {
 		m.drop(t)
 		return fmt.Errorf("%w: %d bytes kept, %d appended, at most %d", ErrTooLarge, n, len(p), max)
 	}
 	if len(p) > 0 {
-		buf, starts := t.buf, t.starts
-		if cap(buf)-len(buf) < len(p) {
-			buf = grow(buf, len(p), t.info.MaxBytes)
+		var last []byte
+		if k := len(t.chunks); k > 0 {
+			last = t.chunks[k-1]
 		}
+		starts := t.starts
 		if cap(starts) == len(starts) {
 			starts = make([]int64, len(starts), 2*cap(starts)+4)
 			copy(starts, t.starts)
 		}
-		charge := TailOverhead + int64(cap(buf)) + 8*int64(cap(starts))
+		charge := t.charged
+		fresh := cap(last)-len(last) < len(p)
+		if fresh {
+			last = newChunk(n, len(p), t.info.MaxBytes)
+			charge += int64(cap(last))
+		}
+		charge += t.startsCharge(cap(starts)) - t.startsCharge(cap(t.starts))
 		if charge != t.charged {
 			// Make room before taking it, so the bound holds at every
 			// instant, not only after the old buffer is collected.
@@ -238,34 +257,52 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 			m.total += charge - t.charged
 			t.charged = charge
 		}
-		t.buf = append(buf, p...)
+		if fresh {
+			if t.chunks == nil {
+				t.chunks = t.chunk0[:0]
+			}
+			t.chunks = append(t.chunks, last)
+		}
+		t.chunks[len(t.chunks)-1] = append(last, p...)
+		t.size += int64(len(p))
 		t.starts = append(starts, n)
 	}
-	t.expires = now.Add(t.info.TTL)
-	m.lists[t.class].remove(t)
-	if end {
-		t.ended = true
-		t.class = classEnded
+	t.expires = now + int64(t.info.TTL)
+	// To the back of its class's list, as the most recently appended: a
+	// tail that is there already, as a lone stream's always is, stays
+	// without touching its neighbours' records.
+	if end || m.lists[t.class].last != t {
+		m.lists[t.class].remove(t)
+		if end {
+			t.ended = true
+			t.class = classEnded
+		}
+		m.lists[t.class].push(t)
 	}
-	m.lists[t.class].push(t)
 	t.wakeAll()
 	return nil
 }
 
-// grow returns buf with room for need more bytes: half as much again as its
-// capacity (doubling would leave a finished tail up to half empty), but no
-// more than max (when max > 0), which a tail may never pass.
-func grow(buf []byte, need int, max int64) []byte {
-	c := cap(buf) + cap(buf)/2 + need
-	if c < 512 {
-		c = 512
+// newChunk returns an empty chunk for a tail of size bytes to which need
+// more are appended: half as big as the tail so far (so chunks grow
+// geometrically, as a buffer grown by half again would, but nothing is
+// copied), room for need at least, and no more than limit allows (when
+// limit > 0), which a tail may never pass.
+func newChunk(size int64, need int, limit int64) []byte {
+	c := max(int64(need), size/2)
+	if size == 0 {
+		// The first write predicts the rest: an event stream's first
+		// event is several times an ANTH client's first frames, and so
+		// is its response. Room for four more like it spares a growing
+		// tail most of its chunks.
+		c = max(512, 4*int64(need))
 	}
-	if max > 0 && int64(c) > max {
-		c = int(max)
+	if limit > 0 && size+c > limit {
+		c = limit - size
 	}
-	nb := make([]byte, len(buf), c)
-	copy(nb, buf)
-	return nb
+	// Through append, so the chunk's capacity is all of the allocation
+	// (its size class), and what is charged is what is held.
+	return slices.Grow([]byte(nil), int(c))
 }
 
 // Follow implements Store.
@@ -276,13 +313,13 @@ func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Fo
 		return nil, errClosed
 	}
 	t := m.tails[id]
-	if t == nil || t.info.Owner != owner || m.expired(t, time.Now()) {
+	if t == nil || t.info.Owner != owner || m.expired(t, m.now()) {
 		return nil, ErrNotFound
 	}
 	if t.dropped {
 		return nil, ErrGone
 	}
-	n := int64(len(t.buf))
+	n := t.size
 	if from < 0 || from > n {
 		return nil, fmt.Errorf("%w: offset %d, %d bytes kept", ErrRange, from, n)
 	}
@@ -296,9 +333,14 @@ func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Fo
 	return &memoryFollower{m: m, t: t, cursor: cursor}, nil
 }
 
+// now is the time on the monotonic clock, in nanoseconds since the
+// store was made: an Append reads it, and reading the monotonic clock
+// alone (time.Since) costs half of time.Now, which reads the wall clock too.
+func (m *Memory) now() int64 { return int64(time.Since(m.base)) }
+
 // expired reports whether t's TTL has passed at now, and if so deletes it.
-func (m *Memory) expired(t *tail, now time.Time) bool {
-	if now.After(t.expires) {
+func (m *Memory) expired(t *tail, now int64) bool {
+	if now > t.expires {
 		m.delete(t)
 		return true
 	}
@@ -310,7 +352,7 @@ func (m *Memory) expired(t *tail, now time.Time) bool {
 func (m *Memory) drop(t *tail) {
 	m.total -= t.charged - TailOverhead
 	t.charged = TailOverhead
-	t.buf, t.starts = nil, nil
+	t.chunks, t.starts, t.size = nil, nil, 0
 	t.dropped = true
 	m.lists[t.class].remove(t)
 	t.class = classDropped
@@ -322,7 +364,7 @@ func (m *Memory) drop(t *tail) {
 func (m *Memory) delete(t *tail) {
 	m.total -= t.charged
 	t.charged = 0
-	t.buf, t.starts = nil, nil
+	t.chunks, t.starts, t.size = nil, nil, 0
 	t.removed = true
 	m.lists[t.class].remove(t)
 	delete(m.tails, t.id)
@@ -352,6 +394,27 @@ func (m *Memory) makeRoom(need int64, keep *tail) bool {
 		}
 	}
 	return m.total+need <= m.max
+}
+
+// startsCharge is what where Appends start costs beside the record, with
+// room for c of them: nothing while they fit in the record's own.
+func (t *tail) startsCharge(c int) int64 {
+	if c <= len(t.first) {
+		return 0
+	}
+	return 8 * int64(c)
+}
+
+// chunkAt returns the bytes kept from off, which is below t.size, to the
+// end of the chunk holding it: a slice that later Appends leave as it is.
+func (t *tail) chunkAt(off int64) []byte {
+	for _, c := range t.chunks {
+		if off < int64(len(c)) {
+			return c[off:len(c):len(c)]
+		}
+		off -= int64(len(c))
+	}
+	return nil // not reached: off < t.size
 }
 
 func (t *tail) wakeAll() {
@@ -396,9 +459,10 @@ type memoryFollower struct {
 
 var errFollowerClosed = errors.New("resume: follower closed")
 
-// Next implements Follower. Its chunk is all the bytes kept past the
-// cursor, a slice of the tail's buffer (which is never written below its
-// length, so the slice stays valid even after the next call).
+// Next implements Follower. Its chunk is the bytes kept past the cursor
+// to the end of the tail's chunk holding it, a slice of that chunk (which
+// is never written below its length, so the slice stays valid even after
+// the next call).
 func (f *memoryFollower) Next(ctx context.Context) (int64, []byte, error) {
 	m := f.m
 	m.mu.Lock()
@@ -414,14 +478,14 @@ func (f *memoryFollower) Next(ctx context.Context) (int64, []byte, error) {
 		case t.dropped || t.removed:
 			m.mu.Unlock()
 			return 0, nil, ErrGone
-		case m.expired(t, time.Now()):
+		case m.expired(t, m.now()):
 			m.mu.Unlock()
 			return 0, nil, ErrGone
 		}
-		if n := int64(len(t.buf)); f.cursor < n {
+		if f.cursor < t.size {
 			start := f.cursor
-			p := t.buf[start:n:n]
-			f.cursor = n
+			p := t.chunkAt(start)
+			f.cursor += int64(len(p))
 			m.mu.Unlock()
 			return start, p, nil
 		}

@@ -31,9 +31,9 @@ func mustCreate(t testing.TB, s resume.Store, info resume.Info) resume.ID {
 // ended tails least recently appended to first, then live ones, and the
 // tail being appended to never.
 func TestMemoryEvictionOrder(t *testing.T) {
-	// Room for three tails of 512 bytes of buffer and 32 of starts, and
-	// one more record.
-	per := int64(resume.TailOverhead + 512 + 8*4)
+	// Room for three tails of 512 bytes of buffer (their starts are in
+	// TailOverhead), and one more record.
+	per := int64(resume.TailOverhead + 512)
 	max := 3*per + resume.TailOverhead
 	m := resume.NewMemory(resume.MemoryOptions{MaxBytes: max})
 	defer m.Close()
@@ -51,7 +51,7 @@ func TestMemoryEvictionOrder(t *testing.T) {
 	if _, n := m.Len(); n != 3*per {
 		t.Fatalf("charged %d bytes, want %d", n, 3*per)
 	}
-	// A fourth tail's first Append needs 544 more bytes: the ended tail
+	// A fourth tail's first Append needs 512 more bytes: the ended tail
 	// goes first although live1 was appended to before it.
 	fourth := mustCreate(t, m, info)
 	if err := m.Append(bg, fourth, p, false); err != nil {

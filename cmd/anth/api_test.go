@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
@@ -63,7 +64,7 @@ func proxied(t *testing.T, rec recording) []byte {
 	t.Helper()
 	w := httptest.NewRecorder()
 	r := httptest.NewRequest("POST", rec.api.Path(), nil)
-	r.Header.Set("Accept", anthhttp.Accept)
+	r.Header.Set("Accept", anthclient.Accept)
 	r.Header.Set("Accept-Encoding", anthhttp.AcceptEncoding)
 	if err := anthhttp.Proxy(w, r, &testdata.EventReader{Rest: rec.sse}, rec.api.API, anthhttp.ProxyOptions{}); err != nil {
 		t.Fatalf("%s: Proxy: %v", rec.name, err)

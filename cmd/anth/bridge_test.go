@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
@@ -80,7 +81,7 @@ func TestStats(t *testing.T) {
 	}))
 	defer srv.Close()
 	req, _ := http.NewRequest("POST", srv.URL, nil)
-	req.Header.Set("Accept", anthhttp.Accept)
+	req.Header.Set("Accept", anthclient.Accept)
 	req.Header.Set("Accept-Encoding", anthhttp.AcceptEncoding)
 	resp, err := srv.Client().Do(req)
 	if err != nil {

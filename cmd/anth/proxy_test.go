@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/redistest"
@@ -158,7 +159,7 @@ func newStreamRequest(t *testing.T, base string) *http.Request {
 	t.Helper()
 	req, _ := http.NewRequest("POST", base+"/v1/messages", bytes.NewReader(anthRequest(t)))
 	req.Header.Set("Content-Type", anthhttp.ContentType)
-	req.Header.Set("Accept", anthhttp.Accept)
+	req.Header.Set("Accept", anthclient.Accept)
 	req.Header.Set("X-Api-Key", "sk-do-not-log")
 	return req
 }
@@ -171,7 +172,7 @@ func streamThrough(t *testing.T, addr string) (*http.Response, *frame.Reader) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+	fr, err := anthclient.NewFrameReader(resp, messages.API{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +497,7 @@ func TestProxyTimeouts(t *testing.T) {
 	}
 
 	// A stream goes idle after its first event.
-	for _, accept := range []string{anthhttp.Accept, "text/event-stream"} {
+	for _, accept := range []string{anthclient.Accept, "text/event-stream"} {
 		req = newStreamRequest(t, "http://"+p.addr)
 		req.Header.Set("X-Case", "idle")
 		req.Header.Set("Accept", accept)
@@ -504,7 +505,7 @@ func TestProxyTimeouts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+		fr, err := anthclient.NewFrameReader(resp, messages.API{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -523,7 +524,7 @@ func TestProxyTimeouts(t *testing.T) {
 	// client is told the upstream reset the stream, and not where; the log
 	// says where.
 	for _, c := range []string{"reset", "cut"} {
-		for _, accept := range []string{anthhttp.Accept, "text/event-stream"} {
+		for _, accept := range []string{anthclient.Accept, "text/event-stream"} {
 			req = newStreamRequest(t, "http://"+p.addr)
 			req.Header.Set("X-Case", c)
 			req.Header.Set("Accept", accept)
@@ -531,7 +532,7 @@ func TestProxyTimeouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+			fr, err := anthclient.NewFrameReader(resp, messages.API{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -996,7 +997,7 @@ func TestProxyResume(t *testing.T) {
 	resumeAt := func(addr string, off int64, key string) (*http.Response, []frame.Frame) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/messages", nil)
-		req.Header.Set("Accept", anthhttp.Accept)
+		req.Header.Set("Accept", anthclient.Accept)
 		req.Header.Set("X-Api-Key", key)
 		req.Header.Set(anthhttp.ResumeIDHeader, id)
 		req.Header.Set(anthhttp.ResumeOffsetHeader, strconv.FormatInt(off, 10))

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
@@ -77,7 +78,7 @@ func TestProxyTLS(t *testing.T) {
 		name, accept, acceptEncoding string
 		kind, coding                 string
 	}{
-		{"anth-deflate", anthhttp.Accept, deflate.Encoding, "anth", "anth-deflate"},
+		{"anth-deflate", anthclient.Accept, deflate.Encoding, "anth", "anth-deflate"},
 		{"anth-deflate by Accept", anthhttp.ContentType + ";coding=" + deflate.Encoding, "", "anth", "anth-deflate"},
 		{"sse", "text/event-stream", "", "sse", ""},
 	} {
@@ -93,7 +94,7 @@ func TestProxyTLS(t *testing.T) {
 		if resp.ProtoMajor != 2 {
 			t.Errorf("%s: %s, want HTTP/2", c.name, resp.Proto)
 		}
-		fr, err := anthhttp.NewFrameReader(resp, messages.API{})
+		fr, err := anthclient.NewFrameReader(resp, messages.API{})
 		if err != nil {
 			t.Fatal(err)
 		}

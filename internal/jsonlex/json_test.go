@@ -386,3 +386,96 @@ func TestElements(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualObjectsAgrees: equalObjects, which splits each object into its
+// members once, answers as the scan it replaced did (kept here as the
+// reference), sure or not, on objects with repeated keys, escaped keys,
+// nested values, whitespace and near-JSON.
+func TestEqualObjectsAgrees(t *testing.T) {
+	keys := []string{`"a"`, `"\u0061"`, `"b"`, `"type"`, `"x y"`}
+	scalars := []string{`1`, `1.0`, `"x"`, `"\u0078"`, `true`, `null`, `{}`, `[]`, `{"a":1}`, `[1,{"b":2}]`}
+	ws := []string{"", " ", "\n"}
+	object := func(t *rapid.T, label string) string {
+		var members []string
+		for range rapid.IntRange(0, 6).Draw(t, label+"-n") {
+			w := rapid.SampledFrom(ws).Draw(t, "ws")
+			members = append(members, w+rapid.SampledFrom(keys).Draw(t, "key")+w+":"+rapid.SampledFrom(scalars).Draw(t, "value")+w)
+		}
+		s := "{" + strings.Join(members, ",") + "}"
+		if rapid.IntRange(0, 9).Draw(t, label+"-break") == 0 && len(s) > 2 {
+			i := rapid.IntRange(1, len(s)-2).Draw(t, label+"-at")
+			s = s[:i] + rapid.SampledFrom([]string{",", ":", `"`, ""}).Draw(t, label+"-with") + s[i+1:]
+		}
+		return s
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		a := object(t, "a")
+		b := a
+		if !rapid.Bool().Draw(t, "same") {
+			b = object(t, "b")
+		}
+		if !closed([]byte(a)) || !closed([]byte(b)) {
+			return
+		}
+		eq, sure := equalObjects([]byte(a), []byte(b))
+		weq, wsure := equalObjectsScan([]byte(a), []byte(b))
+		if eq != weq || sure != wsure {
+			t.Fatalf("equalObjects(%s, %s) = %v, %v; the scan said %v, %v", a, b, eq, sure, weq, wsure)
+		}
+	})
+}
+
+func equalObjectsScan(a, b []byte) (equal, sure bool) {
+	na, nb := scanCount(a), scanCount(b)
+	if na < 0 || nb < 0 || na > maxCompareMembers || nb > maxCompareMembers {
+		return false, false
+	}
+	for rest := a[1 : len(a)-1]; ; {
+		key, va, r, ok := nextMember(rest)
+		if !ok {
+			// Each key of a is once in b: b has no other member unless
+			// it has more, which may be a's keys spelled with escapes.
+			return na == nb, na == nb || bytes.IndexByte(b, '\\') < 0
+		}
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false, false
+		}
+		vb, nb2 := scanMember(b, key)
+		if _, n := scanMember(a, key); n != 1 || nb2 > 1 {
+			return false, false // a repeated key
+		}
+		if nb2 == 0 {
+			return false, bytes.IndexByte(b, '\\') < 0 // b may spell key with escapes
+		}
+		if eq, sure := Equal(va, vb); !eq || !sure {
+			return eq, sure
+		}
+		rest = r
+	}
+}
+func scanMember(obj, key []byte) (value []byte, n int) {
+	for rest := obj[1 : len(obj)-1]; ; {
+		k, v, r, ok := nextMember(rest)
+		if !ok {
+			return value, n
+		}
+		if string(k) == string(key) {
+			value = v
+			n++
+		}
+		rest = r
+	}
+}
+func scanCount(obj []byte) int {
+	n := 0
+	for rest := obj[1 : len(obj)-1]; ; n++ {
+		if SkipSpace(rest, 0) == len(rest) {
+			return n
+		}
+		_, _, r, ok := nextMember(rest)
+		if !ok {
+			return -1
+		}
+		rest = r
+	}
+}

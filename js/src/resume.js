@@ -4,7 +4,7 @@
 // read, with a GET to the same URL, the same credentials and the same
 // Accept. resumingANTH does that under readFrames and the SDK adapters, so
 // what they read is one unbroken ANTH stream. It is the twin of Go's
-// anthhttp resumer.
+// anthclient resumer.
 
 import { DeflateReader, isCoded } from './deflate.js';
 import { AnthError } from './errors.js';

@@ -69,7 +69,7 @@ export class VocabError extends AnthError {
  */
 /**
  * StatusError is a response that failed before or instead of being an ANTH
- * stream: the JavaScript form of Go's *anthhttp.StatusError. `status` is the
+ * stream: the JavaScript form of Go's *anthclient.StatusError. `status` is the
  * HTTP status, or an ERROR frame's code (an HTTP status too, SPEC.md §3.3);
  * `type` and `apiMessage` are the API's error type and message when the body
  * was its JSON error ({"type":"error","error":{"type":…,"message":…}}) or

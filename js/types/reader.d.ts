@@ -5,7 +5,7 @@
  * cancels the stream.
  *
  * Given a fetch Response, it first checks what the server answered, as
- * Go's anthhttp.NewFrameReader does: a status that is not 2xx throws a
+ * Go's anthclient.NewFrameReader does: a status that is not 2xx throws a
  * StatusError with the status, the API's error type and message (from at
  * most 64 KiB of its JSON body) and the request-id; a success whose
  * Content-Type is not application/x-anthropic-binary throws a StatusError

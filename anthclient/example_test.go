@@ -1,4 +1,4 @@
-package anthhttp_test
+package anthclient_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/messages"
@@ -29,8 +30,8 @@ func ExampleNewFrameReader() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fr, err := anthhttp.NewFrameReader(resp, messages.API{})
-	var status *anthhttp.StatusError
+	fr, err := anthclient.NewFrameReader(resp, messages.API{})
+	var status *anthclient.StatusError
 	if errors.As(err, &status) {
 		fmt.Println(status.StatusCode, status.Type, status.Message)
 		return
@@ -55,7 +56,7 @@ func ExampleTransport() {
 		fw.WriteDone(frame.StopEndTurn, "")
 	}))
 	defer srv.Close()
-	client := &http.Client{Transport: &anthhttp.Transport{API: messages.API{}}}
+	client := &http.Client{Transport: &anthclient.Transport{API: messages.API{}}}
 	resp, err := client.Post(srv.URL+"/v1/messages", "application/json", strings.NewReader(`{"model":"claude-sonnet-4-5","max_tokens":64,"stream":true,"messages":[]}`))
 	if err != nil {
 		log.Fatal(err)

@@ -1,4 +1,4 @@
-package anthhttp
+package anthclient
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/internal/iox"
@@ -17,7 +18,7 @@ import (
 // Accept is the Accept header a client sends to ask for ANTH and keep SSE
 // and JSON acceptable: a server that does not know ANTH answers as it
 // always has. It is under 128 bytes, so it stays CORS-safelisted.
-const Accept = ContentType + ", text/event-stream;q=0.9, application/json;q=0.8"
+const Accept = anthhttp.ContentType + ", text/event-stream;q=0.9, application/json;q=0.8"
 
 // Transport is an http.RoundTripper that receives an API's streaming
 // responses as ANTH and hands its caller the API's own event stream, so
@@ -29,9 +30,9 @@ const Accept = ContentType + ", text/event-stream;q=0.9, application/json;q=0.8"
 // On a streaming call — a POST to API.Path whose JSON body API.Streaming
 // accepts — it asks for ANTH (Accept) and anth-deflate (Accept-Encoding,
 // with gzip for a server that answers with the event stream), and converts
-// a 2xx response whose Content-Type is ContentType; any other request and
-// response pass through untouched, a gzip body decoded as http.Transport
-// would have. A stream cut before its DONE or ERROR ends in an error the
+// a 2xx response whose Content-Type is anthhttp.ContentType; any other
+// request and response pass through untouched, a gzip body decoded as
+// http.Transport would have. A stream cut before its DONE or ERROR ends in an error the
 // caller reads, not in a shorter message. Cancelling the request's context
 // stops it as it stops any request.
 type Transport struct {
@@ -41,14 +42,16 @@ type Transport struct {
 	// Base makes the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
 	// SendANTH sends the body of every POST to API.Path as ANTH (SPEC.md
-	// §5), with Content-Type ContentType. Only a server that reads ANTH
-	// requests (Gateway, anth proxy) accepts it: set it for those alone.
+	// §5), with Content-Type anthhttp.ContentType. Only a server that
+	// reads ANTH requests (anthhttp.Gateway, anth proxy) accepts it: set
+	// it for those alone.
 	SendANTH bool
 	// Resume configures how a response that names itself resumable
-	// (ResumeIDHeader, SPEC.md §13) is resumed when its body fails or
-	// ends before its DONE or ERROR: the resume requests go through the
-	// same next (Base, or the SDK's middleware chain), and the caller
-	// reads one unbroken event stream. Its Transport is not used.
+	// (anthhttp.ResumeIDHeader, SPEC.md §13) is resumed when its body
+	// fails or ends before its DONE or ERROR: the resume requests go
+	// through the same next (Base, or the SDK's middleware chain), and
+	// the caller reads one unbroken event stream. Its Transport is not
+	// used.
 	Resume ResumeOptions
 }
 
@@ -82,7 +85,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	req.Header.Set("Accept", Accept)
 	// Naming an encoding turns off the transport's own gzip, so it is
 	// named here too and undone below, as the transport would.
-	req.Header.Set("Accept-Encoding", AcceptEncoding+", gzip")
+	req.Header.Set("Accept-Encoding", anthhttp.AcceptEncoding+", gzip")
 	resp, err := next(req)
 	if err != nil {
 		return resp, err
@@ -94,7 +97,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		return resp, nil
 	}
 	mt, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if mt != ContentType {
+	if mt != anthhttp.ContentType {
 		return resp, nil
 	}
 	src, err := decodedBody(resp, t.API)
@@ -103,9 +106,9 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		return nil, err
 	}
 	coded := strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), deflate.Encoding) ||
-		strings.EqualFold(params[codingParam], deflate.Encoding)
+		strings.EqualFold(params[anthhttp.CodingParam], deflate.Encoding)
 	var closer io.Closer = resp.Body
-	if resp.Header.Get(ResumeIDHeader) != "" {
+	if resp.Header.Get(anthhttp.ResumeIDHeader) != "" {
 		rs := newResumer(req, resp, src, t.API, next, t.Resume)
 		src, closer = rs, rs
 	}
@@ -142,7 +145,7 @@ func sendANTH(req *http.Request, js []byte, api bridge.API) (*http.Request, erro
 	req.Body = io.NopCloser(bytes.NewReader(anth))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(anth)), nil }
 	req.ContentLength = int64(len(anth))
-	req.Header.Set("Content-Type", ContentType)
+	req.Header.Set("Content-Type", anthhttp.ContentType)
 	return req, nil
 }
 

@@ -1,4 +1,4 @@
-package anthhttp
+package anthclient
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
@@ -39,7 +41,7 @@ func TestTransportMiddleware(t *testing.T) {
 		got, rerr := io.ReadAll(resp.Body)
 		return sent, resp, got, rerr
 	}
-	sent, resp, got, err := call(`{"model":"m","stream": true}`, 200, ContentType, anth)
+	sent, resp, got, err := call(`{"model":"m","stream": true}`, 200, anthhttp.ContentType, anth)
 	if err != nil || sent.Header.Get("Accept") != Accept || resp.Header.Get("Content-Type") != "text/event-stream" || !bytes.Equal(got, wantSSE) {
 		t.Fatalf("streaming call: Accept %q, Content-Type %q, %v, body equal %v", sent.Header.Get("Accept"), resp.Header.Get("Content-Type"), err, bytes.Equal(got, wantSSE))
 	}
@@ -50,7 +52,7 @@ func TestTransportMiddleware(t *testing.T) {
 	}{
 		"not streaming": {`{"model":"m","stream":false}`, "application/json", 200, "application/json"},
 		"SSE answer":    {`{"stream":true}`, "text/event-stream", 200, Accept},
-		"error status":  {`{"stream":true}`, ContentType, 529, Accept},
+		"error status":  {`{"stream":true}`, anthhttp.ContentType, 529, Accept},
 		"a string true": {`{"stream":"true"}`, "application/json", 200, "application/json"},
 		"nested stream": {`{"x":{"stream":true}}`, "application/json", 200, "application/json"},
 	} {
@@ -61,7 +63,7 @@ func TestTransportMiddleware(t *testing.T) {
 		}
 	}
 	// A cut stream reads as an error after what it carried.
-	_, _, got, err = call(`{"stream":true}`, 200, ContentType, anth[:len(anth)-3])
+	_, _, got, err = call(`{"stream":true}`, 200, anthhttp.ContentType, anth[:len(anth)-3])
 	if !errors.Is(err, frame.ErrTruncated) || !bytes.Contains(got, []byte("content_block_delta")) {
 		t.Fatalf("cut stream: %v after %d bytes", err, len(got))
 	}
@@ -97,7 +99,7 @@ func TestMiddlewareSendANTH(t *testing.T) {
 		}
 		wantBody, wantCT := []byte(body), "application/json"
 		if c.anth {
-			wantBody, wantCT = want, ContentType
+			wantBody, wantCT = want, anthhttp.ContentType
 		}
 		again := []byte(nil)
 		if rc, err := sent.GetBody(); err == nil {
@@ -122,7 +124,7 @@ func TestMiddlewareSendANTH(t *testing.T) {
 	broken := errors.New("broken")
 	for name, getBody := range map[string]func() (io.ReadCloser, error){
 		"GetBody fails": func() (io.ReadCloser, error) { return nil, broken },
-		"Read fails":    func() (io.ReadCloser, error) { return io.NopCloser(errReader{broken}), nil },
+		"Read fails":    func() (io.ReadCloser, error) { return io.NopCloser(iotest.ErrReader(broken)), nil },
 		"not JSON":      func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(`{"model":`)), nil },
 	} {
 		req, _ := http.NewRequest("POST", "http://api.test/v1/messages", strings.NewReader(body))
@@ -134,7 +136,7 @@ func TestMiddlewareSendANTH(t *testing.T) {
 		})
 		wantErr := broken
 		if name == "not JSON" {
-			wantErr = ErrMalformed
+			wantErr = anthhttp.ErrMalformed
 		}
 		if !errors.Is(err, wantErr) || resp != nil || called {
 			t.Errorf("%s: %v, %v, called %v; want %v and no call", name, resp, err, called, wantErr)
@@ -162,8 +164,8 @@ func TestMiddlewareResponses(t *testing.T) {
 		return resp, got, err
 	}
 	for _, status := range []int{199, 300, 404} {
-		resp, got, err := do(messages.API{}, status, http.Header{"Content-Type": {ContentType}}, native)
-		if err != nil || !bytes.Equal(got, native) || resp.Header.Get("Content-Type") != ContentType || resp.ContentLength != int64(len(native)) {
+		resp, got, err := do(messages.API{}, status, http.Header{"Content-Type": {anthhttp.ContentType}}, native)
+		if err != nil || !bytes.Equal(got, native) || resp.Header.Get("Content-Type") != anthhttp.ContentType || resp.ContentLength != int64(len(native)) {
 			t.Errorf("HTTP %d: %v, body % X, Content-Type %q; want it untouched", status, err, got, resp.Header.Get("Content-Type"))
 		}
 	}
@@ -171,7 +173,7 @@ func TestMiddlewareResponses(t *testing.T) {
 		status      int
 		model, want string
 	}{{200, "", "claude-asked"}, {200, "claude-set", "claude-set"}, {299, "", "claude-asked"}} {
-		resp, got, err := do(messages.API{Encoder: messages.EncoderOptions{Model: c.model}}, c.status, http.Header{"Content-Type": {ContentType}}, native)
+		resp, got, err := do(messages.API{Encoder: messages.EncoderOptions{Model: c.model}}, c.status, http.Header{"Content-Type": {anthhttp.ContentType}}, native)
 		if err != nil || resp.ContentLength != -1 || resp.Header.Get("Content-Length") != "" || resp.Header.Get("Content-Type") != "text/event-stream" {
 			t.Fatalf("Model %q: %v, length %d, %v", c.model, err, resp.ContentLength, resp.Header)
 		}
@@ -179,7 +181,7 @@ func TestMiddlewareResponses(t *testing.T) {
 			t.Errorf("Model %q: the message_start does not name %q:\n%s", c.model, c.want, got)
 		}
 	}
-	if _, _, err := do(messages.API{}, 200, http.Header{"Content-Type": {ContentType}, "Content-Encoding": {"br"}}, native); !errors.Is(err, ErrMediaType) {
+	if _, _, err := do(messages.API{}, 200, http.Header{"Content-Type": {anthhttp.ContentType}, "Content-Encoding": {"br"}}, native); !errors.Is(err, anthhttp.ErrMediaType) {
 		t.Errorf("an ANTH body in br: %v, want ErrMediaType", err)
 	}
 	var gz bytes.Buffer
@@ -225,7 +227,7 @@ func TestSSEBody(t *testing.T) {
 		{"100 empty reads", &zeroReader{100, bytes.NewReader(anth)}, nil, io.ErrNoProgress},
 		{"empty reads between data", io.MultiReader(bytes.NewReader(anth[:50]), &zeroReader{99, bytes.NewReader(anth[50:100])}, &zeroReader{99, bytes.NewReader(anth[100:])}), wantSSE, nil},
 		{"data with its EOF", iotest.DataErrReader(bytes.NewReader(anth)), wantSSE, nil},
-		{"malformed, then more", io.MultiReader(bytes.NewReader(frame.AppendBlock(frame.AppendMagic(nil), 3, frame.BlockStop)), errReader{errors.New("read past an error")}), nil, ErrMalformed},
+		{"malformed, then more", io.MultiReader(bytes.NewReader(frame.AppendBlock(frame.AppendMagic(nil), 3, frame.BlockStop)), iotest.ErrReader(errors.New("read past an error"))), nil, anthhttp.ErrMalformed},
 		{"a read error", io.MultiReader(bytes.NewReader(anth[:9]), iotest.ErrReader(errors.New("reset")), bytes.NewReader(anth[9:])), nil, nil},
 	} {
 		got, err := read(c.src)
@@ -238,6 +240,56 @@ func TestSSEBody(t *testing.T) {
 			t.Errorf("%s: %v, SSE equal %v", c.name, err, bytes.Equal(got, c.want))
 		case c.err != nil && !errors.Is(err, c.err):
 			t.Errorf("%s: %v, want %v", c.name, err, c.err)
+		}
+	}
+}
+
+// TestMiddlewareCodings: the middleware asks for anth-deflate and gzip,
+// and hands the SDK SSE from either, as from an uncoded body.
+func TestMiddlewareCodings(t *testing.T) {
+	mw := (&Transport{API: messages.API{}}).Middleware
+	wantSSE, _ := os.ReadFile(testdata.Path("golden", "layer0-basic.sse"))
+	// Inside anth-deflate EVENT data travels raw (SPEC.md §11.2), as
+	// Proxy sends it.
+	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(wantSSE), messages.DecoderOptions{RawEvents: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var coded bytes.Buffer
+	z := deflate.NewWriter(&coded, messages.API{}.Dictionary())
+	for i := 0; i < len(anth); i += 7 {
+		z.Write(anth[i:min(i+7, len(anth))])
+		z.Flush()
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(wantSSE)
+	zw.Close()
+	for _, c := range []struct {
+		ct, ce string
+		body   []byte
+	}{
+		{anthhttp.ContentType, deflate.Encoding, coded.Bytes()},
+		// A browser's form (SPEC.md §11.1): the coding named by the
+		// media type's parameter, with no Content-Encoding.
+		{anthhttp.ContentType + "; " + anthhttp.CodingParam + "=" + deflate.Encoding, "", coded.Bytes()},
+		{"text/event-stream", "gzip", gz.Bytes()},
+	} {
+		req, _ := http.NewRequest("POST", "http://api.test/v1/messages", strings.NewReader(`{"stream":true}`))
+		var sent *http.Request
+		resp, err := mw(req, func(r *http.Request) (*http.Response, error) {
+			sent = r
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {c.ct}, "Content-Encoding": {c.ce}}, Body: io.NopCloser(bytes.NewReader(c.body))}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		if err != nil || !bytes.Equal(got, wantSSE) || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s, %q: %v, SSE equal %v, Content-Encoding %q", c.ct, c.ce, err, bytes.Equal(got, wantSSE), resp.Header.Get("Content-Encoding"))
+		}
+		if ae := sent.Header.Get("Accept-Encoding"); ae != anthhttp.AcceptEncoding+", gzip" {
+			t.Errorf("Accept-Encoding %q", ae)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package anthhttp
+package anthclient
 
 import (
 	"context"
@@ -11,18 +11,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/frame"
 )
 
 // ResumeOptions configure how a client resumes a response its server
-// offers to resume (ResumeIDHeader, SPEC.md §13). The zero value resumes
-// with DefaultResumeTries tries and DefaultResumeBackoff.
+// offers to resume (anthhttp.ResumeIDHeader, SPEC.md §13). The zero value
+// resumes with DefaultResumeTries tries and DefaultResumeBackoff.
 type ResumeOptions struct {
 	// Tries bounds the resume requests made in a row without a frame
 	// read between them; zero is DefaultResumeTries, negative never
-	// resumes (a cut response reads as ErrTruncated, as without a
-	// server that offers resuming).
+	// resumes (a cut response reads as anthhttp.ErrTruncated, as
+	// without a server that offers resuming).
 	Tries int
 	// Backoff is the wait before the first resume request of a cut,
 	// doubled before each next one; zero is DefaultResumeBackoff.
@@ -78,7 +79,7 @@ func newResumer(req *http.Request, resp *http.Response, src io.Reader, api bridg
 	if opts.Backoff <= 0 {
 		opts.Backoff = DefaultResumeBackoff
 	}
-	return &resumer{req: req, id: resp.Header.Get(ResumeIDHeader), rt: rt, api: api, opts: opts, body: resp.Body, src: src, first: true, buf: make([]byte, 0, 16<<10)}
+	return &resumer{req: req, id: resp.Header.Get(anthhttp.ResumeIDHeader), rt: rt, api: api, opts: opts, body: resp.Body, src: src, first: true, buf: make([]byte, 0, 16<<10)}
 }
 
 func (r *resumer) Read(p []byte) (int, error) {
@@ -118,9 +119,9 @@ func (r *resumer) fill() {
 		r.err = io.EOF
 		return
 	}
-	cut := fmt.Errorf("%w: %w", ErrTruncated, err)
+	cut := fmt.Errorf("%w: %w", anthhttp.ErrTruncated, err)
 	if err == io.EOF {
-		cut = ErrTruncated // the body ended before the response did
+		cut = anthhttp.ErrTruncated // the body ended before the response did
 	}
 	if rerr := r.resume(); rerr != nil {
 		r.ready = len(r.buf) // the frame layer reports the cut as always, at its offset
@@ -130,7 +131,7 @@ func (r *resumer) fill() {
 			r.err = io.EOF
 			return
 		}
-		r.err = &Error{Offset: r.off, Err: fmt.Errorf("%w; resuming: %w", cut, rerr), Detail: "the response was cut and could not be resumed"}
+		r.err = &anthhttp.Error{Offset: r.off, Err: fmt.Errorf("%w; resuming: %w", cut, rerr), Detail: "the response was cut and could not be resumed"}
 	}
 }
 
@@ -149,7 +150,7 @@ func (r *resumer) scan() {
 			return
 		}
 		if string(r.buf[r.ready:r.ready+r.magic]) != frame.Magic {
-			r.err = &Error{Offset: r.off, Err: ErrMalformed, Detail: "the resumed stream does not start with the magic"}
+			r.err = &anthhttp.Error{Offset: r.off, Err: anthhttp.ErrMalformed, Detail: "the resumed stream does not start with the magic"}
 			return
 		}
 		r.buf = append(r.buf[:r.ready], r.buf[r.ready+r.magic:]...)
@@ -222,8 +223,8 @@ func (r *resumer) get(ctx context.Context) error {
 	for _, h := range []string{"Content-Type", "Content-Length", "Content-Encoding"} {
 		req.Header.Del(h)
 	}
-	req.Header.Set(ResumeIDHeader, r.id)
-	req.Header.Set(ResumeOffsetHeader, strconv.FormatInt(r.off, 10))
+	req.Header.Set(anthhttp.ResumeIDHeader, r.id)
+	req.Header.Set(anthhttp.ResumeOffsetHeader, strconv.FormatInt(r.off, 10))
 	resp, err := r.rt(req)
 	if err != nil {
 		return err
@@ -232,9 +233,9 @@ func (r *resumer) get(ctx context.Context) error {
 		defer resp.Body.Close()
 		return statusError(resp, r.api)
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != ContentType {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != anthhttp.ContentType {
 		resp.Body.Close()
-		return &Error{Offset: -1, Err: ErrMediaType, Detail: "a resumed response of Content-Type " + strconv.Quote(mt)}
+		return &anthhttp.Error{Offset: -1, Err: anthhttp.ErrMediaType, Detail: "a resumed response of Content-Type " + strconv.Quote(mt)}
 	}
 	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		gunzip(resp)
