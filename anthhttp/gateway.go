@@ -156,6 +156,17 @@ type GatewayOptions struct {
 	// Vocabularies, if not empty, are served at VocabulariesPath by hash,
 	// as vocabulary files a browser fetches once (SPEC.md §3.16).
 	Vocabularies []*vocab.Vocabulary
+	// ModelVocabularies names, by the model a request asks for, the
+	// vocabulary whose IDs that model's streams carry as the API's own
+	// data (vLLM's token_ids, SPEC.md §7b.2), which the bridge cannot
+	// name. An ANTH client of such a stream gets a VOCAB frame naming it
+	// before the first TOKEN or TOKEN32 frame (§3.13: with the text flag,
+	// as the text travels too; by its special table's digest when the
+	// request's vocab.Header lists its hash), so a client that holds it
+	// can read the IDs, and the gateway serves it as it serves
+	// Vocabularies. Another model's IDs stay as they are, their
+	// vocabulary agreed out of band (§3.1).
+	ModelVocabularies map[string]*vocab.Vocabulary
 }
 
 // DefaultMaxRequestSize bounds a request body unless configured: 32 MiB,
@@ -214,6 +225,7 @@ type Gateway struct {
 	inFlight atomic.Int64
 	tails    tails // the resumable responses this gateway is relaying
 	vocabs   vocabularies
+	named    map[string]vocabFrames // ModelVocabularies' VOCAB frames, by model
 }
 
 // NewGateway returns a Gateway for api, and for the further APIs more,
@@ -228,7 +240,7 @@ func NewGateway(api bridge.API, opts GatewayOptions, more ...bridge.API) *Gatewa
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &Gateway{apis: append([]bridge.API{api}, more...), opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials), vocabs: newVocabularies(opts.Vocabularies)}
+	g := &Gateway{apis: append([]bridge.API{api}, more...), opts: opts, cors: newCORS(opts.CORSOrigins), tokens: newTokens(opts.Credentials), vocabs: newVocabularies(opts.Vocabularies, opts.ModelVocabularies), named: newVocabFrames(opts.ModelVocabularies)}
 	if g.cors != nil && opts.Resume != nil {
 		// A page resumes with the ID it reads (SPEC.md §13.1).
 		g.cors.exposed += ", " + ResumeIDHeader
@@ -276,6 +288,7 @@ type exchange struct {
 	clientCtx context.Context         // the client's request's
 	detached  context.Context         // the client's request's without its cancel: the upstream's parent when resumable
 	kept      keptBody                // the response's body when resumable
+	model     string                  // the request's model, when ModelVocabularies names any
 }
 
 type exchangeKey struct{}
@@ -334,6 +347,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ex.bridged, ex.wire, ex.rec.Kind = true, negotiate(r, g.opts.Proxy.Padding != 0), KindJSON
+		if g.named != nil {
+			ex.model = modelOf(body)
+		}
 		parent := r.Context()
 		if g.opts.Resume != nil {
 			// The upstream of a resumable response outlives its client by
@@ -497,6 +513,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
+	}
+	if g.named != nil && ex.wire != wireStream {
+		rl.vocab = g.named[ex.model].frame(resp.Request.Header)
 	}
 	ex.relay = rl
 	resp.Body = relayBody{rl, resp.Body}

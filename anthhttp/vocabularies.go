@@ -46,13 +46,14 @@ type servedVocabulary struct {
 	gz   []byte // file gzipped, or nil when that saves nothing
 }
 
-// newVocabularies indexes vs by hash; nil when there are none, so that a
-// Gateway without vocabularies passes the path through as before.
-func newVocabularies(vs []*vocab.Vocabulary) vocabularies {
-	if len(vs) == 0 {
+// newVocabularies indexes vs and the vocabularies of byModel by hash; nil
+// when there are none, so that a Gateway without vocabularies passes the
+// path through as before.
+func newVocabularies(vs []*vocab.Vocabulary, byModel map[string]*vocab.Vocabulary) vocabularies {
+	if len(vs) == 0 && len(byModel) == 0 {
 		return nil
 	}
-	m := make(vocabularies, len(vs))
+	m := make(vocabularies, len(vs)+len(byModel))
 	for _, v := range vs {
 		if v == nil {
 			continue
@@ -60,6 +61,15 @@ func newVocabularies(vs []*vocab.Vocabulary) vocabularies {
 		h := v.Hash()
 		x := hex.EncodeToString(h[:])
 		m[x] = &servedVocabulary{v: v, tag: `"` + x + `"`}
+	}
+	for _, v := range byModel {
+		if v == nil {
+			continue
+		}
+		h := v.Hash()
+		if x := hex.EncodeToString(h[:]); m[x] == nil {
+			m[x] = &servedVocabulary{v: v, tag: `"` + x + `"`}
+		}
 	}
 	return m
 }

@@ -84,6 +84,11 @@ Each flag not given is read from its environment variable, if set:
                                list) a vocabulary served by hash at
                                /v1/anth/vocabularies/HASH (SPEC.md §3.16), FILE as
                                anth decode --vocab takes it
+  --model-vocab MODEL=FILE     ANTH_MODEL_VOCAB  (repeatable; comma-separated) the
+                               vocabulary whose token IDs MODEL's streams carry (vLLM's
+                               token_ids): named in a VOCAB frame before the first token
+                               frame an ANTH client gets (SPEC.md §3.13), and served as
+                               --vocab
 `
 
 // proxyEnv is each proxy flag's environment variables, first found first
@@ -117,6 +122,7 @@ var proxyEnv = []struct{ flag, env string }{
 	{"resume-grace", "ANTH_RESUME_GRACE"},
 	{"resume-memory", "ANTH_RESUME_MEMORY"},
 	{"vocab", "ANTH_VOCAB"},
+	{"model-vocab", "ANTH_MODEL_VOCAB"},
 }
 
 // fromEnv sets each flag of fs that args did not from its environment
@@ -153,8 +159,9 @@ type proxyConfig struct {
 	resume                  string
 	resumeTTL, resumeGrace  time.Duration
 	resumeMax, resumeMemory int64
-	// vocabs are the --vocab FILEs, loaded when the proxy starts.
-	vocabs vocabFiles
+	// vocabs are the --vocab FILEs, and modelVocabs the --model-vocab
+	// MODEL=FILEs, loaded when the proxy starts.
+	vocabs, modelVocabs vocabFiles
 }
 
 // vocabFiles is --vocab, which may be given more than once; each value
@@ -201,6 +208,7 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	fs.DurationVar(&c.resumeGrace, "resume-grace", anthhttp.DefaultResumeGrace, "")
 	fs.Int64Var(&c.resumeMemory, "resume-memory", resume.DefaultMemoryMaxBytes, "")
 	fs.Var(&c.vocabs, "vocab", "")
+	fs.Var(&c.modelVocabs, "model-vocab", "")
 	if err := parseFlags("proxy", fs, args); err != nil {
 		return nil, err
 	}
@@ -364,6 +372,10 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		}
 		vocabs = append(vocabs, v)
 	}
+	modelVocabs, err := loadModelVocabs(c.modelVocabs)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
@@ -417,6 +429,7 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 		ResumeMaxBytes:      c.resumeMax,
 		ResumeGrace:         c.resumeGrace,
 		Vocabularies:        vocabs,
+		ModelVocabularies:   modelVocabs,
 	}, chatAPI)
 	var draining atomic.Bool
 	srv := &http.Server{
@@ -449,6 +462,14 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 			paths[i] = anthhttp.VocabulariesPath + hex.EncodeToString(h[:])
 		}
 		attrs = append(attrs, "vocabularies", paths)
+	}
+	if len(modelVocabs) > 0 {
+		named := map[string]string{}
+		for model, v := range modelVocabs {
+			h := v.Hash()
+			named[model] = anthhttp.VocabulariesPath + hex.EncodeToString(h[:])
+		}
+		attrs = append(attrs, "model_vocabularies", named)
 	}
 	// Signals are caught from before the proxy says it listens: one sent
 	// as soon as it does drains, rather than killing it.
@@ -581,4 +602,34 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, c *proxyConfi
 		logger.Info("stopped")
 	}
 	return err
+}
+
+// loadModelVocabs loads --model-vocab's MODEL=FILE values, each FILE
+// once however many models name it; a value without "=", a MODEL given
+// twice or a FILE that does not load is an error at start.
+func loadModelVocabs(values []string) (map[string]*vocab.Vocabulary, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	m := map[string]*vocab.Vocabulary{}
+	byFile := map[string]*vocab.Vocabulary{}
+	for _, kv := range values {
+		model, file, ok := strings.Cut(kv, "=")
+		if model, file = strings.TrimSpace(model), strings.TrimSpace(file); !ok || model == "" || file == "" {
+			return nil, usageErr("proxy", "--model-vocab %q: want MODEL=FILE", kv)
+		}
+		if m[model] != nil {
+			return nil, usageErr("proxy", "--model-vocab: model %q given twice", model)
+		}
+		v := byFile[file]
+		if v == nil {
+			var err error
+			if v, err = loadVocab(file); err != nil {
+				return nil, err
+			}
+			byFile[file] = v
+		}
+		m[model] = v
+	}
+	return m, nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/redistest"
 	"github.com/layer0/anth/messages"
@@ -1137,5 +1138,83 @@ func TestProxyVocab(t *testing.T) {
 	_, errOut, code := runAnthEnv(t, nil, "proxy", "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--vocab", "proxy_test.go")
 	if code == 0 || !strings.Contains(string(errOut), "vocabulary proxy_test.go") {
 		t.Errorf("--vocab of a Go file: exit %d, %s", code, errOut)
+	}
+}
+
+// TestProxyModelVocab: with --model-vocab MODEL=FILE, an ANTH client of
+// MODEL's stream of vLLM token_ids gets one VOCAB frame naming FILE's
+// vocabulary before the first token frame (SPEC.md §3.13), which the
+// proxy serves by hash; another model's stream has none; a value without
+// "=" is refused at start.
+func TestProxyModelVocab(t *testing.T) {
+	stream, err := os.ReadFile("../../testdata/chat/layer0-vllm-reasoning.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(stream)
+	}))
+	defer upstream.Close()
+	file := "../../vocab/testdata/tiny.tiktoken"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vocab.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startProxy(t, nil, "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--log-format", "json", "--model-vocab", "qwen="+file)
+	vocabs := func(model string) (n, first, tokenAt int) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", "http://"+p.addr+"/v1/chat/completions", strings.NewReader(`{"model":"`+model+`","stream":true,"messages":[{"role":"user","content":"Hi"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", anthclient.Accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, err := anthclient.NewFrameReader(resp, chat.API{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		first, tokenAt = -1, -1
+		i := 0
+		for f, err := range fr.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch f.Type {
+			case frame.TypeVocab:
+				fv, err := f.Vocab()
+				if err != nil || v.Check(fv) != nil {
+					t.Errorf("%s: VOCAB frame %+v (%v) does not name %s", model, fv, err, file)
+				}
+				n++
+				first = i
+			case frame.TypeToken, frame.TypeToken32:
+				if tokenAt < 0 {
+					tokenAt = i
+				}
+			}
+			i++
+		}
+		return n, first, tokenAt
+	}
+	if n, at, tokenAt := vocabs("qwen"); n != 1 || tokenAt < 0 || at != tokenAt-1 {
+		t.Errorf("qwen: %d VOCAB frames, at %d, the first token frame at %d", n, at, tokenAt)
+	}
+	if n, _, _ := vocabs("other"); n != 0 {
+		t.Errorf("another model: %d VOCAB frames", n)
+	}
+	h := v.Hash()
+	if resp, err := http.Head("http://" + p.addr + anthhttp.VocabulariesPath + hex.EncodeToString(h[:])); err != nil || resp.StatusCode != 200 {
+		t.Errorf("the model's vocabulary is not served: %v %v", resp, err)
+	}
+	_, errOut, code := runAnthEnv(t, nil, "proxy", "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--model-vocab", file)
+	if code != 2 || !strings.Contains(string(errOut), "MODEL=FILE") {
+		t.Errorf("--model-vocab without MODEL=: exit %d, %s", code, errOut)
 	}
 }
