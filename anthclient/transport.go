@@ -13,6 +13,7 @@ import (
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/internal/iox"
 	"github.com/layer0/anth/sse"
+	"github.com/layer0/anth/vocab"
 )
 
 // Accept is the Accept header a client sends to ask for ANTH and keep SSE
@@ -53,6 +54,15 @@ type Transport struct {
 	// the caller reads one unbroken event stream. Its Transport is not
 	// used.
 	Resume ResumeOptions
+	// Vocabularies are the vocabularies the client holds. A streaming
+	// call lists them in vocab.Header (SPEC.md §3.14), and a response
+	// whose text a server sends as token IDs (a VOCAB frame without the
+	// text flag naming one of them, §3.13) reaches the caller as the
+	// API's ordinary text deltas, made from the IDs (vocab.Text); one
+	// naming a vocabulary not held fails with vocab.ErrUnknownVocabulary,
+	// and an ID the vocabulary lacks with vocab.ErrUnknownToken, never
+	// with text left out.
+	Vocabularies []*vocab.Vocabulary
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -86,6 +96,13 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	// Naming an encoding turns off the transport's own gzip, so it is
 	// named here too and undone below, as the transport would.
 	req.Header.Set("Accept-Encoding", anthhttp.AcceptEncoding+", gzip")
+	if len(t.Vocabularies) > 0 {
+		holds := vocab.Holds{Hashes: make([][32]byte, len(t.Vocabularies))}
+		for i, v := range t.Vocabularies {
+			holds.Hashes[i] = v.Hash()
+		}
+		req.Header.Set(vocab.Header, string(vocab.AppendHolds(nil, holds)))
+	}
 	resp, err := next(req)
 	if err != nil {
 		return resp, err
@@ -111,6 +128,9 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	if resp.Header.Get(anthhttp.ResumeIDHeader) != "" {
 		rs := newResumer(req, resp, src, t.API, next, t.Resume)
 		src, closer = rs, rs
+	}
+	if len(t.Vocabularies) > 0 {
+		src = newTokenText(src, t.Vocabularies)
 	}
 	resp.Body = newStreamBody(src, closer, t.API, coded, body)
 	resp.Header.Del("Content-Encoding")
