@@ -17,9 +17,9 @@ var (
 )
 
 // TestWire measures the bytes every scheme puts on the wire for every
-// workload over HTTP/1.1 (and, with -report, HTTP/2 over TLS), checks that
-// each delivers the workload whole, and holds anth-deflate to issue 14's
-// goals over HTTP/1.1: at most 0.8x the best compressed SSE on long
+// workload over HTTP/1.1 (and, with -report or -bytes, HTTP/2 over TLS),
+// checks that each delivers the workload whole, and holds anth-deflate to
+// issue 14's goals over HTTP/1.1: at most 0.8x the best compressed SSE on long
 // responses, 0.75x on the recordings (0.85x on chat streams obfuscated as
 // the OpenAI API sends them). Bytes are counted, not timed: the
 // goals are deterministic. Over HTTP/2 with TLS every flush costs 31 bytes
