@@ -63,10 +63,10 @@ func credentialsOf(r *http.Request, api bridge.API, w wire) resume.Owner {
 	return resume.OwnerOf(api.Path() + "\x00" + form + "\x00" + r.Header.Get("X-Api-Key") + "\x00" + r.Header.Get("Authorization"))
 }
 
-// tail is a resumable response's side of the relay: it appends the frames
-// the relay gives (before they are written to the client, so no client
-// holds bytes the store lacks, §13) and counts who is attached, for the
-// grace period.
+// tail is a resumable response's side of the relay: it appends the frames,
+// or an event-stream client's events, that the relay gives (before they
+// are written to the client, so no client holds bytes the store lacks,
+// §13.1) and counts who is attached, for the grace period.
 type tail struct {
 	store  resume.Store
 	id     resume.ID
@@ -87,8 +87,8 @@ type tail struct {
 // abandon cancels the upstream: nobody came back within the grace period.
 func (t *tail) abandon() { t.ex.cancel(errAbandoned) }
 
-// keep appends p, whole frames without the magic; end says the response's
-// DONE or ERROR is in p. A failed Append ends the keeping (the store has
+// keep appends p, whole frames without the magic or whole events; end
+// says p ends the response. A failed Append ends the keeping (the store has
 // dropped the tail or cannot be reached): the stream goes on, and a resume
 // gets the store's error.
 func (t *tail) keep(p []byte, end bool) {
@@ -176,9 +176,9 @@ func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
 	if max <= 0 {
 		max = DefaultResumeMaxBytes
 	}
-	// What a stream allocates for its tail counts against its 10 % (SPEC.md
-	// §13.6): the context, the header's value and the cancelling are the
-	// exchange's and the tail's own rather than allocations of their own.
+	// Every stream pays for its tail (SPEC.md §13.6): the context, the
+	// header's value and the cancelling are the exchange's and the tail's
+	// own rather than allocations of their own.
 	t := &tail{store: g.opts.Resume, id: resume.NewID(), ctx: ex.detached, ex: ex, attached: 1, grace: g.opts.ResumeGrace}
 	if t.grace == 0 {
 		t.grace = DefaultResumeGrace
