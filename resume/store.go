@@ -94,11 +94,12 @@ var (
 
 // A Store keeps the tails of responses a gateway is sending, so a client
 // whose connection dropped can read what it missed and then the live rest.
-// The bytes kept are the response's ANTH stream after its magic: whole
-// frames, in order, as the gateway's bridge produced them, uncompressed.
-// The store knows nothing of frames: an offset is a byte offset into those
-// bytes (0 is the first frame), and every Append starts on a frame
-// boundary, which the reader of a resumed tail uses to check a cursor.
+// The bytes kept are what the response's client reads (SPEC.md §13.1): an
+// ANTH client's frames after the magic, uncompressed, or an event-stream
+// client's events, whole, in order. The store knows nothing of either: an
+// offset is a byte offset into those bytes (0 is the first frame or
+// event), and every Append starts on a frame's or an event's boundary,
+// which the reader of a resumed tail uses to check a cursor.
 //
 // A Store is safe for concurrent use: one goroutine appends to a tail while
 // any number follow it.
@@ -106,15 +107,16 @@ type Store interface {
 	// Create starts an empty tail for id. It fails with ErrExists if id
 	// exists.
 	Create(ctx context.Context, id ID, info Info) error
-	// Append adds p, one or more whole frames, at the tail's end; end
-	// marks the response ended (its DONE or ERROR is in p or before), after
+	// Append adds p, one or more whole frames or events, at the tail's
+	// end; end marks the response ended (its end is in p or before), after
 	// which the tail only expires. A store may keep p only until Append
 	// returns, so callers may reuse it.
 	Append(ctx context.Context, id ID, p []byte, end bool) error
 	// Follow opens the tail of id for owner at byte offset from. The
 	// Follower's first chunk starts at or before from (at the start of
 	// the Append that holds from; its start says where), so the caller can
-	// check that from is a frame boundary by walking the frames before it.
+	// check that from is a boundary by walking the frames or events before
+	// it.
 	// A from equal to the bytes kept so far waits for the next Append; one
 	// past them is ErrRange (a gateway appends before it writes to its
 	// client, so no client can have read bytes the store lacks).
