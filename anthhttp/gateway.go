@@ -131,13 +131,14 @@ type GatewayOptions struct {
 	// preflight, which carries no credentials, needs none.
 	Credentials *Credentials
 	// Resume, if set, makes streamed responses on the APIs' paths
-	// resumable (SPEC.md §13): each is named in ResumeIDHeader, its
-	// frames are kept in Resume before they are written to the client,
-	// and a GET on the API's path with that header gets what the client
-	// missed and then the live rest. Nil keeps no tails: responses are
-	// what they were, byte for byte.
+	// resumable (SPEC.md §13): each is named in ResumeIDHeader, what its
+	// client reads (an ANTH client's frames, an event stream's events,
+	// each event then given its id:) is kept in Resume before it is
+	// written to the client, and a GET on the API's path with that header
+	// gets what the client missed and then the live rest. Nil keeps no
+	// tails: responses are what they were, byte for byte.
 	Resume resume.Store
-	// ResumeTTL is how long a tail is kept after its last frame; zero is
+	// ResumeTTL is how long a tail is kept after its last write; zero is
 	// DefaultResumeTTL. A resume after it is 404.
 	ResumeTTL time.Duration
 	// ResumeMaxBytes bounds one response's tail; zero is
