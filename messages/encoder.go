@@ -109,7 +109,9 @@ func (e *Encoder) drain() error {
 		}
 		if e.out, err = e.core.frame(e.out, f); err != nil {
 			if se, ok := err.(*Error); ok {
-				se.Offset = e.fr.Offset()
+				// Where the frame the mapping refuses starts, as chat's
+				// Encoder and the JavaScript twins say it.
+				se.Offset = e.fr.Offset() - int64(f.Size())
 			}
 			break
 		}

@@ -152,12 +152,14 @@ func TestEncoderWrites(t *testing.T) {
 			}
 		}
 	}
-	// A frame error and a writer error at once: the frame's, with its offset.
-	bad := append(frame.AppendText(frame.AppendMagic(nil), 0, []byte("x")), frame.AppendBlock(nil, 9, frame.BlockStop)...)
+	// A frame error and a writer error at once: the frame's, with its offset
+	// (where the frame starts).
+	good := frame.AppendText(frame.AppendMagic(nil), 0, []byte("x"))
+	bad := append(good, frame.AppendBlock(nil, 9, frame.BlockStop)...)
 	w = recordingWriter{err: broken}
 	_, err := NewEncoder(&w, EncoderOptions{}).Write(bad)
 	var se *Error
-	if !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != int64(len(bad)) {
-		t.Errorf("malformed ANTH to a failing writer: %v, want ErrMalformed at %d", err, len(bad))
+	if !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != int64(len(good)) {
+		t.Errorf("malformed ANTH to a failing writer: %v, want ErrMalformed at %d", err, len(good))
 	}
 }

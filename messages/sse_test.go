@@ -245,3 +245,28 @@ func TestLegalSSE(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoderErrorOffset: a frame the mapping refuses (the stop of a block
+// that never started) is reported where that frame starts, whether the
+// stream comes whole or a byte at a time, as chat's Encoder reports it.
+func TestEncoderErrorOffset(t *testing.T) {
+	b := frame.AppendMagic(nil)
+	b = frame.AppendText(b, 0, []byte("hi"))
+	at := int64(len(b))
+	b = frame.AppendBlock(b, 3, frame.BlockStop)
+	b = frame.AppendDone(b, frame.StopEndTurn, "")
+	for _, step := range []int{len(b), 1} {
+		e := NewEncoder(io.Discard, EncoderOptions{})
+		var err error
+		for i := 0; i < len(b) && err == nil; i += step {
+			_, err = e.Write(b[i:min(i+step, len(b))])
+		}
+		if err == nil {
+			err = e.Close()
+		}
+		var me *Error
+		if !errors.Is(err, ErrMalformed) || !errors.As(err, &me) || me.Offset != at {
+			t.Errorf("writes of %d: %v, want ErrMalformed at %d", step, err, at)
+		}
+	}
+}

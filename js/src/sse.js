@@ -472,7 +472,8 @@ function usageCounts(u, startInput) {
  *
  * write is async because a deflated EVENT is inflated with
  * DecompressionStream; await each write before the next. Errors are
- * AnthErrors with the offset in the ANTH stream, and sticky.
+ * AnthErrors with the offset in the ANTH stream (for a frame the mapping
+ * refuses, where that frame starts), and sticky.
  */
 export class SSEEncoder {
   /** @param {EncoderOptions} [options] */
@@ -480,7 +481,7 @@ export class SSEEncoder {
     this.#core = new ToSSE(options);
   }
 
-  #reader = new FrameReader();
+  #reader = new FrameReader({ frameStarts: true });
   #core;
   /** @type {unknown} */
   #err;
@@ -500,14 +501,18 @@ export class SSEEncoder {
       this.#err = e;
       throw e;
     }
+    // An error of the conversion is reported where its frame starts, as
+    // Go's Encoder does.
+    const starts = this.#reader.starts;
+    let at = -1;
     try {
-      for (const f of frames) {
-        const p = this.#core.frame(f);
+      for (let i = 0; i < frames.length; i++) {
+        at = starts[i];
+        const p = this.#core.frame(frames[i]);
         if (p) await p;
       }
     } catch (e) {
-      // Errors of the conversion are about the frame just read.
-      this.#err = e instanceof AnthError && e.offset === -1 ? new AnthError(e.kind, this.#reader.offset, e.detail, e.type, { cause: e }) : e;
+      this.#err = e instanceof AnthError && e.offset === -1 ? new AnthError(e.kind, at, e.detail, e.type, { cause: e }) : e;
       // The events of the frames before it still go out, as in Go; the
       // next call throws, as FrameReader defers its errors.
       if (this.#core.out.n === 0) throw this.#err;

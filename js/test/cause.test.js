@@ -12,11 +12,13 @@ import {
   EventEncoding,
   EventReader,
   FrameReader,
+  SSEEncoder,
   StatusError,
   encodeBlock,
   encodeDone,
   encodeEvent,
   encodeMagic,
+  encodeText,
   inflateEvent,
   readFrames,
   requestToJSON,
@@ -49,10 +51,17 @@ test('SSEEncoder: a conversion error placed at its stream offset wraps the error
   assert.ok(e.cause instanceof AnthError && e.cause.offset === -1 && e.cause.kind === 'Malformed', String(e.cause));
   assert.equal(e.cause.detail, e.detail);
   assert.ok(e.cause.cause instanceof Error && !(e.cause.cause instanceof AnthError));
-  // A rule of the conversion: the stop of a block that has not started.
-  const stop = concat([encodeMagic(), encodeBlock(3, 0), encodeDone(1)]);
+  // A rule of the conversion: the stop of a block that has not started,
+  // reported where that frame starts (as Go's messages.Encoder does), whole
+  // or a byte at a time.
+  const head = concat([encodeMagic(), encodeText(0, 'hi')]);
+  const stop = concat([head, encodeBlock(3, 0), encodeDone(1)]);
   const s = await toSSE(stop).catch((e) => e);
-  assert.ok(s instanceof AnthError && s.offset > 0 && s.cause instanceof AnthError && s.cause.offset === -1, String(s));
+  assert.ok(s instanceof AnthError && s.offset === head.length && s.cause instanceof AnthError && s.cause.offset === -1, String(s));
+  const enc = new SSEEncoder();
+  let b = null;
+  for (let i = 0; i < stop.length && !b; i++) b = await enc.write(stop.subarray(i, i + 1)).then(() => null, (e) => e);
+  assert.ok(b instanceof AnthError && b.offset === head.length, `byte by byte: ${b}`);
 });
 
 test('requestToJSON: a magic that is neither form is BadMagic naming both, caused by the seed reader\'s', () => {
