@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/hex"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -138,21 +137,14 @@ func (vs vocabularies) serve(g *Gateway, w http.ResponseWriter, r *http.Request,
 }
 
 // acceptsGzip reports whether Accept-Encoding values name gzip (or *)
-// with a q above 0 (RFC 9110 §12.5.3).
+// with a q above 0 (RFC 9110 §12.5.3), each element read as negotiation
+// reads Accept's and Accept-Encoding's (acceptElement).
 func acceptsGzip(values []string) bool {
 	for _, v := range values {
-		for m := range strings.SplitSeq(v, ",") {
-			name, params, _ := strings.Cut(m, ";")
-			name = strings.ToLower(strings.TrimSpace(name))
-			if name != "gzip" && name != "*" {
-				continue
+		for part := range strings.SplitSeq(v, ",") {
+			if coding, q, _, ok := acceptElement(part); ok && q > 0 && (strings.EqualFold(coding, "gzip") || coding == "*") {
+				return true
 			}
-			if q, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(params)), "q="); ok {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(q), 64); err != nil || f <= 0 {
-					continue
-				}
-			}
-			return true
 		}
 	}
 	return false
