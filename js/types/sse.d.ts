@@ -40,7 +40,8 @@ export class Sink {
  *
  * write is async because a deflated EVENT is inflated with
  * DecompressionStream; await each write before the next. Errors are
- * AnthErrors with the offset in the ANTH stream, and sticky.
+ * AnthErrors with the offset in the ANTH stream (for a frame the mapping
+ * refuses, where that frame starts), and sticky.
  */
 export class SSEEncoder {
     /** @param {EncoderOptions} [options] */
