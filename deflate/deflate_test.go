@@ -492,15 +492,15 @@ func TestRecordInsideBlock(t *testing.T) {
 
 // TestRecordCut: a Writer ends a record by itself as soon as it holds
 // maxRecord bytes, the room for the DICTID and the length included, and
-// not before: these 16,376 bytes of 8-bit literals (and a few short matches) reach it
+// not before: these 16,382 bytes of 8-bit literals (and a few short matches) reach it
 // exactly, and all but their last byte do not.
 func TestRecordCut(t *testing.T) {
-	b := make([]byte, 16376)
+	b := make([]byte, 16382)
 	rand.NewChaCha8([32]byte{9}).Read(b)
 	for i := range b {
 		b[i] %= 0x90 // the literals of 8-bit codes
 	}
-	for _, c := range []struct{ n, records int }{{16375, 0}, {16376, 1}} {
+	for _, c := range []struct{ n, records int }{{16381, 0}, {16382, 1}} {
 		var out recordWriter
 		w := NewWriter(&out, nil)
 		if n, err := w.Write(b[:c.n]); n != c.n || err != nil || len(out.ends) != c.records {

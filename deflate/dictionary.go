@@ -10,6 +10,7 @@ type Dictionary struct {
 	b      []byte
 	id     uint32 // its DICTID
 	head   [1 << hashBits]uint32
+	head3  [1 << hash3Bits]uint32
 	prev   []uint16 // the chains of the dictionary's positions
 	hashed int
 }
@@ -20,7 +21,7 @@ func NewDictionary(dict []byte) *Dictionary {
 	d := &Dictionary{b: append([]byte(nil), dict[max(0, len(dict)-window):]...)}
 	d.id = adler32.Checksum(d.b)
 	var prev [window]uint16
-	insert(&d.head, &prev, d.b, 0, &d.hashed, len(d.b))
+	insert(&d.head, &d.head3, &prev, d.b, 0, &d.hashed, len(d.b))
 	d.prev = prev[:len(d.b)]
 	return d
 }

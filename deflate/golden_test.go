@@ -34,6 +34,12 @@ func goldenInputs() []goldenInput {
 		const s = "UNIQUE-string_9"
 		return s + strings.Repeat("\x00", d-len(s)) + s
 	}
+	// Three bytes that occur again d bytes after they start, followed
+	// by another byte each time: a match of 3 bytes only, taken up to
+	// tooFar3 back, where its bits are still fewer than the literals'.
+	three := func(d int) string {
+		return "Q#Z" + strings.Repeat("\x00", d-3) + "Q#Z!"
+	}
 	// A 100-byte string, a copy of its first niceMatch bytes, and the
 	// whole string again: the copy is the nearer candidate, a match of
 	// exactly niceMatch bytes, which ends the search; the first is longer.
@@ -69,6 +75,8 @@ func goldenInputs() []goldenInput {
 		{"distance window-2", nil, []string{again(window - 2)}, true},
 		{"distance window-1", nil, []string{again(window - 1)}, true},
 		{"distance window", nil, []string{again(window)}, true},
+		{"three at tooFar3", nil, []string{three(tooFar3)}, true},
+		{"three past tooFar3", nil, []string{three(tooFar3 + 1)}, true},
 		{"nice match", nil, []string{nice}, true},
 		{"chain limit", nil, []string{chain.String()}, true},
 		{"lazy at lazyMatch", nil, []string{lazy}, true},
@@ -91,14 +99,16 @@ func TestGolden(t *testing.T) {
 		in, out int
 		sha     string
 	}{
-		"english deltas":     {33377, 26671, "165b56de3e8c3166"},
-		"chinese deltas":     {24732, 26442, "cf5174a7707d5555"},
-		"code deltas":        {34505, 23800, "b333fd75d135b274"},
-		"english whole":      {442413, 196644, "21967453f2fa95f2"},
-		"english tokens":     {22012, 29366, "278055dc42646562"},
+		"english deltas":     {33377, 26586, "280e2f2210db7ef4"},
+		"chinese deltas":     {24732, 26211, "95707a88dd82b793"},
+		"code deltas":        {34505, 23733, "6e2ccd39bf27a729"},
+		"english whole":      {442413, 196684, "8f8e5f78132634e9"},
+		"english tokens":     {22012, 29257, "f355e9078634add9"},
 		"distance window-2":  {32781, 345, "1d90a13987b22b09"},
 		"distance window-1":  {32782, 355, "56fe3bccd47bcd6c"},
 		"distance window":    {32783, 355, "e121daef30e888e1"},
+		"three at tooFar3":   {4100, 51, "fc1ecf0682fd2388"},
+		"three past tooFar3": {4101, 51, "d49932eea54437cb"},
 		"nice match":         {1265, 1173, "51920df233eed26e"},
 		"chain limit":        {792, 132, "1135ca348a4803af"},
 		"lazy at lazyMatch":  {671, 676, "6b8e83ee53f44fc2"},
