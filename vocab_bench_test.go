@@ -164,39 +164,9 @@ func textFrames(v *vocab.Vocabulary) func(b []byte, ids []uint32) []byte {
 
 func tokenFrames(b []byte, ids []uint32) []byte { return frame.AppendToken(b, ids...) }
 
-// tokenRuns writes a TOKEN frame for each run of narrow IDs and a TOKEN32
-// frame for each run of wide ones, keeping a narrow run inside a wide frame
-// when its own frame's header would cost more than the 2 bytes an ID saves.
-func tokenRuns(b []byte, ids []uint32) []byte {
-	for len(ids) > 0 {
-		n := 1
-		if ids[0] > 0xFFFF {
-			// extend the wide frame over wide IDs and over narrow runs too short to pay their header
-			for n < len(ids) {
-				if ids[n] > 0xFFFF {
-					n++
-					continue
-				}
-				k := n
-				for k < len(ids) && ids[k] <= 0xFFFF {
-					k++
-				}
-				if k < len(ids) && 2*(k-n) < 2*frame.HeaderSize {
-					n = k
-					continue
-				}
-				break
-			}
-		} else {
-			for n < len(ids) && ids[n] <= 0xFFFF {
-				n++
-			}
-		}
-		b = frame.AppendToken(b, ids[:n]...)
-		ids = ids[n:]
-	}
-	return b
-}
+// tokenRuns writes a flush's IDs split into runs, as frame.Writer's
+// WriteToken does (frame.AppendTokenRuns).
+func tokenRuns(b []byte, ids []uint32) []byte { return frame.AppendTokenRuns(b, ids...) }
 
 // BenchmarkTokenBytes reports the bytes a body spends per token, for IDs in
 // TOKEN/TOKEN32 frames (as AppendToken writes a flush's IDs, and split into

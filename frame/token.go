@@ -35,6 +35,42 @@ func AppendToken(b []byte, ids ...uint32) []byte {
 	return b
 }
 
+// AppendTokenRuns appends ids as AppendToken does, but split into runs
+// (SPEC.md §3.1): a TOKEN frame for each run of IDs below 65,536 and a
+// TOKEN32 frame for each run of wider ones, a narrow run between wide IDs
+// staying inside the TOKEN32 frame when its own frame's 3-byte header and
+// the second TOKEN32 frame's it would make cost more than the 2 bytes an ID
+// saves (a run of 1 or 2). AppendToken widens the whole call instead: one
+// wide ID among 16 o200k IDs doubles that frame. Inside anth-deflate, whose
+// measurements chose this rule over the split fewest in raw bytes (which
+// also takes a narrow ID at either end of a TOKEN32 frame in, 1 byte less
+// raw and 1 % more coded on o200k at 16 IDs a flush), a batch of 16 costs
+// 5–7 % less than AppendToken's. Frame.Tokens reads the IDs back in order.
+// No IDs append nothing.
+func AppendTokenRuns(b []byte, ids ...uint32) []byte {
+	for len(ids) > 0 {
+		n := narrowRun(ids)
+		if n == 0 {
+			// A TOKEN32 frame: wide IDs, and the narrow runs between them
+			// too short to pay for two headers.
+			for n < len(ids) {
+				if ids[n] > 0xFFFF {
+					n++
+					continue
+				}
+				m := narrowRun(ids[n:])
+				if n+m == len(ids) || 2*m >= 2*HeaderSize {
+					break
+				}
+				n += m
+			}
+		}
+		b = AppendToken(b, ids[:n]...)
+		ids = ids[n:]
+	}
+	return b
+}
+
 // SizeToken returns the number of bytes AppendToken appends for ids.
 func SizeToken(ids ...uint32) int {
 	n := len(ids)
@@ -87,4 +123,14 @@ func (f Frame) TokenCount() int {
 		return len(f.Payload) / 4
 	}
 	return 0
+}
+
+// narrowRun returns how many of ids' leading IDs fit in 16 bits.
+func narrowRun(ids []uint32) int {
+	for i, id := range ids {
+		if id > 0xFFFF {
+			return i
+		}
+	}
+	return len(ids)
 }

@@ -279,7 +279,8 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
-// WriteToken writes ids as TOKEN or TOKEN32 frames (see AppendToken).
+// WriteToken writes ids as TOKEN and TOKEN32 frames, wide IDs split from
+// runs of narrow ones where that is smaller (see AppendTokenRuns).
 func (w *Writer) WriteToken(ids ...uint32) error {
 	start, err := w.begin()
 	if err != nil {
@@ -288,7 +289,7 @@ func (w *Writer) WriteToken(ids ...uint32) error {
 	if len(ids) == 0 {
 		return w.abort(nil)
 	}
-	w.pending = AppendToken(w.pending, ids...)
+	w.pending = AppendTokenRuns(w.pending, ids...)
 	return w.commit(start)
 }
 
