@@ -10,6 +10,7 @@ export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, Vocab
 export {
   encodeMagic,
   encodeToken,
+  encodeTokenRuns,
   encodeUsage,
   encodeCacheUsage,
   encodeError,

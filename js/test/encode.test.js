@@ -2,9 +2,10 @@
 // and the checks Go's Writer makes.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import test from 'node:test';
 
-import { EventEncoding, FrameReader, StopReason, Type, encodeBlock, encodeDelta, encodeDone, encodeEvent, encodeMagic, encodePad, encodeToken, encodeUsage } from '../src/index.js';
+import { EventEncoding, FrameReader, StopReason, Type, encodeBlock, encodeDelta, encodeDone, encodeEvent, encodeMagic, encodePad, encodeToken, encodeTokenRuns, encodeUsage } from '../src/index.js';
 import { concat } from './helpers.js';
 
 function raw(b) {
@@ -42,4 +43,14 @@ test('encoders refuse what a reader would reject', () => {
   assert.throws(() => encodeUsage({ inputTokens: 0, outputTokens: 0, cacheHitRatio: 1_000_001 }), RangeError);
   assert.throws(() => encodeToken([2 ** 32]), RangeError);
   assert.equal(encodeBlock(65535, 0)[0], Type.BLOCK);
+});
+
+test('encodeTokenRuns writes the bytes Go writes (interop/tokenruns_test.go)', () => {
+  const cases = JSON.parse(readFileSync(new URL('./testdata/tokenruns-golden.json', import.meta.url), 'utf8'));
+  assert.ok(cases.length > 100);
+  for (const c of cases) {
+    const got = encodeTokenRuns(c.ids);
+    assert.equal(Buffer.from(got).toString('hex'), c.frames, `ids ${c.ids}`);
+    assert.deepEqual(raw(got).flatMap((f) => f.tokens()), c.ids);
+  }
 });

@@ -14,6 +14,17 @@ export function encodeMagic(): Uint8Array<ArrayBuffer>;
  */
 export function encodeToken(ids: ArrayLike<number>): Uint8Array;
 /**
+ * encodeTokenRuns encodes token IDs as encodeToken does, but split into runs
+ * (SPEC.md §3.1, Go's AppendTokenRuns): a TOKEN frame for each run of IDs
+ * below 65,536 and a TOKEN32 frame for each run of wider ones, a narrow run
+ * of 1 or 2 between wide IDs staying inside the TOKEN32 frame (its own
+ * header and the second TOKEN32 frame's would cost more than the 2 bytes an
+ * ID saves). One wide ID among 16 o200k IDs no longer doubles the batch.
+ * @param {ArrayLike<number>} ids
+ * @returns {Uint8Array}
+ */
+export function encodeTokenRuns(ids: ArrayLike<number>): Uint8Array;
+/**
  * encodeUsage encodes a USAGE frame (SPEC.md §3.2).
  * @param {import('./frame.js').Usage} u
  */
