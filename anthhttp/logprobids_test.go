@@ -2,14 +2,12 @@ package anthhttp_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 
@@ -23,30 +21,6 @@ import (
 	"github.com/layer0/anth/sse"
 	"github.com/layer0/anth/vocab"
 )
-
-// o200k loads o200k_base from package vocab's testdata, with its specials.
-func o200k(t testing.TB) *vocab.Vocabulary {
-	t.Helper()
-	f, err := os.Open("../vocab/testdata/o200k_base.tiktoken.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vocab.ParseTiktoken(b, vocab.O200KBaseSpecials())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _ = v.Named("o200k_base")
-	return v
-}
 
 // chunksOf reads an SSE stream's chunks as JSON values (numbers as
 // written); [DONE] as the string.
@@ -85,7 +59,7 @@ func chunksOf(t *testing.T, b []byte) []any {
 // whole.
 func TestGatewayLogprobIDs(t *testing.T) {
 	const name, model = "openai-go_streamaccumulator.sse", "gpt-4o-2024-05-13"
-	v := o200k(t)
+	v := loadO200k(t)
 	rec := testdata.Chat(t)[name]
 	if !bytes.Contains(rec, []byte(`"model":"`+model+`"`)) {
 		t.Fatalf("%s is not %s's", name, model)

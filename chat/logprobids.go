@@ -16,12 +16,13 @@ import (
 // back as SSE sees vLLM's field (SPEC.md §3.14).
 //
 // A choice gets "token_ids" only when it has none, its logprobs.content
-// and logprobs.refusal arrays hold at least one entry between them, and
+// and logprobs.refusal arrays (in the order they come) hold at least one
+// entry between them, and
 // every entry's "bytes" is an array of integers 0–255 that lookup maps to
 // an ID; otherwise it is left as it is, logprobs and text and all (the
 // text wins: an ID is never guessed).
 //
-// Bound: the chunk, compacted, grows by at most 15 bytes a choice changed
+// Bound: the chunk grows by at most 15 bytes a choice changed
 // (`,"token_ids":[]`) and 11 an ID (10 digits and a comma); a changed
 // choice holds at least `{"logprobs":{"content":[]}}` and each entry at
 // least `{"bytes":[0]},`, 27 and 14 bytes, so the output is under twice the
@@ -32,7 +33,6 @@ type logprobIDs struct {
 	ids    []uint32 // the IDs of the choices changed, in order
 	at     []idsAt  // where each changed choice's IDs go
 	tok    []byte   // one entry's bytes
-	js     []byte   // the chunk compacted
 	out    []byte   // the chunk rewritten
 }
 
@@ -43,23 +43,17 @@ type idsAt struct{ pos, n int }
 // tokenIDsMember is what a changed choice gains before its IDs.
 const tokenIDsMember = `,"token_ids":[`
 
-// appendChunk appends chunk, compacted, with the IDs added and reports
-// true, or reports false and appends nothing when no choice of it changes
-// (or it is not JSON: the Decoder reports that of the chunk as it came).
-// chunk is the data of one event; the Decoder compacts it anyway (§7b),
-// and jsonlex reads arrays and objects only compact.
+// appendChunk appends chunk with the IDs added and reports true, or
+// reports false and appends nothing when no choice of it changes. chunk
+// is the data of one event, compact or not; JSON that is not well formed
+// may come out changed, and the Decoder then refuses it as it would have
+// refused the chunk, at the event's offset.
 func (x *logprobIDs) appendChunk(dst, chunk []byte) ([]byte, bool) {
 	x.ids, x.at = x.ids[:0], x.at[:0]
-	if _, ok := jsonlex.Field(chunk, "choices"); !ok {
-		return dst, false // no choices: nothing to compact for
-	}
-	js, ok := jsonlex.AppendCompact(x.js[:0], chunk)
-	x.js = js
+	choices, ok := jsonlex.Field(chunk, "choices")
 	if !ok {
 		return dst, false
 	}
-	chunk = js
-	choices, _ := jsonlex.Field(chunk, "choices")
 	jsonlex.Elements(choices, func(c []byte) bool {
 		start := len(x.ids)
 		if x.choice(c) {
@@ -92,29 +86,31 @@ func (x *logprobIDs) appendChunk(dst, chunk []byte) ([]byte, bool) {
 }
 
 // choice appends to x.ids the IDs of choice c's logprobs entries and
-// reports whether c gets them.
+// reports whether c gets them. One pass over c's members, one over its
+// logprobs': a chunk is read about twice.
 func (x *logprobIDs) choice(c []byte) bool {
-	if len(c) == 0 || c[0] != '{' {
-		return false
-	}
-	if _, ok := jsonlex.Field(c, "token_ids"); ok {
-		return false // the upstream's own IDs (vLLM's): they stand
-	}
-	lp, ok := jsonlex.Field(c, "logprobs")
-	if !ok || len(lp) == 0 || lp[0] != '{' {
+	var lp []byte
+	own := false
+	if !jsonlex.Members(c, func(k, v []byte) bool {
+		switch string(k) {
+		case `"token_ids"`:
+			own = true // the upstream's own IDs (vLLM's): they stand
+			return false
+		case `"logprobs"`:
+			lp = v
+		}
+		return true
+	}) || own || len(lp) == 0 || lp[0] != '{' {
 		return false
 	}
 	start := len(x.ids)
-	for _, field := range [...]string{"content", "refusal"} {
-		entries, ok := jsonlex.Field(lp, field)
-		if !ok || string(entries) == "null" {
-			continue
+	return jsonlex.Members(lp, func(k, v []byte) bool {
+		switch string(k) {
+		case `"content"`, `"refusal"`:
+			return string(v) == "null" || jsonlex.Elements(v, x.entry)
 		}
-		if !jsonlex.Elements(entries, x.entry) {
-			return false
-		}
-	}
-	return len(x.ids) > start
+		return true
+	}) && len(x.ids) > start
 }
 
 // entry appends the ID of one logprobs entry, {"token":…,"bytes":[…],…},

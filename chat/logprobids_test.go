@@ -135,7 +135,7 @@ func TestLogprobIDs(t *testing.T) {
 		{"content then refusal", chunk(choice("["+entry("Hi")+"]", "["+entry("x")+"]")), [][]uint32{{13225, 199998}}},
 		{"largest ID", chunk(choice("["+entry("\x00")+"]", "null")), [][]uint32{{4194303}}},
 		{"two choices, one maps", chunk(choice("["+entry("Hi")+"]", "null"), choice("["+entry("nope")+"]", "null")), [][]uint32{{13225}, nil}},
-		{"whitespace compacted", "{ \"choices\" : [ { \"logprobs\" : { \"content\" : [ { \"bytes\" : [ 72 , 105 ] } ] } } ] }", [][]uint32{{13225}}},
+		{"whitespace kept", "{ \"choices\" : [ { \"logprobs\" : { \"content\" : [ { \"bytes\" : [ 72 , 105 ] } ] } } ] }", [][]uint32{{13225}}},
 		{"empty object around", `{"choices":[{"logprobs":{"content":[{"bytes":[72,105]}]}}]}`, [][]uint32{{13225}}},
 		// Left alone.
 		{"role chunk, no entries", chunk(choice("[]", "null")), [][]uint32{nil}},
