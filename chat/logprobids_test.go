@@ -400,3 +400,37 @@ func TestDecoderSetLookup(t *testing.T) {
 		t.Fatalf("%d recordings with logprobs", n)
 	}
 }
+
+// TestDecoderSetLookupBound: with IDs added, a Decoder still writes at
+// most 2 bytes of ANTH per byte of SSE (SPEC.md §7b.6), for the streams
+// that grow most: a chunk of many choices of one one-byte entry each,
+// every ID of 7 digits, which travels whole (its IDs in the EVENT's
+// JSON); and templated one-token
+// chunks of no text, each then a TOKEN32 frame.
+func TestDecoderSetLookupBound(t *testing.T) {
+	one := `{"logprobs":{"content":[{"bytes":[0]}]}}`
+	streams := map[string]string{
+		"whole":     `data: {"choices":[` + strings.Repeat(one+",", 999) + one + "]}\n\ndata: [DONE]\n\n",
+		"templated": strings.Repeat(`data: {"choices":[{"index":0,"delta":{"content":""},"logprobs":{"content":[{"bytes":[0]}]}}]}`+"\n\n", 1000) + "data: [DONE]\n\n",
+	}
+	for name, s := range streams {
+		for _, opts := range []DecoderOptions{{}, {RawEvents: true}} {
+			d := NewDecoder(strings.NewReader(s), opts)
+			d.SetLookup(testLookup)
+			anth, err := io.ReadAll(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A chunk of several choices travels whole (§7b.3), its IDs
+			// in its JSON; a templated one's in TOKEN frames.
+			if n := len(tokenIDs(t, anth)); name == "templated" && n != 1000 || len(anth) <= len(toANTH(t, []byte(s), opts)) {
+				t.Fatalf("%s: %d IDs in TOKEN frames; %d bytes of ANTH", name, n, len(anth))
+			}
+			r := float64(len(anth)) / float64(len(s))
+			t.Logf("%s %+v: %d bytes of SSE → %d of ANTH (%.3f)", name, opts, len(s), len(anth), r)
+			if r > 2 {
+				t.Errorf("%s %+v: %.3f bytes of ANTH per byte of SSE", name, opts, r)
+			}
+		}
+	}
+}
