@@ -3,11 +3,13 @@ package anthhttp_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,7 +58,7 @@ func chunksOf(t *testing.T, b []byte) []any {
 // each chunk with logprobs and nothing else. Without text, without the
 // hash, or to an SSE client, the stream is what it was before; a chunk
 // whose bytes map to no token is left as it came and the stream is
-// whole.
+// whole. The plain client's frames and their SSE are testdata/golden/chat-ids'.
 func TestGatewayLogprobIDs(t *testing.T) {
 	const name, model = "openai-go_streamaccumulator.sse", "gpt-4o-2024-05-13"
 	v := loadO200k(t)
@@ -218,6 +220,15 @@ func TestGatewayLogprobIDs(t *testing.T) {
 			}
 			if diff := cmp.Diff(wantChunks, chunksOf(t, back.Bytes())); diff != "" {
 				t.Errorf("%s %q: chunks written back (-want +got):\n%s", stream, encoding, diff)
+			}
+			if stream == model && encoding == "" {
+				// The JavaScript package's tests write these frames back
+				// as SSE and compare (js/test/chatids.test.js).
+				dir := testdata.Path("golden", "chat-ids")
+				update := flag.Lookup("update").Value.(flag.Getter).Get().(bool)
+				const regenerate = "go test ./anthhttp -run TestGatewayLogprobIDs -update"
+				testdata.Golden(t, filepath.Join(dir, name[:len(name)-len(".sse")]+".anth"), got, update, regenerate)
+				testdata.Golden(t, filepath.Join(dir, name), back.Bytes(), update, regenerate)
 			}
 			t.Logf("%s %q: %d IDs, %d bytes of frames (%d without IDs)", stream, encoding, len(ids), len(got), len(fetch(plain, stream, anthclient.Accept, encoding, "")))
 		}
