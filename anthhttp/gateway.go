@@ -166,7 +166,11 @@ type GatewayOptions struct {
 	// request's vocab.Header lists its hash), so a client that holds it
 	// can read the IDs, and the gateway serves it as it serves
 	// Vocabularies. Another model's IDs stay as they are, their
-	// vocabulary agreed out of band (§3.1).
+	// vocabulary agreed out of band (§3.1). For an API that reports each
+	// token's bytes but not its ID (the OpenAI API's logprobs), an ANTH
+	// client whose vocab.Header lists a byte-level vocabulary's hash and
+	// text gets the IDs too, as token_ids (§3.14,
+	// vocab.Vocabulary.Lookup, chat.Decoder.SetLookup).
 	ModelVocabularies map[string]*vocab.Vocabulary
 }
 
