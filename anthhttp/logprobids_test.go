@@ -252,3 +252,48 @@ func TestGatewayLogprobIDs(t *testing.T) {
 		t.Errorf("an SSE client's stream changed")
 	}
 }
+
+// TestGatewayLogprobIDsForwardHeaders: the gateway reads Anth-Vocabularies
+// from its client's request, not from the upstream's, which an allow-list
+// (GatewayOptions.ForwardHeaders) without it strips: the client still
+// gets the VOCAB frame by digest and the IDs.
+func TestGatewayLogprobIDsForwardHeaders(t *testing.T) {
+	const model = "gpt-4o-2024-05-13"
+	v := loadO200k(t)
+	up := &chatUpstream{streams: map[string][]byte{model: testdata.Chat(t)["openai-go_streamaccumulator.sse"]}}
+	us := httptest.NewServer(up)
+	defer us.Close()
+	u, _ := url.Parse(us.URL)
+	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: u, ForwardHeaders: []string{"Content-Type"}, ModelVocabularies: map[string]*vocab.Vocabulary{model: v}}, chat.API{}))
+	defer gw.Close()
+	req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", strings.NewReader(`{"model":"`+model+`","logprobs":true,"stream":true,"messages":[]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", anthclient.Accept)
+	req.Header.Set(vocab.Header, string(vocab.AppendHolds(nil, vocab.Holds{Hashes: [][32]byte{v.Hash()}, Text: true})))
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	fr, err := anthclient.NewFrameReader(resp, chat.API{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint32
+	var flags frame.VocabFlags
+	for f, err := range fr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch f.Type {
+		case frame.TypeVocab:
+			fv, _ := f.Vocab()
+			flags = fv.Flags
+		case frame.TypeToken, frame.TypeToken32:
+			ids, _ = f.Tokens(ids)
+		}
+	}
+	if flags != frame.VocabText|frame.VocabDigest || len(ids) != 184 {
+		t.Errorf("VOCAB flags %b, %d IDs; want the digest form and 184", flags, len(ids))
+	}
+}
