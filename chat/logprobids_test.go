@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/jsonlex"
+	"github.com/layer0/anth/sse"
 	"pgregory.net/rapid"
 )
 
@@ -433,4 +434,79 @@ func TestDecoderSetLookupBound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkLogprobIDs adds IDs to each chunk of openai-go's recording (184
+// with logprobs, 198 in all): appendChunk, against what a user would
+// write with encoding/json (decode the chunk, add token_ids to each
+// choice, encode), and against compacting the chunk, which the Decoder
+// does to every chunk anyway.
+func BenchmarkLogprobIDs(b *testing.B) {
+	var chunks [][]byte
+	total := 0
+	sc := sse.NewScanner(bytes.NewReader(recordings(b)["openai-go_streamaccumulator.sse"]), 0)
+	for {
+		_, data, err := sc.Next()
+		if err != nil {
+			break
+		}
+		if string(data) != doneData {
+			chunks = append(chunks, bytes.Clone(data))
+			total += len(data)
+		}
+	}
+	lookup := func(b []byte) (uint32, bool) { return uint32(len(b)), true }
+	b.Run("appendChunk", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		x := logprobIDs{lookup: lookup}
+		for b.Loop() {
+			for _, c := range chunks {
+				x.out, _ = x.appendChunk(x.out[:0], c)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(chunks)), "ns/chunk")
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, c := range chunks {
+				var m map[string]any
+				json.Unmarshal(c, &m)
+				cs, _ := m["choices"].([]any)
+				for _, ch := range cs {
+					cm := ch.(map[string]any)
+					lp, _ := cm["logprobs"].(map[string]any)
+					es, _ := lp["content"].([]any)
+					var ids []uint32
+					for _, e := range es {
+						bs, _ := e.(map[string]any)["bytes"].([]any)
+						tok := make([]byte, len(bs))
+						for i, x := range bs {
+							tok[i] = byte(x.(float64))
+						}
+						id, _ := lookup(tok)
+						ids = append(ids, id)
+					}
+					if ids != nil {
+						cm["token_ids"] = ids
+					}
+				}
+				json.Marshal(m)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(chunks)), "ns/chunk")
+	})
+	b.Run("compact", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		var out []byte
+		for b.Loop() {
+			for _, c := range chunks {
+				out, _ = jsonlex.AppendCompact(out[:0], c)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(chunks)), "ns/chunk")
+	})
 }
