@@ -166,7 +166,11 @@ type GatewayOptions struct {
 	// request's vocab.Header lists its hash), so a client that holds it
 	// can read the IDs, and the gateway serves it as it serves
 	// Vocabularies. Another model's IDs stay as they are, their
-	// vocabulary agreed out of band (§3.1).
+	// vocabulary agreed out of band (§3.1). For an API that reports each
+	// token's bytes but not its ID (the OpenAI API's logprobs), an ANTH
+	// client whose vocab.Header lists a byte-level vocabulary's hash and
+	// text gets the IDs too, as token_ids (§3.14,
+	// vocab.Vocabulary.Lookup, chat.Decoder.SetLookup).
 	ModelVocabularies map[string]*vocab.Vocabulary
 }
 
@@ -290,6 +294,7 @@ type exchange struct {
 	detached  context.Context         // the client's request's without its cancel: the upstream's parent when resumable
 	kept      keptBody                // the response's body when resumable
 	model     string                  // the request's model, when ModelVocabularies names any
+	holds     string                  // the client's vocab.Header, when ModelVocabularies names any
 }
 
 type exchangeKey struct{}
@@ -349,7 +354,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ex.bridged, ex.wire, ex.rec.Kind = true, negotiate(r, g.opts.Proxy.Padding != 0), KindJSON
 		if g.named != nil {
-			ex.model = modelOf(body)
+			// The client's own header: ForwardHeaders may keep it from
+			// the upstream's request.
+			ex.model, ex.holds = modelOf(body), r.Header.Get(vocab.Header)
 		}
 		parent := r.Context()
 		if g.opts.Resume != nil {
@@ -516,7 +523,13 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
 	}
 	if g.named != nil && ex.wire != wireStream {
-		rl.vocab = g.named[ex.model].frame(resp.Request.Header)
+		var lookup func([]byte) (uint32, bool)
+		rl.vocab, lookup = g.named[ex.model].forRequest(ex.holds)
+		if d, ok := rl.d.(lookupSetter); ok && lookup != nil {
+			// The upstream's IDs as bytes (OpenAI's logprobs) become
+			// TOKEN frames after the VOCAB frame (SPEC.md §3.14).
+			d.SetLookup(lookup)
+		}
 	}
 	ex.relay = rl
 	resp.Body = relayBody{rl, resp.Body}

@@ -63,7 +63,8 @@ func (d *Decoder) Reset(r io.Reader) {
 	d.sc.Reset(r)
 	core := d.core
 	d.core = toFrames{opts: d.opts, rd: core.rd, compact: core.compact[:0], tpl: core.tpl[:0], scratch: core.scratch[:0], synth: core.synth[:0],
-		name: core.name[:0], stopSeq: core.stopSeq[:0], keys: core.keys[:0], tpls: core.tpls[:0]}
+		name: core.name[:0], stopSeq: core.stopSeq[:0], keys: core.keys[:0], tpls: core.tpls[:0],
+		ids: logprobIDs{ids: core.ids.ids[:0], at: core.ids.at[:0], tok: core.ids.tok[:0], out: core.ids.out[:0]}}
 	d.out, d.pos, d.buf, d.started = d.out[:0], 0, d.buf[:0], false
 	d.err = frame.CheckPadBlock(d.opts.Padding)
 }
@@ -168,6 +169,20 @@ func (d *Decoder) next(b []byte) ([]byte, error) {
 		return frame.AppendPadTo(b, start, d.opts.Padding), nil
 	}
 }
+
+// SetLookup makes d add the token IDs that the API's logprobs give the
+// bytes of: each choice whose logprobs.content and logprobs.refusal
+// entries all have "bytes" that lookup maps to an ID (vocab.Vocabulary's
+// Lookup) gains those IDs as "token_ids", last in the choice, as vLLM's
+// return_token_ids puts them; a choice with token_ids of its own, or any
+// bytes lookup does not map, is left as it came. The IDs then travel as
+// the upstream's own do (SPEC.md §7b.2 hole 3, §3.14): TOKEN and TOKEN32
+// frames beside the text, written back as token_ids. A gateway that knows
+// the model's vocabulary calls it, before the first Next, for a client
+// that asks for IDs and text: the OpenAI API returns no IDs. A nil lookup
+// turns it off, as Reset does. It holds one more chunk, the event's data
+// with the IDs, under twice its size.
+func (d *Decoder) SetLookup(lookup func(b []byte) (id uint32, ok bool)) { d.core.ids.lookup = lookup }
 
 // Ready reports whether the next event is already read from the stream,
 // so that Next returns without reading (sse.Scanner.Ready): the HTTP layer

@@ -9,6 +9,7 @@ import (
 
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/vocab"
 )
 
 // A Chat Completions stream read as frames, the way a client reads either
@@ -65,6 +66,38 @@ data: [DONE]
 	// data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":", world"},"finish_reason":null}]}
 	//
 	// data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+	//
+	// data: [DONE]
+}
+
+// A gateway that holds the model's vocabulary gives the Decoder its
+// Lookup: the logprobs' bytes of each token become its ID, in a TOKEN
+// frame beside the text, and written back the chunk has vLLM's token_ids.
+func ExampleDecoder_SetLookup() {
+	v, _ := vocab.ParseTiktoken([]byte("SGk= 0\nIQ== 1\n"), nil) // "Hi" 0, "!" 1
+	sse := `data: {"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":{"content":[{"token":"Hi","logprob":-0.5,"bytes":[72,105],"top_logprobs":[]}],"refusal":null}}]}
+
+data: [DONE]
+
+`
+	d := chat.NewDecoder(strings.NewReader(sse), chat.DecoderOptions{RawEvents: true})
+	d.SetLookup(v.Lookup)
+	anth, _ := io.ReadAll(d)
+	for f, err := range frame.NewReader(bytes.NewReader(anth), frame.ReaderOptions{}).All() {
+		if err != nil {
+			panic(err)
+		}
+		if f.Type == frame.TypeToken {
+			ids, _ := f.Tokens(nil)
+			fmt.Println("TOKEN", ids)
+		}
+	}
+	e := chat.NewEncoder(os.Stdout, chat.EncoderOptions{})
+	e.Write(anth)
+	e.Close()
+	// Output:
+	// TOKEN [0]
+	// data: {"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":{"content":[{"token":"Hi","logprob":-0.5,"bytes":[72,105],"top_logprobs":[]}],"refusal":null},"token_ids":[0]}]}
 	//
 	// data: [DONE]
 }

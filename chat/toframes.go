@@ -41,6 +41,9 @@ type toFrames struct {
 	// RandomPad's keystream, seeded at the stream's first PAD.
 	pad       rand.ChaCha8
 	padSeeded bool
+	// ids, when its lookup is set (Decoder.SetLookup), adds the IDs of
+	// logprobs' bytes to each chunk before it is read (logprobids.go).
+	ids logprobIDs
 }
 
 // noFast turns the fast path off, for the test that holds it to the
@@ -57,6 +60,11 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 		}
 		m.ended = true
 		return frame.AppendDone(b, m.stop, string(m.stopSeq)), nil
+	}
+	if len(name) == 0 && !m.ended && m.ids.lookup != nil {
+		if out, ok := m.ids.appendChunk(m.ids.out[:0], data); ok {
+			m.ids.out, data = out, out
+		}
 	}
 	if len(name) == 0 && !m.ended && !noFast {
 		if out, ok := m.fastChunk(b, data); ok {

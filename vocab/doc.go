@@ -25,5 +25,8 @@
 // (ErrUnknownVocabulary when they differ). ParseHolds and AppendHolds read
 // and write the Anth-Vocabularies request header (SPEC.md §3.14), in which a
 // client lists the vocabularies it holds; Parse reads a vocabulary from a
-// file of any of the formats above, told by its content.
+// file of any of the formats above, told by its content. Vocabulary.Lookup
+// goes the other way, from a token's bytes to its ID, for a gateway that
+// turns the bytes an API reports of each token (OpenAI's logprobs) into
+// IDs (SPEC.md §3.14).
 package vocab

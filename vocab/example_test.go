@@ -121,3 +121,18 @@ func ExampleParseHolds() {
 	// Anth-Vocabularies: sha256=LAlj43IIf7B7bC2CZAMxmVMGiE98jKKN0TxXIQDdyz8=
 	// true true <nil>
 }
+
+// Lookup turns a token's bytes, as OpenAI's logprobs report them, back
+// into its ID; a special token's name and bytes no token has are not found.
+func ExampleVocabulary_Lookup() {
+	v, _ := vocab.ParseTiktoken([]byte("SGk= 0\nIA== 1\n5L0= 2\noA== 3\n"), map[string]uint32{"<|endoftext|>": 4})
+	for _, b := range [][]byte{{72, 105}, {228, 189}, []byte("<|endoftext|>"), []byte("Hi ")} {
+		id, ok := v.Lookup(b)
+		fmt.Println(id, ok)
+	}
+	// Output:
+	// 0 true
+	// 2 true
+	// 0 false
+	// 0 false
+}

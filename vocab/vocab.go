@@ -86,6 +86,7 @@ type summary struct {
 	once     sync.Once
 	hash     [sha256.Size]byte
 	specials []byte
+	lookup   lookupTable // Lookup's, built on its first call (lookup.go)
 }
 
 func (v *Vocabulary) summary() (hash [sha256.Size]byte, specials []byte) {

@@ -88,7 +88,9 @@ Each flag not given is read from its environment variable, if set:
                                vocabulary whose token IDs MODEL's streams carry (vLLM's
                                token_ids): named in a VOCAB frame before the first token
                                frame an ANTH client gets (SPEC.md §3.13), and served as
-                               --vocab
+                               --vocab; to an ANTH client whose Anth-Vocabularies lists
+                               its hash and text, the IDs of the logprobs bytes OpenAI's
+                               streams give, added as token_ids (§3.14)
 `
 
 // proxyEnv is each proxy flag's environment variables, first found first

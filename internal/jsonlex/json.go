@@ -305,17 +305,14 @@ func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
 // raw value of each member of the JSON object obj, in order, until f
 // returns false; it reports whether obj is an object whose members it read
 // to the end and f accepted every one. It checks only the object's outline:
-// obj must be JSON (as AppendCompact leaves it).
+// obj must be JSON, compact or not.
 func Members(obj []byte, f func(key, value []byte) bool) bool {
 	obj = trimSpace(obj)
 	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
 		return false
 	}
-	rest := obj[1 : len(obj)-1]
-	if SkipSpace(rest, 0) == len(rest) {
-		return true
-	}
-	for len(rest) > 0 {
+	// Whitespace may stand before the closing brace as anywhere else.
+	for rest := obj[1 : len(obj)-1]; SkipSpace(rest, 0) < len(rest); {
 		k, v, r, ok := nextMember(rest)
 		if !ok || !f(k, v) {
 			return false
@@ -335,11 +332,7 @@ func Elements(arr []byte, f func(value []byte) bool) bool {
 	if len(arr) < 2 || arr[0] != '[' || arr[len(arr)-1] != ']' {
 		return false
 	}
-	rest := arr[1 : len(arr)-1]
-	if SkipSpace(rest, 0) == len(rest) {
-		return true
-	}
-	for len(rest) > 0 {
+	for rest := arr[1 : len(arr)-1]; SkipSpace(rest, 0) < len(rest); {
 		v, r, ok := nextItem(rest)
 		if !ok || !f(v) {
 			return false

@@ -353,7 +353,7 @@ func TestValidAgrees(t *testing.T) {
 // them, each a subslice at its place, stops when f does, and refuses what
 // is not an array.
 func TestElements(t *testing.T) {
-	for _, arr := range []string{`[]`, `[ ]`, `[1]`, `[1,"a,]",{"b":[2,3]},null, [] ,true]`, `[[],[[]]]`} {
+	for _, arr := range []string{`[]`, `[ ]`, `[1]`, `[1,"a,]",{"b":[2,3]},null, [] ,true]`, `[[],[[]]]`, "[ 1 ,\n2\t]", `[{"a":1 } ]`} {
 		var want []json.RawMessage
 		if err := json.Unmarshal([]byte(arr), &want); err != nil {
 			t.Fatal(err)
@@ -477,5 +477,34 @@ func scanCount(obj []byte) int {
 			return -1
 		}
 		rest = r
+	}
+}
+
+// TestMembers: an object's members as encoding/json reads them, compact
+// or not (whitespace before the closing brace too); not an object is
+// refused.
+func TestMembers(t *testing.T) {
+	for _, obj := range []string{`{}`, `{ }`, `{"a":1}`, `{ "a" : 1 , "b":[2, 3] }`, "{\"a\":{\"b\":1 }\n}"} {
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(obj), &want); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		if !Members([]byte(obj), func(k, v []byte) bool {
+			got[string(k[1:len(k)-1])] = string(v)
+			return true
+		}) || len(got) != len(want) {
+			t.Fatalf("%s: %q; want %d members", obj, got, len(want))
+		}
+		for k, v := range want {
+			if got[k] != strings.TrimSpace(string(v)) {
+				t.Errorf("%s: %s is %q, want %q", obj, k, got[k], v)
+			}
+		}
+	}
+	for _, bad := range []string{`[]`, `1`, `{`, `{"a"}`} {
+		if Members([]byte(bad), func(_, _ []byte) bool { return true }) {
+			t.Errorf("Members accepted %s", bad)
+		}
 	}
 }
