@@ -97,7 +97,8 @@ func (d *Detokenizer) next(dst []byte, id uint32) (out []byte, isSpecial bool, e
 // appendWhole is Next for the common case, kept small enough to inline
 // into the loops over a frame's IDs (Text.AppendFrame): d.clean (no
 // error, nothing held, not after BOS) and an ordinary token of whole
-// characters, whose bytes are then its text (SPEC.md §7 item 1), as
+// characters or a byte piece of an ASCII byte (entry.text is wholeShort),
+// whose bytes are then its text (SPEC.md §7 item 1), as
 // Append would give them; the decoder, neither strict nor stripping a BOM,
 // keeps no state for them. Otherwise it reports false having changed
 // nothing, and Next does the work.

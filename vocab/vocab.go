@@ -56,17 +56,17 @@ type entry struct {
 	off  uint32
 	n    uint16
 	flag uint8
-	// text says whether an ordinary token's bytes are valid UTF-8, whole
-	// characters only: after text that ended on a character boundary such
-	// a token is its own text, with no decoding (Detokenizer's fast
-	// paths).
+	// text says whether an ordinary token's bytes, or a byte piece's
+	// byte, are valid UTF-8, whole characters only: after text that ended
+	// on a character boundary such a token is its own text, with no
+	// decoding (Detokenizer's fast paths).
 	text uint8
 }
 
 // Values of entry.text. One byte for both facts keeps the fast path's
 // test to one compare.
 const (
-	notWhole   = 0 // a special, a byte piece, or bytes not whole characters
+	notWhole   = 0 // a special, a byte piece of a non-ASCII byte, or bytes not whole characters
 	whole      = 1 // whole characters, more than pieceSlack bytes
 	wholeShort = 2 // whole characters, at most pieceSlack bytes: appendWhole copies them
 )
@@ -83,6 +83,10 @@ const pieceSlack = 16
 func (v *Vocabulary) finish() {
 	for id, e := range v.tab {
 		switch {
+		case e.flag == bytePc && v.data[e.off] < stdutf8.RuneSelf:
+			// An ASCII byte piece ("<0x0A>") is a whole character too,
+			// and SentencePiece spells newlines and tabs with them.
+			v.tab[id].text = wholeShort
 		case e.flag != ordinary || !stdutf8.Valid(v.data[e.off:e.off+uint32(e.n)]):
 			v.tab[id].text = notWhole
 		case e.n <= pieceSlack:
