@@ -54,6 +54,13 @@ func (t *Text) AppendFrame(dst []byte, f frame.Frame) ([]byte, error) {
 		if t.textToo {
 			return dst, nil
 		}
+		// A stream flushed at every token has one ID a frame: its common
+		// case costs no further call.
+		if p := f.Payload; f.Type == frame.TypeToken && len(p) == 2 && t.d.v != nil {
+			if out, ok := t.d.appendWhole(dst, uint32(p[0])<<8|uint32(p[1])); ok {
+				return out, nil
+			}
+		}
 		return t.appendTokens(dst, f)
 	case frame.TypeVocab:
 		return dst, t.vocab(f)
