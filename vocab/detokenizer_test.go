@@ -353,11 +353,26 @@ func fastPathIDs(v *Vocabulary) []uint32 {
 // bytes before len(dst) are left alone and only the token's text is
 // appended.
 func TestDetokenizerFastPath(t *testing.T) {
+	load := func(parse func([]byte) (*Vocabulary, error), data []byte) *Vocabulary {
+		v, err := parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// Every loader: each must leave data its pieceSlack.
 	for name, v := range map[string]*Vocabulary{
-		"cl100k_base": loadTestTiktoken(t, "cl100k_base"),
-		"tok512":      tok512(t),
-		"byte-level":  byteLevel(t),
+		"cl100k_base":        loadTestTiktoken(t, "cl100k_base"),
+		"tok512":             tok512(t),
+		"byte-level":         byteLevel(t),
+		"tokenizer.json":     load(ParseHF, hfJSON(t, byteLevel(t))),
+		"tokenizer.json/spm": load(ParseHF, llama2JSON(t, tok512(t))),
+		"file/tok512":        load(ParseFile, named(t, tok512(t), "tok512").AppendFile(nil)),
+		"file/byte-level":    load(ParseFile, named(t, byteLevel(t), "test").AppendFile(nil)),
 	} {
+		if cap(v.data)-len(v.data) < pieceSlack {
+			t.Fatalf("%s: %d bytes of capacity after the data, want %d", name, cap(v.data)-len(v.data), pieceSlack)
+		}
 		odd := fastPathIDs(v)
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
