@@ -14,15 +14,20 @@ import "github.com/layer0/anth/utf8"
 // one.
 //
 // A Detokenizer allocates nothing of its own; Next and AppendText grow dst
-// as append does. It is not safe for concurrent use; many Detokenizers may
-// share one Vocabulary. Make one with NewDetokenizer: the zero value has
-// no Vocabulary.
+// as append does, and may write in dst's spare capacity beyond what they
+// append (Next says why). It is not safe for concurrent use; many
+// Detokenizers may share one Vocabulary. Make one with NewDetokenizer: the
+// zero value has no Vocabulary.
 type Detokenizer struct {
 	v        *Vocabulary
 	dec      utf8.Decoder
-	afterBOS bool  // the last ID was BOS (SentencePiece's space rule)
-	index    int64 // IDs taken since made or Reset
-	err      *Error
+	afterBOS bool // the last ID was BOS (SentencePiece's space rule)
+	// clean is set by Next when no error stopped d, nothing is held and
+	// the last ID was not BOS: appendWhole's condition in one load. Only
+	// Next sets it; false merely sends the next ID through Next.
+	clean bool
+	index int64 // IDs taken since made or Reset
+	err   *Error
 }
 
 // NewDetokenizer returns a Detokenizer reading IDs of v.
@@ -34,7 +39,24 @@ func NewDetokenizer(v *Vocabulary) *Detokenizer { return &Detokenizer{v: v} }
 // isSpecial true: ask the Vocabulary's Special for its name. For an ID the
 // Vocabulary lacks it appends nothing and returns an *Error with the ID and
 // its index.
+//
+// Next may write anywhere in dst's spare capacity, dst[len(dst):cap(dst)],
+// not only where the bytes it appends go: a short token's bytes are copied
+// as one 16-byte block. The bytes past the returned slice's length are
+// then unspecified. Keep nothing there that you need (pass dst[:n:n] to keep
+// bytes beyond n), and let no other goroutine read it meanwhile.
 func (d *Detokenizer) Next(dst []byte, id uint32) (out []byte, isSpecial bool, err error) {
+	if out, ok := d.appendWhole(dst, id); ok {
+		return out, false, nil
+	}
+	out, isSpecial, err = d.next(dst, id)
+	d.clean = d.err == nil && !d.afterBOS && d.dec.Pending() == 0
+	return out, isSpecial, err
+}
+
+// next is Next for every case appendWhole leaves, the common one included
+// (a piece too long for appendWhole's copy, or dst without the room).
+func (d *Detokenizer) next(dst []byte, id uint32) (out []byte, isSpecial bool, err error) {
 	if d.err != nil {
 		return dst, false, d.err
 	}
@@ -50,7 +72,7 @@ func (d *Detokenizer) Next(dst []byte, id uint32) (out []byte, isSpecial bool, e
 		if d.afterBOS && len(piece) > 0 && piece[0] == ' ' {
 			piece = piece[1:]
 		}
-		if e.whole && d.dec.Pending() == 0 {
+		if e.text != notWhole && d.dec.Pending() == 0 {
 			// Nothing held and the token is whole characters: its bytes
 			// are its text (SPEC.md §7 item 1), as Append would give them;
 			// the decoder, neither strict nor stripping a BOM, keeps no
@@ -72,6 +94,34 @@ func (d *Detokenizer) Next(dst []byte, id uint32) (out []byte, isSpecial bool, e
 	return d.dec.Append(dst, piece), false, nil
 }
 
+// appendWhole is Next for the common case, kept small enough to inline
+// into the loops over a frame's IDs (Text.AppendFrame): d.clean (no
+// error, nothing held, not after BOS) and an ordinary token of whole
+// characters or a byte piece of an ASCII byte (entry.text is wholeShort),
+// whose bytes are then its text (SPEC.md §7 item 1), as
+// Append would give them; the decoder, neither strict nor stripping a BOM,
+// keeps no state for them. Otherwise it reports false having changed
+// nothing, and Next does the work.
+//
+// The piece, at most pieceSlack bytes, is copied as one [pieceSlack]byte
+// (one 16-byte move, no call) into dst's spare capacity, when dst has that
+// much: the bytes of dst[len(out):cap(dst)] it also writes are the
+// Vocabulary's bytes after the piece, beyond the returned length. Next's
+// doc says what that means for a caller.
+func (d *Detokenizer) appendWhole(dst []byte, id uint32) ([]byte, bool) {
+	tab, n := d.v.tab, len(dst)
+	if uint64(id) >= uint64(len(tab)) {
+		return dst, false
+	}
+	e := tab[id]
+	if e.text != wholeShort || cap(dst)-n < pieceSlack || !d.clean {
+		return dst, false
+	}
+	d.index++
+	*(*[pieceSlack]byte)(dst[n:cap(dst)]) = [pieceSlack]byte(d.v.data[e.off:cap(d.v.data)])
+	return dst[:n+int(e.n)], true
+}
+
 func (d *Detokenizer) unknown(id uint32) *Error {
 	d.err = &Error{Offset: -1, Index: d.index, ID: id, Err: ErrUnknownToken}
 	return d.err
@@ -82,7 +132,8 @@ func (d *Detokenizer) unknown(id uint32) *Error {
 // the number of IDs taken: when n > 0 and ids[n-1] is special (the
 // Vocabulary's Special says so), that token stopped it; call again with
 // ids[n:]. On an unknown ID it returns the text before it and an *Error,
-// and ids[n] is the ID at fault.
+// and ids[n] is the ID at fault. Like Next, it may write anywhere in dst's
+// spare capacity.
 func (d *Detokenizer) AppendText(dst []byte, ids []uint32) (out []byte, n int, err error) {
 	for i, id := range ids {
 		var sp bool

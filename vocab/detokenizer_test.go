@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/layer0/anth/utf8"
 	"pgregory.net/rapid"
 )
@@ -304,5 +306,139 @@ func TestDetokenizerAllocs(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("%s: %v allocations per run of %d tokens, want 0", name, allocs, len(ids))
 		}
+	}
+}
+
+// step is what one Next call gives and leaves behind.
+type step struct {
+	Out     string
+	Special bool
+	Err     string
+	Index   int64
+	Pending int
+}
+
+// fastPathIDs returns IDs of v that exercise every branch around
+// appendWhole: BOS and the other specials, byte pieces (ASCII and not),
+// ordinary tokens that are not whole characters, pieces with a leading
+// space (for after BOS), pieces longer than pieceSlack, absent IDs in the
+// table's gaps and IDs past its end.
+func fastPathIDs(v *Vocabulary) []uint32 {
+	var ids []uint32
+	long, split, spaced := 0, 0, 0
+	for id, e := range v.tab {
+		p := v.data[e.off : e.off+uint32(e.n)]
+		switch {
+		case e.flag != ordinary:
+			ids = append(ids, uint32(id)) // specials, byte pieces, gaps
+		case e.text == notWhole && split < 64:
+			ids = append(ids, uint32(id))
+			split++
+		case e.text == whole && long < 16:
+			ids = append(ids, uint32(id))
+			long++
+		case len(p) > 0 && p[0] == ' ' && spaced < 16:
+			ids = append(ids, uint32(id))
+			spaced++
+		}
+	}
+	return append(ids, uint32(len(v.tab)), uint32(len(v.tab))+7, 1<<31, 1<<32-1)
+}
+
+// TestDetokenizerFastPath: Next, whose common case is appendWhole, and
+// Text.AppendFrame, which runs appendWhole in its loop over a frame's IDs,
+// give step by step what Next's general path alone gives (next, the
+// Detokenizer before the fast path), for IDs of real vocabularies that mix
+// the common case with every other; whatever spare capacity dst has, the
+// bytes before len(dst) are left alone and only the token's text is
+// appended.
+func TestDetokenizerFastPath(t *testing.T) {
+	load := func(parse func([]byte) (*Vocabulary, error), data []byte) *Vocabulary {
+		v, err := parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// Every loader: each must leave data its pieceSlack.
+	for name, v := range map[string]*Vocabulary{
+		"cl100k_base":        loadTestTiktoken(t, "cl100k_base"),
+		"tok512":             tok512(t),
+		"byte-level":         byteLevel(t),
+		"tokenizer.json":     load(ParseHF, hfJSON(t, byteLevel(t))),
+		"tokenizer.json/spm": load(ParseHF, llama2JSON(t, tok512(t))),
+		"file/tok512":        load(ParseFile, named(t, tok512(t), "tok512").AppendFile(nil)),
+		"file/byte-level":    load(ParseFile, named(t, byteLevel(t), "test").AppendFile(nil)),
+	} {
+		if cap(v.data)-len(v.data) < pieceSlack {
+			t.Fatalf("%s: %d bytes of capacity after the data, want %d", name, cap(v.data)-len(v.data), pieceSlack)
+		}
+		odd := fastPathIDs(v)
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				ids := rapid.SliceOfN(rapid.OneOf(
+					rapid.SampledFrom(odd),
+					rapid.Uint32Range(0, uint32(v.Len())-1),
+				), 1, 64).Draw(t, "ids")
+
+				ref := NewDetokenizer(v)
+				var want []step
+				var wantText []byte
+				for _, id := range ids {
+					out, sp, err := ref.next(nil, id)
+					want = append(want, step{string(out), sp, fmt.Sprint(err), ref.index, ref.Pending()})
+					wantText = append(wantText, out...)
+					if err != nil {
+						break
+					}
+				}
+
+				d := NewDetokenizer(v)
+				var got []step
+				buf := make([]byte, 8+2*pieceSlack)
+				for _, id := range ids {
+					// A prefix the call must keep, and spare capacity
+					// from none (append's path) to plenty.
+					pre := rapid.IntRange(0, 8).Draw(t, "prefix")
+					room := rapid.IntRange(0, 2*pieceSlack).Draw(t, "room")
+					dst := buf[: pre : pre+room]
+					for i := range dst {
+						dst[i] = byte('0' + i)
+					}
+					out, sp, err := d.Next(dst, id)
+					for i := range pre {
+						if out[i] != byte('0'+i) {
+							t.Fatalf("ID %d: the prefix dst held became %q", id, out[:pre])
+						}
+					}
+					got = append(got, step{string(out[pre:]), sp, fmt.Sprint(err), d.index, d.Pending()})
+					if err != nil {
+						break
+					}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("Next differs from its general path (-next +Next):\n%s", diff)
+				}
+
+				// The same IDs in token frames: the text of the steps up
+				// to the first error, and that error.
+				tx := NewText(v)
+				var text []byte
+				var terr error
+				for _, f := range tokenFrames(t, ids) {
+					room := rapid.IntRange(0, 2*pieceSlack).Draw(t, "frame room")
+					text = slices.Grow(text, room)
+					if text, terr = tx.AppendFrame(text, f); terr != nil {
+						break
+					}
+				}
+				if diff := cmp.Diff(string(wantText), string(text)); diff != "" {
+					t.Fatalf("Text.AppendFrame's text differs from next's (-next +Text):\n%s", diff)
+				}
+				if wantErr := want[len(want)-1].Err; fmt.Sprint(terr) != wantErr {
+					t.Fatalf("Text.AppendFrame: %v, want %s", terr, wantErr)
+				}
+			})
+		})
 	}
 }

@@ -179,7 +179,7 @@ func ParseFile(data []byte) (*Vocabulary, error) {
 		}
 	}
 	v.data = buf
-	v.markWhole()
+	v.finish()
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], data[len(body):]) {
 		return nil, fileErr(len(body), ErrMalformed, "check is not the SHA-256 of the file before it")
 	}

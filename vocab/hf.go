@@ -236,7 +236,7 @@ func ParseHF(data []byte) (*Vocabulary, error) {
 		buf = append(buf, a.content...)
 	}
 	v.data = buf
-	v.markWhole()
+	v.finish()
 	if kind == SentencePiece {
 		if id, ok := v.SpecialID("<s>"); ok {
 			v.bos = int64(id)

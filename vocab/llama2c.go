@@ -74,7 +74,7 @@ func ParseLlama2c(data []byte) (*Vocabulary, error) {
 		v.tab = append(v.tab, e)
 	}
 	v.data = buf
-	v.markWhole()
+	v.finish()
 	return v, nil
 }
 

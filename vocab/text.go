@@ -41,7 +41,9 @@ type Text struct {
 func NewText(v *Vocabulary) *Text { return &Text{d: Detokenizer{v: v}} }
 
 // AppendFrame appends the text f completes to dst and returns the extended
-// slice, or dst and the error that stops the stream.
+// slice, or dst and the error that stops the stream. Like
+// Detokenizer.Next, it may write anywhere in dst's spare capacity, beyond
+// the text it appends; that capacity must not hold f's payload.
 func (t *Text) AppendFrame(dst []byte, f frame.Frame) ([]byte, error) {
 	if t.err != nil {
 		return dst, t.err
@@ -51,6 +53,13 @@ func (t *Text) AppendFrame(dst []byte, f frame.Frame) ([]byte, error) {
 		t.tokens = true
 		if t.textToo {
 			return dst, nil
+		}
+		// A stream flushed at every token has one ID a frame: its common
+		// case costs no further call.
+		if p := f.Payload; f.Type == frame.TypeToken && len(p) == 2 && t.d.v != nil {
+			if out, ok := t.d.appendWhole(dst, uint32(p[0])<<8|uint32(p[1])); ok {
+				return out, nil
+			}
 		}
 		return t.appendTokens(dst, f)
 	case frame.TypeVocab:
@@ -70,13 +79,25 @@ func (t *Text) appendTokens(dst []byte, f frame.Frame) ([]byte, error) {
 	}
 	p := f.Payload
 	var err error
+	// Each ID tries Next's common case inline first (appendWhole), so
+	// most IDs cost no call; any other goes through Next.
 	if f.Type == frame.TypeToken {
 		for i := 0; i+1 < len(p) && err == nil; i += 2 {
-			dst, _, err = t.d.Next(dst, uint32(p[i])<<8|uint32(p[i+1]))
+			id := uint32(p[i])<<8 | uint32(p[i+1])
+			if out, ok := t.d.appendWhole(dst, id); ok {
+				dst = out
+				continue
+			}
+			dst, _, err = t.d.Next(dst, id)
 		}
 	} else {
 		for i := 0; i+3 < len(p) && err == nil; i += 4 {
-			dst, _, err = t.d.Next(dst, binary.BigEndian.Uint32(p[i:]))
+			id := binary.BigEndian.Uint32(p[i:])
+			if out, ok := t.d.appendWhole(dst, id); ok {
+				dst = out
+				continue
+			}
+			dst, _, err = t.d.Next(dst, id)
 		}
 	}
 	if err != nil {

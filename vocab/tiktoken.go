@@ -121,7 +121,7 @@ func ParseTiktoken(data []byte, specials map[string]uint32) (*Vocabulary, error)
 		buf = append(buf, name...)
 	}
 	v.data = buf
-	v.markWhole()
+	v.finish()
 	return v, nil
 }
 
