@@ -125,6 +125,46 @@ type Store interface {
 	Close() error
 }
 
+// A Tail is one kept response as the writer that created it holds it
+// (Start): Appends through it go to its tail without finding the tail by
+// its ID, which for Memory is a map lookup and a check of the ID on every
+// write of every stream. It is the tail, not the ID: once the tail has
+// expired or been removed, Append fails (ErrNotFound, ErrGone) even if
+// another tail has been created under the same ID since.
+type Tail interface {
+	// Append is Store.Append for the tail's ID.
+	Append(ctx context.Context, p []byte, end bool) error
+}
+
+// A Starter is a Store that hands back the Tail it creates (Memory does).
+type Starter interface {
+	Store
+	// Start is Create, returning the tail created.
+	Start(ctx context.Context, id ID, info Info) (Tail, error)
+}
+
+// Start creates id's tail in s, as Create does, and returns it as a Tail:
+// s's own when s is a Starter, else one that calls s.Append with id.
+func Start(ctx context.Context, s Store, id ID, info Info) (Tail, error) {
+	if st, ok := s.(Starter); ok {
+		return st.Start(ctx, id, info)
+	}
+	if err := s.Create(ctx, id, info); err != nil {
+		return nil, err
+	}
+	return byID{s, id}, nil
+}
+
+// byID is the Tail of a Store that is no Starter.
+type byID struct {
+	s  Store
+	id ID
+}
+
+func (t byID) Append(ctx context.Context, p []byte, end bool) error {
+	return t.s.Append(ctx, t.id, p, end)
+}
+
 // A Follower reads a tail from a cursor: what is kept, then what is
 // appended while it reads, until the tail ends.
 type Follower interface {
