@@ -1,9 +1,13 @@
 package resume_test
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/layer0/anth/resume"
 )
@@ -29,5 +33,23 @@ func TestIDValidAllocs(t *testing.T) {
 	id := resume.NewID()
 	if n := testing.AllocsPerRun(100, func() { id.Valid() }); n != 0 {
 		t.Fatalf("Valid: %v allocs", n)
+	}
+}
+
+// TestOwnerOf: an Owner is SHA-256 of "anth-resume-owner\0" and the
+// credentials (SPEC.md §13.1), whatever their length (past the array
+// OwnerOf hashes from on the stack too), and hashing short ones allocates
+// nothing.
+func TestOwnerOf(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := rapid.StringN(0, 600, -1).Draw(t, "credentials")
+		want := resume.Owner(sha256.Sum256([]byte("anth-resume-owner\x00" + c)))
+		if diff := cmp.Diff(want, resume.OwnerOf(c)); diff != "" {
+			t.Fatalf("OwnerOf(%q) (-want +got):\n%s", c, diff)
+		}
+	})
+	c := "/v1/messages\x00anth\x00sk-ant-api03-" + strings.Repeat("x", 95) + "\x00"
+	if n := testing.AllocsPerRun(100, func() { resume.OwnerOf(c) }); n != 0 {
+		t.Fatalf("OwnerOf: %v allocs", n)
 	}
 }

@@ -52,8 +52,13 @@ type Owner [sha256.Size]byte
 // OwnerOf returns the Owner for a request's credentials, its API key or
 // Authorization header value, or "" for a request that carries none.
 func OwnerOf(credentials string) Owner {
-	return sha256.Sum256([]byte("anth-resume-owner\x00" + credentials))
+	// Hashed from an array on the stack: every resumable stream asks for
+	// its owner, and credentials are short.
+	var buf [256]byte
+	return sha256.Sum256(append(append(buf[:0], ownerPrefix...), credentials...))
 }
+
+const ownerPrefix = "anth-resume-owner\x00"
 
 // Info is what a store keeps about a response beside its bytes.
 type Info struct {
