@@ -30,16 +30,21 @@ func (id ID) Valid() bool {
 		return false
 	}
 	// What base64.RawURLEncoding.DecodeString accepts at this length, but
-	// for the CRs and LFs it skips; and a store checks every Append's ID,
-	// so it allocates nothing.
+	// for the CRs and LFs it skips; and every Create checks its ID, so it
+	// allocates nothing, and looks each character up in a bitmap.
 	for i := 0; i < len(id); i++ {
-		switch c := id[i]; {
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
-		default:
+		if c := id[i]; c >= 128 || idChars[c>>6]&(1<<(c&63)) == 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// idChars is base64url's alphabet as a bitmap of the bytes below 128:
+// bit c&63 of word c>>6 is set for "-", "0"-"9", "A"-"Z", "_" and "a"-"z".
+var idChars = [2]uint64{
+	1<<'-' | (1<<10-1)<<'0',
+	(1<<26-1)<<('A'-64) | 1<<('_'-64) | (1<<26-1)<<('a'-64),
 }
 
 // Owner is who may read a kept response: the SHA-256 of the credentials
