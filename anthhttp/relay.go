@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -375,6 +376,11 @@ func (r *relay) ids() bool { return r.tail != nil && r.tail.failed == nil }
 // the ids after the write was gathered took a search for each event's end
 // and a copy of the whole write.
 func (r *relay) addID(b []byte, start int) []byte {
+	if cap(r.canon) < cap(b) {
+		// As big as the buffer it mirrors, less the ids: grown with it,
+		// not by doubling from nothing.
+		r.canon = slices.Grow(r.canon, cap(b)-len(r.canon))
+	}
 	r.canon = append(r.canon, b[start:]...)
 	b = append(b[:len(b)-1], "id:"...) // its fields' last "\n" stays
 	b = strconv.AppendInt(b, r.tail.off+int64(len(r.canon)), 10)
