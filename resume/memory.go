@@ -92,11 +92,11 @@ type tail struct {
 	ended   bool
 	dropped bool  // grew past MaxBytes or was evicted: ErrGone
 	removed bool  // no longer in the map (expired): ErrGone to followers
+	class   uint8 // the list it is on: classDropped, classEnded or classLive; beside the flags, in their padding, so the record stays in the 416-byte size class (BenchmarkResumeHeld)
 	expires int64 // Memory.now's reading past which the tail is gone
 	charged int64
 	wake    chan struct{} // made by a waiting follower, closed by the next change
 
-	class      int
 	prev, next *tail
 }
 
