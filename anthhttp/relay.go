@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/layer0/anth/bridge"
@@ -50,9 +52,10 @@ type relay struct {
 
 	// tail, for a resumable response, is given every frame, or every
 	// event, before the client is (SPEC.md §13.1); an event-stream client
-	// gets each event with its id: (§13.3), made in out.
-	tail *tail
-	out  []byte
+	// gets each event with its id: (§13.3), added as the event is made,
+	// while canon gathers the events as they are kept.
+	tail  *tail
+	canon []byte
 
 	// vocab, until it is written, is a VOCAB frame to put before the
 	// stream's first TOKEN or TOKEN32 frame (SPEC.md §3.13): the
@@ -229,19 +232,20 @@ func (r *relay) emit(b []byte, end bool) []byte {
 	return r.deflated(b)
 }
 
-// keptEvents keeps b, the events of one write in their canonical form,
-// and gives them as the client reads them, each with its cursor (§13.3);
-// end says b ends the response (a failed stream's error event). Once the
-// keeping has failed the response is no longer resumable, and its events
-// go as they are.
+// keptEvents keeps the events of one write, gathered in their canonical
+// form in r.canon, and gives b, the same events as the client reads them,
+// each with its cursor (§13.3); end says they end the response (a failed
+// stream's error event). Once the keeping has failed the response is no
+// longer resumable, and its events go as they are.
 func (r *relay) keptEvents(b []byte, end bool) []byte {
-	off := r.tail.off
-	r.tail.keep(b, end)
 	if r.tail.failed != nil {
-		return b
+		return b // gathered without ids
 	}
-	r.out = appendEventIDs(r.out[:0], b, off)
-	return r.out
+	r.tail.keep(r.canon, end)
+	if r.tail.failed != nil {
+		return r.canon
+	}
+	return b
 }
 
 // nameVocab returns b, the frames of one event as the Decoder gave them
@@ -296,7 +300,7 @@ func (r *relay) event() ([]byte, error) {
 	err := r.held
 	r.held = nil
 	if err == nil {
-		r.buf = r.buf[:0]
+		r.buf, r.canon = r.buf[:0], r.canon[:0]
 		err = r.oneEvent()
 	}
 	if err == io.EOF {
@@ -307,6 +311,11 @@ func (r *relay) event() ([]byte, error) {
 		r.fault = fault
 		if r.ended {
 			return nil, err
+		}
+		if r.ids() {
+			r.canon = r.api.AppendErrorEvent(r.canon[:0], code, clientMessage(fault))
+			r.buf = appendEventIDs(r.buf[:0], r.canon, r.tail.off)
+			return r.buf, err
 		}
 		r.buf = r.api.AppendErrorEvent(r.buf[:0], code, clientMessage(fault))
 		return r.buf, err
@@ -348,8 +357,34 @@ func (r *relay) oneEvent() error {
 	// The name the Messages API (and OpenAI's Responses API) give the
 	// event that ends a stream with the upstream's own error.
 	r.upstreamFailed = r.upstreamFailed || ends && string(name) == "error"
+	start := len(r.buf)
 	r.buf = sse.AppendEvent(r.buf, name, data)
+	if r.ids() {
+		r.buf = r.addID(r.buf, start)
+	}
 	return nil
+}
+
+// ids reports whether the events being gathered get ids: those of a
+// resumable response, until keeping them fails.
+func (r *relay) ids() bool { return r.tail != nil && r.tail.failed == nil }
+
+// addID adds to canon the event at b[start:], just appended in its
+// canonical form, and turns it into the client's, its id: last (§13.3):
+// the offset after it in the kept events, which are those kept before
+// this write and those in canon. One pass over each event, where adding
+// the ids after the write was gathered took a search for each event's end
+// and a copy of the whole write.
+func (r *relay) addID(b []byte, start int) []byte {
+	if cap(r.canon) < cap(b) {
+		// As big as the buffer it mirrors, less the ids: grown with it,
+		// not by doubling from nothing.
+		r.canon = slices.Grow(r.canon, cap(b)-len(r.canon))
+	}
+	r.canon = append(r.canon, b[start:]...)
+	b = append(b[:len(b)-1], "id:"...) // its fields' last "\n" stays
+	b = strconv.AppendInt(b, r.tail.off+int64(len(r.canon)), 10)
+	return append(b, eventEnd...)
 }
 
 // finish gives back what the relay borrowed.

@@ -68,7 +68,7 @@ func credentialsOf(r *http.Request, api bridge.API, w wire) resume.Owner {
 // are written to the client, so no client holds bytes the store lacks,
 // §13.1) and counts who is attached, for the grace period.
 type tail struct {
-	store  resume.Store
+	kept   resume.Tail // where Appends go: the store's handle on the tail (resume.Start)
 	id     resume.ID
 	header [1]string       // the ID as the response's ResumeIDHeader value, held here rather than in a slice of its own
 	ctx    context.Context // for Append: not cancelled when the client leaves or the upstream is abandoned
@@ -95,7 +95,7 @@ func (t *tail) keep(p []byte, end bool) {
 	if t.failed != nil || t.ended || len(p) == 0 && !end {
 		return
 	}
-	if err := t.store.Append(t.ctx, t.id, p, end); err != nil {
+	if err := t.kept.Append(t.ctx, p, end); err != nil {
 		t.failed = err
 		return
 	}
@@ -179,14 +179,16 @@ func (g *Gateway) startTail(ex *exchange, h http.Header) *tail {
 	// Every stream pays for its tail (SPEC.md §13.6): the context, the
 	// header's value and the cancelling are the exchange's and the tail's
 	// own rather than allocations of their own.
-	t := &tail{store: g.opts.Resume, id: resume.NewID(), ctx: ex.detached, ex: ex, attached: 1, grace: g.opts.ResumeGrace}
+	t := &tail{id: resume.NewID(), ctx: ex.detached, ex: ex, attached: 1, grace: g.opts.ResumeGrace}
 	if t.grace == 0 {
 		t.grace = DefaultResumeGrace
 	}
-	if err := t.store.Create(t.ctx, t.id, resume.Info{Owner: ex.owner, API: ex.api.Path(), TTL: ttl, MaxBytes: max}); err != nil {
+	kept, err := resume.Start(t.ctx, g.opts.Resume, t.id, resume.Info{Owner: ex.owner, API: ex.api.Path(), TTL: ttl, MaxBytes: max})
+	if err != nil {
 		ex.rec.ResumeErr = err
 		return nil
 	}
+	t.kept = kept
 	t.header[0] = string(t.id)
 	h[ResumeIDHeader] = t.header[:]
 	ex.rec.ResumeID = string(t.id)

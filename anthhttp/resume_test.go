@@ -896,3 +896,77 @@ func TestResumeWritesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeEventIDsUntilDropped: an event-stream client of a response
+// whose tail is dropped mid-stream (ResumeMaxBytes) reads every event of
+// the response, as a gateway that keeps nothing relays them; those of the
+// writes kept each with its id:, the offset after it in the kept events
+// (SPEC §13.3), and from the write that failed on none (the response is
+// no longer resumable).
+func TestResumeEventIDsUntilDropped(t *testing.T) {
+	up := &streamUpstream{streams: streamsOf(t)}
+	upstream := httptest.NewServer(up)
+	defer upstream.Close()
+	u, _ := url.Parse(upstream.URL)
+	plain := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: u}, chat.API{}))
+	defer plain.Close()
+	idLine := regexp.MustCompile(`(?m)^id:(\d+)\n`)
+	var withIDs, dropped int // recordings
+	for a, api := range resumeAPIs {
+		for rec := range len(api.recs(t)) {
+			name := rec2name(t, a, rec)
+			body := func(gw *httptest.Server) []byte {
+				resp, err := http.DefaultTransport.RoundTrip(post(t, gw, api.api.Path(), api.body(name), "text/event-stream", ""))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return b
+			}
+			want := body(plain)
+			// Dropped after about half of the response.
+			bound := len(want) / 2
+			gw, _ := resumeGateway(t, up, GatewayOptions{ResumeMaxBytes: int64(bound)})
+			got := body(gw)
+			if d := cmp.Diff(string(want), idLine.ReplaceAllString(string(got), "")); d != "" {
+				t.Fatalf("%s: the events without their ids differ from a plain relay's (-plain +kept):\n%s", name, d)
+			}
+			var kept, ids, bare int
+			for ev := range bytes.SplitAfterSeq(got, []byte("\n\n")) {
+				m := idLine.FindSubmatch(ev)
+				kept += len(ev) - len(m0(m))
+				switch {
+				case m == nil:
+					bare++
+				case bare > 0:
+					t.Fatalf("%s: an event with an id after one without: %q", name, ev)
+				case string(m[1]) != strconv.Itoa(kept):
+					t.Fatalf("%s: id %s, want %d, the offset after the event: %q", name, m[1], kept, ev)
+				case kept > bound:
+					t.Fatalf("%s: id %s, past the %d bytes the tail may keep: an event not kept", name, m[1], bound)
+				default:
+					ids++
+				}
+			}
+			if ids > 0 {
+				withIDs++
+			}
+			if bare > 0 {
+				dropped++
+			}
+		}
+	}
+	// A write may be over the bound: then none of its events has an id.
+	if withIDs == 0 || dropped == 0 {
+		t.Fatalf("%d recordings with ids, %d dropped; want some of each", withIDs, dropped)
+	}
+}
+
+// m0 is a regexp match's whole, or nil.
+func m0(m [][]byte) []byte {
+	if m == nil {
+		return nil
+	}
+	return m[0]
+}

@@ -81,6 +81,7 @@ const (
 )
 
 type tail struct {
+	m       *Memory // the tail's store, for Append through the tail (Tail)
 	id      ID
 	info    Info
 	chunks  [][]byte  // the tail's bytes, in chunks never written below their length, so slices of them handed out stay valid
@@ -91,11 +92,11 @@ type tail struct {
 	ended   bool
 	dropped bool  // grew past MaxBytes or was evicted: ErrGone
 	removed bool  // no longer in the map (expired): ErrGone to followers
+	class   uint8 // the list it is on: classDropped, classEnded or classLive; beside the flags, in their padding, so the record stays in the 416-byte size class (BenchmarkResumeHeld)
 	expires int64 // Memory.now's reading past which the tail is gone
 	charged int64
 	wake    chan struct{} // made by a waiting follower, closed by the next change
 
-	class      int
 	prev, next *tail
 }
 
@@ -176,8 +177,15 @@ var errClosed = fmt.Errorf("%w: memory store closed", ErrUnavailable)
 // Create implements Store. An invalid id is refused with ErrNotFound, as
 // Follow refuses it.
 func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
+	_, err := m.Start(ctx, id, info)
+	return err
+}
+
+// Start implements Starter: the Tail it returns is the tail's record, so
+// that an Append through it finds the tail without the map or the ID.
+func (m *Memory) Start(ctx context.Context, id ID, info Info) (Tail, error) {
 	if !id.Valid() {
-		return ErrNotFound
+		return nil, ErrNotFound
 	}
 	if info.TTL <= 0 {
 		info.TTL = m.ttl
@@ -185,38 +193,60 @@ func (m *Memory) Create(ctx context.Context, id ID, info Info) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return errClosed
+		return nil, errClosed
 	}
 	now := m.now()
 	if t := m.tails[id]; t != nil {
 		if !m.expired(t, now) {
-			return ErrExists
+			return nil, ErrExists
 		}
 		m.delete(t)
 	}
 	if !m.makeRoom(TailOverhead, nil) {
-		return fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
+		return nil, fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
 	}
-	t := &tail{id: id, info: info, class: classLive, charged: TailOverhead, expires: now + int64(info.TTL)}
+	t := &tail{m: m, id: id, info: info, class: classLive, charged: TailOverhead, expires: now + int64(info.TTL)}
 	t.starts = t.first[:0]
 	m.tails[id] = t
 	m.lists[classLive].push(t)
 	m.total += t.charged
-	return nil
+	return t, nil
 }
 
-// Append implements Store. It copies p into the tail's last chunk, or a
-// new one (newChunk) when p does not fit: an Append is never split across
-// chunks, and a tail never grows past Info.MaxBytes.
+// Append implements Store.
 func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	t := m.tails[id]
+	if t == nil && !m.closed {
+		return ErrNotFound
+	}
+	return m.append(t, p, end)
+}
+
+// Append implements Tail. A record no longer in the store (expired, or
+// removed to make room) is not found, as its ID is not: it is never
+// written to again, and a new tail under the same ID has a record of its
+// own.
+func (t *tail) Append(ctx context.Context, p []byte, end bool) error {
+	m := t.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t.removed && !m.closed {
+		return ErrNotFound
+	}
+	return m.append(t, p, end)
+}
+
+// append appends p to t, with m.mu held. It copies p into the tail's last
+// chunk, or a new one (newChunk) when p does not fit: an Append is never
+// split across chunks, and a tail never grows past Info.MaxBytes.
+func (m *Memory) append(t *tail, p []byte, end bool) error {
 	if m.closed {
 		return errClosed
 	}
-	t := m.tails[id]
 	now := m.now()
-	if t == nil || m.expired(t, now) {
+	if m.expired(t, now) {
 		return ErrNotFound
 	}
 	switch {

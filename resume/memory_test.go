@@ -309,3 +309,82 @@ func TestMemoryEvictionModel(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryTailAfterRemoval: a Tail (Memory.Start) whose tail expired or
+// was removed to make room writes nowhere, not even into a new tail made
+// under its ID since, and leaves the store's charge as it was.
+func TestMemoryTailAfterRemoval(t *testing.T) {
+	owner := resume.OwnerOf("k")
+	t.Run("Expired", func(t *testing.T) {
+		m := resume.NewMemory(resume.MemoryOptions{SweepEvery: time.Hour})
+		defer m.Close()
+		id := resume.NewID()
+		old, err := m.Start(bg, id, resume.Info{Owner: owner, TTL: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := old.Append(bg, []byte("old"), false); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(40 * time.Millisecond)
+		// The same ID again, which the first's expiry frees.
+		if _, err := m.Start(bg, id, resume.Info{Owner: owner, TTL: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		if err := old.Append(bg, []byte("stray"), false); !errors.Is(err, resume.ErrNotFound) {
+			t.Fatalf("Append through the expired tail = %v, want ErrNotFound", err)
+		}
+		if err := m.Append(bg, id, []byte("new"), true); err != nil {
+			t.Fatalf("Append to the new tail: %v", err)
+		}
+		if got := readAll(t, m, id, owner); got != "new" {
+			t.Fatalf("the new tail holds %q, want %q", got, "new")
+		}
+		if n, bytes := m.Len(); n != 1 || bytes != resume.TailOverhead+512 {
+			t.Fatalf("Len = %d tails, %d bytes; want 1, %d", n, bytes, resume.TailOverhead+512)
+		}
+	})
+	t.Run("Evicted", func(t *testing.T) {
+		// Room for one record: a second tail removes the first.
+		m := resume.NewMemory(resume.MemoryOptions{MaxBytes: resume.TailOverhead})
+		defer m.Close()
+		old, err := m.Start(bg, resume.NewID(), resume.Info{Owner: owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := mustCreate(t, m, resume.Info{Owner: owner})
+		if err := old.Append(bg, []byte("stray"), false); !errors.Is(err, resume.ErrNotFound) {
+			t.Fatalf("Append through the removed tail = %v, want ErrNotFound", err)
+		}
+		if n, bytes := m.Len(); n != 1 || bytes != resume.TailOverhead {
+			t.Fatalf("Len = %d tails, %d bytes; want 1, %d", n, bytes, resume.TailOverhead)
+		}
+		if err := m.Append(bg, id, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if got := readAll(t, m, id, owner); got != "" {
+			t.Fatalf("the new tail holds %q, want nothing", got)
+		}
+	})
+}
+
+// readAll reads an ended tail from 0.
+func readAll(t *testing.T, m *resume.Memory, id resume.ID, owner resume.Owner) string {
+	t.Helper()
+	f, err := m.Follow(bg, id, owner, 0)
+	if err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	defer f.Close()
+	var got []byte
+	for {
+		_, p, err := f.Next(bg)
+		if err == io.EOF {
+			return string(got)
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		got = append(got, p...)
+	}
+}

@@ -30,16 +30,21 @@ func (id ID) Valid() bool {
 		return false
 	}
 	// What base64.RawURLEncoding.DecodeString accepts at this length, but
-	// for the CRs and LFs it skips; and a store checks every Append's ID,
-	// so it allocates nothing.
+	// for the CRs and LFs it skips; and every Create checks its ID, so it
+	// allocates nothing, and looks each character up in a bitmap.
 	for i := 0; i < len(id); i++ {
-		switch c := id[i]; {
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
-		default:
+		if c := id[i]; c >= 128 || idChars[c>>6]&(1<<(c&63)) == 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// idChars is base64url's alphabet as a bitmap of the bytes below 128:
+// bit c&63 of word c>>6 is set for "-", "0"-"9", "A"-"Z", "_" and "a"-"z".
+var idChars = [2]uint64{
+	1<<'-' | (1<<10-1)<<'0',
+	(1<<26-1)<<('A'-64) | 1<<('_'-64) | (1<<26-1)<<('a'-64),
 }
 
 // Owner is who may read a kept response: the SHA-256 of the credentials
@@ -52,8 +57,13 @@ type Owner [sha256.Size]byte
 // OwnerOf returns the Owner for a request's credentials, its API key or
 // Authorization header value, or "" for a request that carries none.
 func OwnerOf(credentials string) Owner {
-	return sha256.Sum256([]byte("anth-resume-owner\x00" + credentials))
+	// Hashed from an array on the stack: every resumable stream asks for
+	// its owner, and credentials are short.
+	var buf [256]byte
+	return sha256.Sum256(append(append(buf[:0], ownerPrefix...), credentials...))
 }
+
+const ownerPrefix = "anth-resume-owner\x00"
 
 // Info is what a store keeps about a response beside its bytes.
 type Info struct {
@@ -123,6 +133,46 @@ type Store interface {
 	Follow(ctx context.Context, id ID, owner Owner, from int64) (Follower, error)
 	// Close releases the store's resources (a Redis client's connections).
 	Close() error
+}
+
+// A Tail is one kept response as the writer that created it holds it
+// (Start): Appends through it go to its tail without finding the tail by
+// its ID, which for Memory is a map lookup and a check of the ID on every
+// write of every stream. It is the tail, not the ID: once the tail has
+// expired or been removed, Append fails (ErrNotFound, ErrGone) even if
+// another tail has been created under the same ID since.
+type Tail interface {
+	// Append is Store.Append for the tail's ID.
+	Append(ctx context.Context, p []byte, end bool) error
+}
+
+// A Starter is a Store that hands back the Tail it creates (Memory does).
+type Starter interface {
+	Store
+	// Start is Create, returning the tail created.
+	Start(ctx context.Context, id ID, info Info) (Tail, error)
+}
+
+// Start creates id's tail in s, as Create does, and returns it as a Tail:
+// s's own when s is a Starter, else one that calls s.Append with id.
+func Start(ctx context.Context, s Store, id ID, info Info) (Tail, error) {
+	if st, ok := s.(Starter); ok {
+		return st.Start(ctx, id, info)
+	}
+	if err := s.Create(ctx, id, info); err != nil {
+		return nil, err
+	}
+	return byID{s, id}, nil
+}
+
+// byID is the Tail of a Store that is no Starter.
+type byID struct {
+	s  Store
+	id ID
+}
+
+func (t byID) Append(ctx context.Context, p []byte, end bool) error {
+	return t.s.Append(ctx, t.id, p, end)
 }
 
 // A Follower reads a tail from a cursor: what is kept, then what is

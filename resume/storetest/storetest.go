@@ -46,6 +46,7 @@ var cases = []struct {
 	{"CancelUnblocksNext", cancelUnblocksNext},
 	{"CopiesAppend", copiesAppend},
 	{"Model", model},
+	{"Start", start},
 }
 
 var (
@@ -259,6 +260,34 @@ func appendAfterEnd(t *testing.T, s resume.Store) {
 	_, got, err := read(t, follow(t, s, id, 0), -1)
 	if err != io.EOF || string(got) != "abc" {
 		t.Fatalf("the tail after a refused Append: %q, %v", got, err)
+	}
+}
+
+// start: a tail made by resume.Start and appended to through its Tail is
+// the tail its ID names, which Appends by ID add to as well.
+func start(t *testing.T, s resume.Store) {
+	ctx := context.Background()
+	id := resume.NewID()
+	tl, err := resume.Start(ctx, s, id, info)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if _, err := resume.Start(ctx, s, id, info); !errors.Is(err, resume.ErrExists) {
+		t.Fatalf("a second Start = %v, want ErrExists", err)
+	}
+	if err := tl.Append(ctx, []byte("ab"), false); err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, s, id, [][]byte{[]byte("c")}, false)
+	if err := tl.Append(ctx, []byte("d"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.Append(ctx, []byte("e"), false); !errors.Is(err, resume.ErrEnded) {
+		t.Fatalf("Append through the Tail after end = %v, want ErrEnded", err)
+	}
+	_, got, err := read(t, follow(t, s, id, 0), -1)
+	if err != io.EOF || string(got) != "abcd" {
+		t.Fatalf("the tail: %q, %v, want \"abcd\", io.EOF", got, err)
 	}
 }
 
