@@ -508,3 +508,26 @@ func TestMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactLongStrings: long strings with a quote, backslash, escape or
+// control character anywhere in them compact and validate as encoding/json
+// says.
+func TestCompactLongStrings(t *testing.T) {
+	pieces := []string{"a", "é", "\xff", `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, "\x01", "\x1f", " ", `"`, `\`}
+	rapid.Check(t, func(t *rapid.T) {
+		src := []byte(`{"k": "` + strings.Repeat("p", rapid.IntRange(0, 9).Draw(t, "pad")))
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 40).Draw(t, "pieces") {
+			src = append(src, p...)
+		}
+		src = append(src, `" , "x" : [ "`+strings.Repeat("q", rapid.IntRange(0, 17).Draw(t, "tail"))+`" ] }`...)
+		var want bytes.Buffer
+		werr := json.Compact(&want, src)
+		got, ok := AppendCompact(nil, src)
+		if ok != (werr == nil) || ok && !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%q: AppendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
+		}
+		if Valid(src) != ok {
+			t.Fatalf("%q: Valid %v, AppendCompact %v", src, !ok, ok)
+		}
+	})
+}
