@@ -34,7 +34,8 @@ type relay struct {
 	fault   *Error
 	held    error // an error met while gathering ready events, for the next call
 	buf     []byte
-	pending []byte // Read's output not yet read
+	bufp    *[]byte // where buf goes back to gatherBufs
+	pending []byte  // Read's output not yet read
 
 	// What Gateway's Record counts, as the events pass: no call per event.
 	relayed        int64        // frames (ANTH) or events (event stream) given
@@ -75,6 +76,8 @@ type readier interface{ Ready() bool }
 // the frames, or the events.
 func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int, t *tail) *relay {
 	r := &relay{ctx: ctx, api: api, padding: padding, tail: t}
+	r.bufp = getGather()
+	r.buf = *r.bufp
 	switch w {
 	case wireCoded, wireCodedType:
 		// The stream's window deflates EVENT JSON better than each event
@@ -95,6 +98,9 @@ func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, p
 // io.EOF once the stream is over, whole or not (see fault).
 func (r *relay) next() ([]byte, error) {
 	if r.done {
+		// The last bytes given, a failed stream's, are spent: what
+		// they were in goes back now.
+		r.finish()
 		return nil, io.EOF
 	}
 	var b []byte
@@ -130,10 +136,13 @@ func (r *relay) next() ([]byte, error) {
 		if r.tail != nil {
 			r.tail.keep(nil, true)
 		}
-		r.finish()
 		if len(b) == 0 {
+			r.finish()
 			return nil, io.EOF
 		}
+		// b is in r.buf, or in the coder's record: they go back at the
+		// next call, or at finish, not before the caller has written b.
+		r.end()
 	}
 	r.started = true
 	return b, nil
@@ -352,8 +361,26 @@ func (r *relay) oneEvent() error {
 	return nil
 }
 
-// finish gives back what the relay borrowed.
+// finish gives back what the relay borrowed. The bytes it last gave must
+// be spent: it runs at the end of a stream, when the caller is done with
+// the relay, or when the relay is asked for more after a failed stream's
+// last bytes.
 func (r *relay) finish() {
+	r.end()
+	if r.z != nil {
+		putCoder(r.z)
+		r.z = nil
+	}
+	if r.bufp != nil {
+		putGather(r.bufp, r.buf)
+		r.bufp, r.buf, r.pending = nil, nil, nil
+	}
+}
+
+// end ends the stream and gives back what the bytes it gives last are
+// not in: the Decoder, the Scanner (a failed stream's last bytes are in
+// r.buf or the coder's record, which finish gives back).
+func (r *relay) end() {
 	r.done = true
 	if r.idle != nil {
 		r.idle.Stop()
@@ -361,10 +388,6 @@ func (r *relay) finish() {
 	if r.d != nil {
 		release(r.d)
 		r.d = nil
-	}
-	if r.z != nil {
-		putCoder(r.z)
-		r.z = nil
 	}
 	if r.sc != nil {
 		r.sc.Reset(nil)
