@@ -19,7 +19,11 @@ func AppendCompact(dst, src []byte) ([]byte, bool) {
 func Valid(src []byte) bool {
 	c := compactor{src: src, check: true}
 	c.skipSpace()
-	return c.value(0) && c.i == len(src)
+	if !c.value(0) {
+		return false
+	}
+	c.skipSpace() // RFC 8259 §2: whitespace is allowed after the value too
+	return c.i == len(src)
 }
 
 // AppendCompactWatch is AppendCompact that also returns the raw value at
