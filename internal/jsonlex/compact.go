@@ -128,32 +128,14 @@ func (c *compactor) literal(lit string) bool {
 	return true
 }
 
-func (c *compactor) object(depth int) bool {
-	return c.list('}', depth, func() bool {
-		keyAt := c.i
-		if c.i >= len(c.src) || c.src[c.i] != '"' || !c.string() {
-			return false
-		}
-		if depth < len(c.path) {
-			c.keys[depth] = c.src[keyAt+1 : c.i-1]
-		}
-		c.skipSpace()
-		if c.i >= len(c.src) || c.src[c.i] != ':' {
-			return false
-		}
-		c.i++
-		c.skipSpace()
-		return c.value(depth + 1)
-	})
-}
+func (c *compactor) object(depth int) bool { return c.list('}', depth) }
 
-func (c *compactor) array(depth int) bool {
-	return c.list(']', depth, func() bool { return c.value(depth + 1) })
-}
+func (c *compactor) array(depth int) bool { return c.list(']', depth) }
 
 // list reads an object or array, whose opening byte is at c.i: its
-// elements, each read by elem, with commas between, up to end.
-func (c *compactor) list(end byte, depth int, elem func() bool) bool {
+// elements (an object's each after its key), with commas between, up to
+// end: one loop for both, with no closure called an element.
+func (c *compactor) list(end byte, depth int) bool {
 	c.i++
 	c.skipSpace()
 	if c.i < len(c.src) && c.src[c.i] == end {
@@ -161,7 +143,7 @@ func (c *compactor) list(end byte, depth int, elem func() bool) bool {
 		return true
 	}
 	for {
-		if !elem() {
+		if end == '}' && !c.key(depth) || !c.value(depth+1) {
 			return false
 		}
 		c.skipSpace()
@@ -179,6 +161,25 @@ func (c *compactor) list(end byte, depth int, elem func() bool) bool {
 			return false
 		}
 	}
+}
+
+// key reads an object member's key and its colon, and the whitespace
+// after them, keeping the key when path looks at this depth.
+func (c *compactor) key(depth int) bool {
+	keyAt := c.i
+	if c.i >= len(c.src) || c.src[c.i] != '"' || !c.string() {
+		return false
+	}
+	if depth < len(c.path) {
+		c.keys[depth] = c.src[keyAt+1 : c.i-1]
+	}
+	c.skipSpace()
+	if c.i >= len(c.src) || c.src[c.i] != ':' {
+		return false
+	}
+	c.i++
+	c.skipSpace()
+	return true
 }
 
 // string reads a string, checking its escapes; control characters must
