@@ -77,3 +77,31 @@ func (c *copyBuffers) Put(b []byte) {
 		c.p.Put((*[copyBufferSize]byte)(b))
 	}
 }
+
+// gatherBufs keeps the buffers relays gather a write's events into (the
+// event stream's, and ANTH frames the upstream sent together): growing
+// one from nil again was a few allocations a stream, each event-stream
+// response's most. A buffer that grew past maxPooledGather, for an event
+// near the event limit, is left to the garbage collector.
+var gatherBufs sync.Pool // of *[]byte
+
+// maxPooledGather bounds the buffers gatherBufs keeps: a write gathers up
+// to maxGather bytes and one event more.
+const maxPooledGather = 2 * maxGather
+
+func getGather() *[]byte {
+	if p, _ := gatherBufs.Get().(*[]byte); p != nil {
+		*p = (*p)[:0]
+		return p
+	}
+	return new([]byte)
+}
+
+// putGather gives back p, now holding b (which may have grown from *p).
+func putGather(p *[]byte, b []byte) {
+	if cap(b) > maxPooledGather {
+		return
+	}
+	*p = b[:0]
+	gatherBufs.Put(p)
+}

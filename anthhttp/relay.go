@@ -36,7 +36,8 @@ type relay struct {
 	fault   *Error
 	held    error // an error met while gathering ready events, for the next call
 	buf     []byte
-	pending []byte // Read's output not yet read
+	bufp    *[]byte // where buf goes back to gatherBufs
+	pending []byte  // Read's output not yet read
 
 	// What Gateway's Record counts, as the events pass: no call per event.
 	relayed        int64        // frames (ANTH) or events (event stream) given
@@ -54,8 +55,9 @@ type relay struct {
 	// event, before the client is (SPEC.md §13.1); an event-stream client
 	// gets each event with its id: (§13.3), added as the event is made,
 	// while canon gathers the events as they are kept.
-	tail  *tail
-	canon []byte
+	tail   *tail
+	canon  []byte
+	canonp *[]byte // where canon goes back to gatherBufs
 
 	// vocab, until it is written, is a VOCAB frame to put before the
 	// stream's first TOKEN or TOKEN32 frame (SPEC.md §3.13): the
@@ -78,6 +80,8 @@ type readier interface{ Ready() bool }
 // the frames, or the events.
 func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, padding int, t *tail) *relay {
 	r := &relay{ctx: ctx, api: api, padding: padding, tail: t}
+	r.bufp = getGather()
+	r.buf = *r.bufp
 	switch w {
 	case wireCoded, wireCodedType:
 		// The stream's window deflates EVENT JSON better than each event
@@ -98,6 +102,9 @@ func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, p
 // io.EOF once the stream is over, whole or not (see fault).
 func (r *relay) next() ([]byte, error) {
 	if r.done {
+		// The last bytes given, a failed stream's, are spent: what
+		// they were in goes back now.
+		r.finish()
 		return nil, io.EOF
 	}
 	var b []byte
@@ -133,10 +140,13 @@ func (r *relay) next() ([]byte, error) {
 		if r.tail != nil {
 			r.tail.keep(nil, true)
 		}
-		r.finish()
 		if len(b) == 0 {
+			r.finish()
 			return nil, io.EOF
 		}
+		// b is in r.buf, or in the coder's record: they go back at the
+		// next call, or at finish, not before the caller has written b.
+		r.end()
 	}
 	r.started = true
 	return b, nil
@@ -376,6 +386,12 @@ func (r *relay) ids() bool { return r.tail != nil && r.tail.failed == nil }
 // the ids after the write was gathered took a search for each event's end
 // and a copy of the whole write.
 func (r *relay) addID(b []byte, start int) []byte {
+	if r.canonp == nil {
+		// It mirrors buf, so it comes from buf's pool: a fresh one
+		// grown to a pooled buf's size would cost a stream that much.
+		r.canonp = getGather()
+		r.canon = append(*r.canonp, r.canon...)
+	}
 	if cap(r.canon) < cap(b) {
 		// As big as the buffer it mirrors, less the ids: grown with it,
 		// not by doubling from nothing.
@@ -387,8 +403,30 @@ func (r *relay) addID(b []byte, start int) []byte {
 	return append(b, eventEnd...)
 }
 
-// finish gives back what the relay borrowed.
+// finish gives back what the relay borrowed. The bytes it last gave must
+// be spent: it runs at the end of a stream, when the caller is done with
+// the relay, or when the relay is asked for more after a failed stream's
+// last bytes.
 func (r *relay) finish() {
+	r.end()
+	if r.z != nil {
+		putCoder(r.z)
+		r.z = nil
+	}
+	if r.bufp != nil {
+		putGather(r.bufp, r.buf)
+		r.bufp, r.buf, r.pending = nil, nil, nil
+	}
+	if r.canonp != nil {
+		putGather(r.canonp, r.canon)
+		r.canonp, r.canon = nil, nil
+	}
+}
+
+// end ends the stream and gives back what the bytes it gives last are
+// not in: the Decoder, the Scanner (a failed stream's last bytes are in
+// r.buf or the coder's record, which finish gives back).
+func (r *relay) end() {
 	r.done = true
 	if r.idle != nil {
 		r.idle.Stop()
@@ -396,10 +434,6 @@ func (r *relay) finish() {
 	if r.d != nil {
 		release(r.d)
 		r.d = nil
-	}
-	if r.z != nil {
-		putCoder(r.z)
-		r.z = nil
 	}
 	if r.sc != nil {
 		r.sc.Reset(nil)

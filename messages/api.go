@@ -38,22 +38,25 @@ var (
 // for bridge.Usage; other events report none. It reads the event's JSON
 // without allocating.
 func (API) EventUsage(name, data []byte) (input, output uint64, ok bool) {
-	var prefix string
+	// The usage object found once, and its two counts read in it: the
+	// same values as the whole paths give (jsonlex.Field takes a path's
+	// first key at each level), for one walk of the event, not two.
+	var usage []byte
+	var found bool
 	switch string(name) {
 	case "message_start":
-		prefix = "message"
+		usage, found = jsonlex.Field(data, "message", "usage")
 	case "message_delta":
+		usage, found = jsonlex.Field(data, "usage")
 	default:
 		return 0, 0, false
 	}
-	var inOK, outOK bool
-	if prefix != "" {
-		input, inOK = jsonlex.Uint(data, prefix, "usage", "input_tokens")
-		output, outOK = jsonlex.Uint(data, prefix, "usage", "output_tokens")
-	} else {
-		input, inOK = jsonlex.Uint(data, "usage", "input_tokens")
-		output, outOK = jsonlex.Uint(data, "usage", "output_tokens")
+	if !found {
+		return 0, 0, false
 	}
+	var inOK, outOK bool
+	input, inOK = jsonlex.Uint(usage, "input_tokens")
+	output, outOK = jsonlex.Uint(usage, "output_tokens")
 	return input, output, inOK || outOK
 }
 

@@ -51,7 +51,10 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 func (d *Decoder) Reset(r io.Reader) {
 	d.sc.Reset(r)
 	core := d.core
-	d.core = toFrames{opts: d.opts, compact: core.compact[:0], scratch: core.scratch[:0], synth: core.synth[:0], rest: core.rest[:0], deferred: core.deferred[:0]}
+	// The buffers, and no state: the memo emptied is no event's (an
+	// event's JSON is never empty).
+	d.core = toFrames{opts: d.opts, compact: core.compact[:0], scratch: core.scratch[:0], synth: core.synth[:0], rest: core.rest[:0], deferred: core.deferred[:0],
+		stopSeq: core.stopSeq[:0], memoName: core.memoName[:0], memoJSON: core.memoJSON[:0], memoFrames: core.memoFrames[:0]}
 	d.out, d.pos, d.buf, d.started = d.out[:0], 0, d.buf[:0], false
 	d.err = frame.CheckPadBlock(d.opts.Padding)
 }

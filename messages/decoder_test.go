@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/layer0/anth/internal/testdata"
 	"pgregory.net/rapid"
 )
 
@@ -115,5 +116,41 @@ func TestDecoderPool(t *testing.T) {
 	alone.Release()
 	if alone.pool != nil {
 		t.Fatal("a Decoder of no pool has one after Release")
+	}
+}
+
+// TestDecoderResetAllocs: a Decoder that has bridged the recordings of
+// testdata/sse once bridges them again, each after a Reset, allocating
+// nothing: what a pooled Decoder costs a gateway per stream is its CPU,
+// not garbage (issue 26).
+func TestDecoderResetAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	recs := testdata.SSE(t)
+	readers := make([]bytes.Reader, 0, len(recs))
+	for _, in := range recs {
+		readers = append(readers, *bytes.NewReader(in))
+	}
+	for _, raw := range []bool{false, true} {
+		d := NewDecoder(nil, DecoderOptions{RawEvents: raw})
+		run := func() {
+			for i := range readers {
+				readers[i].Seek(0, io.SeekStart)
+				d.Reset(&readers[i])
+				for {
+					if _, err := d.Next(); err != nil {
+						if err != io.EOF {
+							t.Fatal(err)
+						}
+						break
+					}
+				}
+			}
+		}
+		run()
+		if n := testing.AllocsPerRun(10, run); n != 0 {
+			t.Errorf("RawEvents %v: %v allocations a run of %d streams, want 0", raw, n, len(readers))
+		}
 	}
 }

@@ -34,7 +34,7 @@ func TestMessageDelta(t *testing.T) {
 		{`{"output_tokens":99999999999}`, 5, usageState{usage: frame.Usage{InputTokens: 5, OutputTokens: 1<<32 - 1}, hasUsage: true}, false},
 	} {
 		js := []byte(head + c.usage + "}")
-		u, reason, _ := parseMessageDelta(js, c.startInput)
+		u, reason, _ := parseMessageDelta(js, c.startInput, nil)
 		if reason != frame.StopEndTurn || !cmp.Equal(u, c.want, cmp.AllowUnexported(usageState{})) {
 			t.Errorf("%s: %+v, %v; want %+v", c.usage, u, reason, c.want)
 		}
@@ -101,4 +101,32 @@ func TestFastPathAgrees(t *testing.T) {
 			t.Errorf("%s: taken by the fast path as % X", js, out)
 		}
 	}
+}
+
+// TestUnquote: toFrames.unquote gives what encoding/json decodes a JSON
+// string to, for any string: escapes, surrogates lone or paired, invalid
+// UTF-8, and values that are not strings.
+func TestUnquote(t *testing.T) {
+	pieces := []string{"a", "é", "\xff", "\xe2\x82", `\"`, `\\`, `\/`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\u0000`, " ", "\x7f"}
+	rapid.Check(t, func(t *rapid.T) {
+		raw := `"`
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 12).Draw(t, "pieces") {
+			raw += p
+		}
+		raw += `"`
+		if rapid.Bool().Draw(t, "number") {
+			raw = "12"
+		}
+		var want string
+		werr := json.Unmarshal([]byte(raw), &want)
+		var m toFrames
+		buf := []byte("stale")
+		got, ok := m.unquote(&buf, []byte(raw))
+		if ok != (werr == nil) {
+			t.Fatalf("%q: unquote %v, encoding/json %v", raw, ok, werr)
+		}
+		if diff := cmp.Diff(want, string(got)); ok && diff != "" {
+			t.Fatalf("%q: unquote differs from encoding/json (-want +got):\n%s", raw, diff)
+		}
+	})
 }

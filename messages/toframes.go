@@ -212,8 +212,8 @@ func (m *toFrames) block(b, name, js []byte) ([]byte, bool) {
 // else it goes whole too, after its typed frames.
 func (m *toFrames) messageDelta(b, js []byte) []byte {
 	m.deltas++
-	u, reason, seq := parseMessageDelta(js, m.startInput)
-	m.stop, m.stopSeq = reason, append(m.stopSeq[:0], seq...)
+	u, reason, seq := parseMessageDelta(js, m.startInput, m.stopSeq)
+	m.stop, m.stopSeq = reason, seq
 	if m.synth = appendMessageDeltaJSON(m.synth[:0], reason, seq, u, m.startInput); m.deltas == 1 && jsonlex.Same(m.synth, js) {
 		m.deferred, m.deferredUsage, m.deferring = append(m.deferred[:0], js...), u, true
 		return appendUsageFrames(b, u)
@@ -250,17 +250,21 @@ func appendUsageFrames(b []byte, u usageState) []byte {
 
 // parseMessageDelta reads what frames can carry of a message_delta. The
 // "no USAGE" form ({"output_tokens":0} with no input tokens anywhere) gives
-// no USAGE frame, so a stream without one comes back without one.
-func parseMessageDelta(js []byte, startInput uint64) (u usageState, reason frame.StopReason, seq []byte) {
+// no USAGE frame, so a stream without one comes back without one. The stop
+// sequence is appended to buf[:0], which holds the stop reason's name
+// first: a buffer the caller keeps, as a local array escaped to the heap
+// at every message_delta.
+func parseMessageDelta(js []byte, startInput uint64, buf []byte) (u usageState, reason frame.StopReason, seq []byte) {
+	seq = buf[:0]
 	if delta, ok := jsonlex.Field(js, "delta"); ok {
 		if r, ok := jsonlex.Field(delta, "stop_reason"); ok {
-			var buf [64]byte
-			if name, ok := jsonlex.AppendUnquoted(buf[:0], r); ok {
+			if name, ok := jsonlex.AppendUnquoted(seq, r); ok {
 				reason, _ = ParseStopReason(string(name))
+				seq = name[:0]
 			}
 		}
 		if s, ok := jsonlex.Field(delta, "stop_sequence"); ok && reason == frame.StopSequence {
-			seq, _ = jsonlex.AppendUnquoted(nil, s)
+			seq, _ = jsonlex.AppendUnquoted(seq, s)
 		}
 	}
 	usage, ok := jsonlex.Field(js, "usage")
@@ -288,21 +292,36 @@ func clamp32(v uint64) uint32 { return uint32(min(v, math.MaxUint32)) }
 func (m *toFrames) errorEvent(b, js []byte) []byte {
 	code, msg := frame.CodeUnspecified, []byte(nil)
 	if t, ok := jsonlex.Field(js, "error", "type"); ok {
-		var name string
-		if json.Unmarshal(t, &name) == nil {
-			code, _ = ParseErrorType(name)
+		if name, ok := m.unquote(&m.scratch, t); ok {
+			code, _ = ParseErrorType(string(name))
 		}
 	}
 	if t, ok := jsonlex.Field(js, "error", "message"); ok {
-		var s string
-		if json.Unmarshal(t, &s) == nil {
-			msg = []byte(s)
-		}
+		msg, _ = m.unquote(&m.rest, t)
 	}
 	if m.synth = appendErrorJSON(m.synth[:0], code, msg); !jsonlex.Same(m.synth, js) {
 		b = m.whole(b, []byte("error"), js)
 	}
 	return frame.AppendError(b, code, string(msg))
+}
+
+// unquote gives the value of the JSON string raw in *buf, exactly as
+// encoding/json decodes it: through jsonlex when it can say so (and then
+// without allocating), else through encoding/json (invalid UTF-8, lone
+// surrogates: its replacements are the reference).
+func (m *toFrames) unquote(buf *[]byte, raw []byte) ([]byte, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		if s, ok := jsonlex.AppendUnescaped((*buf)[:0], raw[1:len(raw)-1]); ok {
+			*buf = s
+			return s, true
+		}
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	*buf = append((*buf)[:0], s...)
+	return *buf, true
 }
 
 // startInputPath is where a message_start holds the input tokens that a

@@ -19,20 +19,11 @@ func AppendCompact(dst, src []byte) ([]byte, bool) {
 func Valid(src []byte) bool {
 	c := compactor{src: src, check: true}
 	c.skipSpace()
-	return c.value(0) && c.i == len(src)
-}
-
-// out and outs append to dst, unless the compactor only checks.
-func (c *compactor) out(b byte) {
-	if !c.check {
-		c.dst = append(c.dst, b)
+	if !c.value(0) {
+		return false
 	}
-}
-
-func (c *compactor) outs(b []byte) {
-	if !c.check {
-		c.dst = append(c.dst, b...)
-	}
+	c.skipSpace() // RFC 8259 §2: whitespace is allowed after the value too
+	return c.i == len(src)
 }
 
 // AppendCompactWatch is AppendCompact that also returns the raw value at
@@ -45,17 +36,24 @@ func AppendCompactWatch(dst, src []byte, path []string) ([]byte, bool, []byte) {
 		return dst, false, nil
 	}
 	c.skipSpace()
-	return c.dst, c.i == len(src), c.found
+	return append(c.dst, src[c.mark:c.i]...), c.i == len(src), c.found
 }
 
 // MaxDepth bounds nesting as encoding/json does, so hostile input cannot
 // make the recursion deep.
 const MaxDepth = 10000
 
+// compactor reads one JSON value from src at i. Compacting, it copies
+// src to dst a run at a time: only whitespace is left out, and all of it
+// is where skipSpace skips it, so src[mark:i] is owed to dst until the
+// next run of whitespace, or the end, flushes it. A value the API wrote
+// compact already is one copy, not an append for every token (the bridge
+// compacts every event it reads: issue 26).
 type compactor struct {
 	src, dst []byte
 	check    bool // Valid: read, write nothing
 	i        int
+	mark     int // src[mark:i] is owed to dst
 	path     []string
 	keys     [3][]byte // the raw key being read at each depth of path
 	found    []byte
@@ -74,7 +72,18 @@ func (c *compactor) watched(depth int) bool {
 	return true
 }
 
-func (c *compactor) skipSpace() { c.i = SkipSpace(c.src, c.i) }
+// skipSpace skips whitespace, flushing what is owed to dst before it.
+func (c *compactor) skipSpace() {
+	j := SkipSpace(c.src, c.i)
+	if j == c.i {
+		return
+	}
+	if !c.check {
+		c.dst = append(c.dst, c.src[c.mark:c.i]...)
+		c.mark = j
+	}
+	c.i = j
+}
 
 func (c *compactor) value(depth int) bool {
 	if c.i >= len(c.src) || depth >= MaxDepth {
@@ -115,50 +124,26 @@ func (c *compactor) literal(lit string) bool {
 	if len(c.src)-c.i < len(lit) || string(c.src[c.i:c.i+len(lit)]) != lit {
 		return false
 	}
-	if !c.check {
-		c.dst = append(c.dst, lit...)
-	}
 	c.i += len(lit)
 	return true
 }
 
-func (c *compactor) object(depth int) bool {
-	return c.list('}', depth, func() bool {
-		keyAt := c.i
-		if c.i >= len(c.src) || c.src[c.i] != '"' || !c.string() {
-			return false
-		}
-		if depth < len(c.path) {
-			c.keys[depth] = c.src[keyAt+1 : c.i-1]
-		}
-		c.skipSpace()
-		if c.i >= len(c.src) || c.src[c.i] != ':' {
-			return false
-		}
-		c.out(':')
-		c.i++
-		c.skipSpace()
-		return c.value(depth + 1)
-	})
-}
+func (c *compactor) object(depth int) bool { return c.list('}', depth) }
 
-func (c *compactor) array(depth int) bool {
-	return c.list(']', depth, func() bool { return c.value(depth + 1) })
-}
+func (c *compactor) array(depth int) bool { return c.list(']', depth) }
 
-// list copies an object or array, whose opening byte is at c.i: its
-// elements, each read by elem, with commas between, up to end.
-func (c *compactor) list(end byte, depth int, elem func() bool) bool {
-	c.out(c.src[c.i])
+// list reads an object or array, whose opening byte is at c.i: its
+// elements (an object's each after its key), with commas between, up to
+// end: one loop for both, with no closure called an element.
+func (c *compactor) list(end byte, depth int) bool {
 	c.i++
 	c.skipSpace()
 	if c.i < len(c.src) && c.src[c.i] == end {
-		c.out(end)
 		c.i++
 		return true
 	}
 	for {
-		if !elem() {
+		if end == '}' && !c.key(depth) || !c.value(depth+1) {
 			return false
 		}
 		c.skipSpace()
@@ -167,11 +152,9 @@ func (c *compactor) list(end byte, depth int, elem func() bool) bool {
 		}
 		switch c.src[c.i] {
 		case ',':
-			c.out(',')
 			c.i++
 			c.skipSpace()
 		case end:
-			c.out(end)
 			c.i++
 			return true
 		default:
@@ -180,37 +163,57 @@ func (c *compactor) list(end byte, depth int, elem func() bool) bool {
 	}
 }
 
-// string copies a string, checking its escapes; control characters must
-// be escaped.
+// key reads an object member's key and its colon, and the whitespace
+// after them, keeping the key when path looks at this depth.
+func (c *compactor) key(depth int) bool {
+	keyAt := c.i
+	if c.i >= len(c.src) || c.src[c.i] != '"' || !c.string() {
+		return false
+	}
+	if depth < len(c.path) {
+		c.keys[depth] = c.src[keyAt+1 : c.i-1]
+	}
+	c.skipSpace()
+	if c.i >= len(c.src) || c.src[c.i] != ':' {
+		return false
+	}
+	c.i++
+	c.skipSpace()
+	return true
+}
+
+// string reads a string, checking its escapes; control characters must
+// be escaped. Its bytes are most of what an event's JSON is: each costs a
+// look in plainByte, and the index is a local, as through c every byte
+// would be a store.
 func (c *compactor) string() bool {
-	start := c.i
-	for c.i++; c.i < len(c.src); c.i++ {
-		b := c.src[c.i]
-		if b >= 0x20 && b != '"' && b != '\\' {
+	src := c.src
+	for i := c.i + 1; i < len(src); i++ {
+		b := src[i]
+		if plainByte[b] {
 			continue // the common case, first
 		}
 		switch {
 		case b == '"':
-			c.i++
-			c.outs(c.src[start:c.i])
+			c.i = i + 1
 			return true
 		case b == '\\':
-			if c.i+1 >= len(c.src) {
+			if i+1 >= len(src) {
 				return false
 			}
-			switch c.src[c.i+1] {
+			switch src[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				c.i++
+				i++
 			case 'u':
-				if c.i+5 >= len(c.src) {
+				if i+5 >= len(src) {
 					return false
 				}
-				for _, h := range c.src[c.i+2 : c.i+6] {
+				for _, h := range src[i+2 : i+6] {
 					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
 						return false
 					}
 				}
-				c.i += 5
+				i += 5
 			default:
 				return false
 			}
@@ -221,13 +224,12 @@ func (c *compactor) string() bool {
 	return false
 }
 
-// number copies -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (c *compactor) number() bool {
 	n, ok := Number(c.src[c.i:])
 	if !ok {
 		return false
 	}
-	c.outs(c.src[c.i : c.i+n])
 	c.i += n
 	return true
 }
@@ -270,3 +272,12 @@ func Number(b []byte) (n int, ok bool) {
 	}
 	return i, true
 }
+
+// plainByte says which bytes a string holds as they are: all but the
+// quote, the backslash and the control characters.
+var plainByte = func() (t [256]bool) {
+	for b := range t {
+		t[b] = b >= 0x20 && b != '"' && b != '\\'
+	}
+	return t
+}()

@@ -338,6 +338,13 @@ func TestEqualJSONManyMembers(t *testing.T) {
 // TestValidAgrees: Valid decides as encoding/json.Valid does (which is
 // what AppendCompact is held to), on JSON and on near-JSON.
 func TestValidAgrees(t *testing.T) {
+	// Whitespace after the value, which a relay's event data may end in
+	// (rapid found the first).
+	for _, src := range []string{"{} ", "1\n", " \"a\"\t", "[]\r\n ", "{ } x"} {
+		if got, want := Valid([]byte(src)), json.Valid([]byte(src)); got != want {
+			t.Errorf("%q: Valid %v, encoding/json %v", src, got, want)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		src := jsontest.Doc(t)
 		if got, want := Valid(src), json.Valid(src); got != want {
@@ -507,4 +514,27 @@ func TestMembers(t *testing.T) {
 			t.Errorf("Members accepted %s", bad)
 		}
 	}
+}
+
+// TestCompactLongStrings: long strings with a quote, backslash, escape or
+// control character anywhere in them compact and validate as encoding/json
+// says.
+func TestCompactLongStrings(t *testing.T) {
+	pieces := []string{"a", "é", "\xff", `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, "\x01", "\x1f", " ", `"`, `\`}
+	rapid.Check(t, func(t *rapid.T) {
+		src := []byte(`{"k": "` + strings.Repeat("p", rapid.IntRange(0, 9).Draw(t, "pad")))
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 40).Draw(t, "pieces") {
+			src = append(src, p...)
+		}
+		src = append(src, `" , "x" : [ "`+strings.Repeat("q", rapid.IntRange(0, 17).Draw(t, "tail"))+`" ] }`...)
+		var want bytes.Buffer
+		werr := json.Compact(&want, src)
+		got, ok := AppendCompact(nil, src)
+		if ok != (werr == nil) || ok && !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%q: AppendCompact %q, %v; encoding/json %q, %v", src, got, ok, want.Bytes(), werr)
+		}
+		if Valid(src) != ok {
+			t.Fatalf("%q: Valid %v, AppendCompact %v", src, !ok, ok)
+		}
+	})
 }
