@@ -109,10 +109,14 @@ func New(opts Options) (*Store, error) {
 // buf, and its arguments, so that an Append allocates nothing. The keys
 // alias buf (rueidis.BinaryString): a scratch goes back to the pool only
 // after the command's answer is read, when rueidis no longer reads them.
+// A command that ends without an answer (the connection lost, the context
+// done) may still sit in rueidis's write queue: its scratch is lent for
+// good and left to the garbage collector.
 type scratch struct {
 	buf  []byte
 	keys [2]string
 	args [4]string
+	lent bool
 }
 
 // get returns a scratch holding the hash's and the stream's keys for id.
@@ -136,6 +140,9 @@ func (s *Store) get(id resume.ID) *scratch {
 }
 
 func (s *Store) put(sc *scratch) {
+	if sc.lent {
+		return
+	}
 	sc.keys, sc.args = [2]string{}, [4]string{}
 	s.scratch.Put(sc)
 }
@@ -146,6 +153,11 @@ func (s *Store) run(ctx context.Context, sc *script, x *scratch, nargs int) ruei
 	r := c.Do(ctx, c.B().Evalsha().Sha1(sc.sha).Numkeys(2).Key(x.keys[:]...).Arg(x.args[:nargs]...).Build())
 	if e, ok := rueidis.IsRedisErr(r.Error()); ok && e.IsNoScript() {
 		r = c.Do(ctx, c.B().Eval().Script(sc.src).Numkeys(2).Key(x.keys[:]...).Arg(x.args[:nargs]...).Build())
+	}
+	if err := r.Error(); err != nil {
+		if _, answered := rueidis.IsRedisErr(err); !answered {
+			x.lent = true
+		}
 	}
 	return r
 }
