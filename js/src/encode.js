@@ -125,8 +125,8 @@ export function encodeToken(ids) {
  * @returns {Uint8Array}
  */
 export function encodeTokenRuns(ids) {
-  const wide = (k) => ids[k] > 0xffff;
-  const narrowRun = (k) => {
+  const wide = (/** @type {number} */ k) => ids[k] > 0xffff;
+  const narrowRun = (/** @type {number} */ k) => {
     let n = 0;
     while (k + n < ids.length && !wide(k + n)) n++;
     return n;
