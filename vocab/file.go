@@ -96,8 +96,10 @@ func ParseFile(data []byte) (*Vocabulary, error) {
 	}
 	nameLen := int(data[6])
 	pos := 7
-	if len(data)-pos < nameLen+sha256.Size+4 {
-		return nil, fileErr(len(data), ErrTruncated, "name, hash and n")
+	// The name, the vocabulary's hash, n, and the file's own SHA-256 at
+	// its end: a file shorter than these is cut.
+	if len(data)-pos < nameLen+sha256.Size+4+sha256.Size {
+		return nil, fileErr(len(data), ErrTruncated, "name, hash, n and the file's SHA-256")
 	}
 	name := data[pos : pos+nameLen]
 	if !stdutf8.Valid(name) {
