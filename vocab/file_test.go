@@ -221,12 +221,19 @@ func TestFileBoundedMemory(t *testing.T) {
 		{"specials claim 2^32-1", append(header(1, 1<<32-1), make([]byte, 64)...), 4096},
 		{"a million absent IDs", worst, 8*uint64(len(worst)) + 4096},
 	} {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		_, err := ParseFile(c.in)
-		runtime.ReadMemStats(&after)
-		checkFileErr(t, err, len(c.in))
-		if got := after.TotalAlloc - before.TotalAlloc; got > c.limit {
+		// The least of three parses: TotalAlloc counts what the rest of
+		// the process allocates meanwhile too, which only adds (CI saw a
+		// few KB more, once, on a loaded machine).
+		got := ^uint64(0)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := ParseFile(c.in)
+			runtime.ReadMemStats(&after)
+			checkFileErr(t, err, len(c.in))
+			got = min(got, after.TotalAlloc-before.TotalAlloc)
+		}
+		if got > c.limit {
 			t.Errorf("%s: allocated %d bytes for a %d-byte file, want at most %d", c.name, got, len(c.in), c.limit)
 		}
 	}
