@@ -9,10 +9,17 @@ import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } f
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
 
-/** Thrown inside the reader when the input given so far is not enough; never escapes. */
+/**
+ * What the reader's steps return when the input given so far is not enough;
+ * never escapes. A return, not a throw: feed meets it at the end of nearly
+ * every piece, and a throw and catch cost V8 about a microsecond each, most
+ * of what reading a piece of one frame cost.
+ */
 const NEED_MORE = Symbol('need more');
 /** The end of the input on a frame boundary; never escapes. */
 const EOF = Symbol('end of input');
+/** Nothing: the reader's buffers when they hold nothing, never written to. */
+const EMPTY = new Uint8Array(0);
 
 /**
  * DEFAULT_MAX_VALUE is the default bound on a DONE or ERROR value joined
@@ -118,17 +125,17 @@ export class FrameReader {
   // appended to past pEnd, or copied to a new array, so frames returned
   // from them stay valid.
   /** @type {Uint8Array} */
-  #pend = new Uint8Array(0);
+  #pend = EMPTY;
   #pStart = 0;
   #pEnd = 0;
   // The piece being fed, unused from cPos on.
   /** @type {Uint8Array} */
-  #chunk = new Uint8Array(0);
+  #chunk = EMPTY;
   #cPos = 0;
   #need = 0; // the bytes the last unmet request wanted, to size pend
   // What the last window call found.
   /** @type {Uint8Array} */
-  #wBuf = new Uint8Array(0);
+  #wBuf = EMPTY;
   #wAt = 0;
   #wHave = 0;
 
@@ -142,7 +149,7 @@ export class FrameReader {
   #joining = false;
   #joinType = 0;
   /** @type {Uint8Array} */
-  #joined = new Uint8Array(0);
+  #joined = EMPTY;
   #joinedLen = 0;
 
   /** The stream offset of the next byte the reader will parse. */
@@ -168,15 +175,14 @@ export class FrameReader {
       this.#fast(frames);
       for (;;) {
         const f = this.#next();
-        if (f === EOF) break; // only a raw reader's, or after the end
+        // EOF: only a raw reader's, or after the end.
+        if (f === NEED_MORE || f === EOF) break;
         frames.push(f);
         this.#starts?.push(this.#off - this.#lastSize);
       }
     } catch (e) {
-      if (e !== NEED_MORE) {
-        this.#err = /** @type {AnthError} */ (e);
-        if (frames.length === 0) throw e;
-      }
+      this.#err = /** @type {AnthError} */ (e);
+      if (frames.length === 0) throw e;
     }
     this.#stash();
     return frames;
@@ -194,6 +200,7 @@ export class FrameReader {
     try {
       for (;;) {
         const f = this.#next();
+        // A closed reader never needs more: its window throws instead.
         if (f === EOF) return;
         // Every frame the input holds was returned by feed, so this only
         // happens to a reader that was never fed.
@@ -232,9 +239,12 @@ export class FrameReader {
     this.#cPos = i;
   }
 
-  /** @returns {Frame | typeof EOF} */
+  /**
+   * next parses the next frame the response grammar lets through.
+   * @returns {Frame | typeof EOF | typeof NEED_MORE}
+   */
   #next() {
-    if (!this.#magic) this.#readMagic();
+    if (!this.#magic && !this.#readMagic()) return NEED_MORE;
     for (;;) {
       if (this.#joining) return this.#join();
       let f;
@@ -248,6 +258,7 @@ export class FrameReader {
         if (e === EOF) return EOF;
         throw e;
       }
+      if (f === NEED_MORE) return f;
       if (!typeInfo(f.type)) {
         this.#onSkip?.(f);
         continue;
@@ -276,7 +287,7 @@ export class FrameReader {
    * join reads the continuation frames of the DONE or ERROR being joined:
    * after a full frame comes the next part of the value, a frame of the same
    * type with the same reason or code, until one that is not full.
-   * @returns {Frame}
+   * @returns {Frame | typeof NEED_MORE}
    */
   #join() {
     const key = this.#joinType === Type.ERROR ? 2 : 1; // ERROR's code, DONE's reason
@@ -289,6 +300,7 @@ export class FrameReader {
         if (e === EOF) throw new AnthError('Truncated', this.#off, `input ends where a ${name} value continues`);
         throw e;
       }
+      if (f === NEED_MORE) return f;
       const p = f.payload;
       if (f.type !== this.#joinType || p.length < key || p[0] !== this.#joined[0] || (key === 2 && p[1] !== this.#joined[1])) {
         throw new AnthError('Malformed', this.#off - f.size, `frame where the value of a full ${name} frame continues`, f.type);
@@ -297,7 +309,7 @@ export class FrameReader {
       if (p.length < MAX_PAYLOAD) {
         this.#joining = false;
         const joined = this.#joined.subarray(0, this.#joinedLen);
-        this.#joined = new Uint8Array(0); // the frame keeps the bytes
+        this.#joined = EMPTY; // the frame keeps the bytes
         return new Frame(this.#joinType, joined);
       }
     }
@@ -327,10 +339,10 @@ export class FrameReader {
 
   /**
    * frame parses one frame of any type.
-   * @returns {Frame}
+   * @returns {Frame | typeof NEED_MORE}
    */
   #frame() {
-    this.#window(HEADER_SIZE);
+    if (!this.#window(HEADER_SIZE)) return NEED_MORE;
     let b = this.#wBuf;
     let i = this.#wAt;
     const t = b[i];
@@ -339,7 +351,7 @@ export class FrameReader {
     const e = checkHeader(t, n, this.#off);
     if (e) throw e;
     if (this.#wHave < HEADER_SIZE + n) {
-      this.#window(HEADER_SIZE + n);
+      if (!this.#window(HEADER_SIZE + n)) return NEED_MORE;
       b = this.#wBuf;
       i = this.#wAt;
     }
@@ -351,9 +363,15 @@ export class FrameReader {
     return new Frame(t, p);
   }
 
+  /**
+   * readMagic reads the magic, and reports whether it has: false when the
+   * input so far agrees with it and is too short.
+   * @returns {boolean}
+   */
   #readMagic() {
+    let found;
     try {
-      this.#window(MAGIC.length);
+      found = this.#window(MAGIC.length);
     } catch (e) {
       // Report a wrong byte as soon as it is seen, before the missing ones.
       const me = magicError(this.#peek(MAGIC.length));
@@ -361,18 +379,25 @@ export class FrameReader {
       if (e === EOF) throw new AnthError('Truncated', 0, 'empty stream, want "ANTH"');
       throw e;
     }
+    if (!found) {
+      const me = magicError(this.#peek(MAGIC.length));
+      if (me && me.kind === 'BadMagic') throw me;
+      return false;
+    }
     const me = magicError(this.#wBuf.subarray(this.#wAt, this.#wAt + MAGIC.length));
     if (me) throw me;
     this.#consume(MAGIC.length);
     this.#magic = true;
+    return true;
   }
 
   /**
    * window finds need bytes of input, contiguous, from the next unparsed
-   * byte on: wBuf[wAt:wAt+need]; wHave is how many wBuf holds from wAt. It throws
-   * NEED_MORE when the input so far is too short, and at the end of the
-   * input EOF (nothing left) or 'Truncated' (part of a frame left).
+   * byte on: wBuf[wAt:wAt+need]; wHave is how many wBuf holds from wAt. It
+   * returns false when the input so far is too short, and at the end of the
+   * input throws EOF (nothing left) or 'Truncated' (part of a frame left).
    * @param {number} need
+   * @returns {boolean}
    */
   #window(need) {
     const held = this.#pEnd - this.#pStart;
@@ -394,7 +419,7 @@ export class FrameReader {
       if (have >= need) return this.#found(this.#pend, this.#pStart, have);
     }
     this.#need = need;
-    if (!this.#closed) throw NEED_MORE;
+    if (!this.#closed) return false;
     this.#endError();
   }
 
@@ -402,11 +427,13 @@ export class FrameReader {
    * @param {Uint8Array} buf
    * @param {number} at
    * @param {number} have
+   * @returns {true}
    */
   #found(buf, at, have) {
     this.#wBuf = buf;
     this.#wAt = at;
     this.#wHave = have;
+    return true;
   }
 
   /** @returns {never} */
@@ -440,7 +467,7 @@ export class FrameReader {
       this.#pStart += n;
       if (this.#pStart === this.#pEnd) {
         // Start afresh: frames returned from pend keep its old bytes.
-        this.#pend = new Uint8Array(0);
+        this.#pend = EMPTY;
         this.#pStart = this.#pEnd = 0;
       }
     } else {
@@ -469,7 +496,7 @@ export class FrameReader {
       this.#pend.set(this.#chunk.subarray(this.#cPos), this.#pEnd);
       this.#pEnd += rest;
     }
-    this.#chunk = new Uint8Array(0);
+    this.#chunk = EMPTY;
     this.#cPos = 0;
   }
 }
