@@ -4,7 +4,7 @@
 
 import { DeflateReader, isCoded } from './deflate.js';
 import { AnthError } from './errors.js';
-import { ACCEPT, CONTENT_TYPE, checkedBody, chunks, isResponse } from './http.js';
+import { ACCEPT, CONTENT_TYPE, checkedBody, isResponse } from './http.js';
 import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } from './resume.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
@@ -538,48 +538,279 @@ export class FrameReader {
  * @param {ReaderOptions} [options]
  * @returns {AsyncGenerator<Frame, void, undefined>}
  */
-export async function* readFrames(source, options) {
-  let coded = options?.coded === true;
-  if (isResponse(source)) {
-    const res = source;
-    coded = isCoded(res.headers);
-    source = await checkedBody(res);
-    const id = res.headers.get(RESUME_ID_HEADER);
-    const url = options?.resume?.url ?? res.url;
-    if (id && url && (options?.resume?.tries ?? DEFAULT_RESUME_TRIES) > 0) {
-      const resume = options?.resume ?? {};
-      const headers = new Headers(resume.headers);
-      // The Accept of the form the response came in: a resume in the
-      // other would count EVENTs in other sizes (SPEC.md §11.2).
-      if (!headers.has('Accept')) headers.set('Accept', coded ? ACCEPT : CONTENT_TYPE);
-      const fetch = resume.fetch ?? globalThis.fetch;
-      /** @type {import('./resume.js').Again} */
-      const again = (cursor) => fetch(url, { method: 'GET', headers: resumeHeaders(headers, id, cursor), signal: resume.signal });
-      source = resumingANTH(res, source, id, again, resume, resume.signal);
-      coded = false;
-    }
-  }
-  if (coded) source = inflated(source);
-  const r = new FrameReader(options);
-  // An async iterable is read as it is: a generator more per chunk costs
-  // a promise a chunk.
-  for await (const chunk of 'getReader' in source ? chunks(source) : source) {
-    for (const f of r.feed(chunk)) yield f;
-  }
-  r.end();
+export function readFrames(source, options) {
+  return new Frames(source, options);
 }
+
+/** A Frames iterator's states. */
+const START = 0; // nothing asked yet: the source untouched
+const OPEN = 1; // reading the source
+const DONE = 2; // ended, failed or left: next gives done
+
+/** What a Frames iterator holds when it holds no frames. */
+const NO_FRAMES = /** @type {Frame[]} */ (/** @type {unknown} */ (Object.freeze([])));
 
 /**
- * inflated gives the ANTH of an anth-deflate body as its records arrive.
- * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
- * @returns {AsyncGenerator<Uint8Array, void, undefined>}
+ * Frames is what readFrames returns: an async generator of frames, written
+ * by hand, that behaves as `async function*` would. The function did this:
+ *
+ *     for await (const chunk of chunks(source)) for (const f of r.feed(chunk)) yield f;
+ *     r.end();
+ *
+ * but an async generator's yield costs several promise jobs a frame, and
+ * chunks() another generator's a chunk: with a network chunk per frame that
+ * was as much CPU again as FrameReader.feed itself. Here next gives a frame
+ * the last chunk completed as an already settled promise, and reads the
+ * source (a ReadableStream's reader, called directly, or an async iterator)
+ * only when it has none.
+ *
+ * What it keeps of a generator: nothing is read until the first next, and
+ * a Response is checked then; calls made while one waits for the source
+ * (next, return, throw) run after it, in order; a return or throw while
+ * reading (a `for await` left early, or its body failing) cancels a
+ * stream (releasing its lock) or returns an async iterator, as `for await`
+ * does, and so does an error of the reader's; once ended, failed or left,
+ * next gives done.
+ * @implements {AsyncGenerator<Frame, void, undefined>}
  */
-async function* inflated(source) {
-  const z = new DeflateReader();
-  for await (const chunk of chunks(source)) {
-    const out = z.feed(chunk);
-    if (out.length > 0) yield out;
+class Frames {
+  /**
+   * @param {FrameSource} source
+   * @param {ReaderOptions | undefined} options
+   */
+  constructor(source, options) {
+    this.#source = source;
+    this.#options = options;
   }
-  z.end();
+
+  /** @type {FrameSource} */
+  #source;
+  /** @type {ReaderOptions | undefined} */
+  #options;
+  #state = START;
+  /** @type {FrameReader | undefined} */
+  #r;
+  /** @type {DeflateReader | undefined} the inflater of an anth-deflate source */
+  #z;
+  /** @type {ReadableStreamDefaultReader<Uint8Array> | undefined} the source's reader, for a ReadableStream */
+  #reader;
+  /** @type {AsyncIterator<Uint8Array> | undefined} the source's iterator, for an async iterable */
+  #it;
+  /** @type {Frame[]} the frames the last chunk completed: #q[#i:] not yet given */
+  #q = NO_FRAMES;
+  #i = 0;
+  // While a call waits for the source, #busy; calls made meanwhile are
+  // chained on #tail, the promise of the last one, and counted in #waiting.
+  #busy = false;
+  #waiting = 0;
+  /** @type {Promise<unknown>} */
+  #tail = Promise.resolve();
+
+  /** @returns {AsyncGenerator<Frame, void, undefined>} */
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  /** @returns {Promise<IteratorResult<Frame, void>>} */
+  next() {
+    if (this.#busy || this.#waiting > 0) return this.#later(() => this.#step());
+    const p = this.#step();
+    if (this.#busy) this.#tail = p;
+    return p;
+  }
+
+  /**
+   * @param {void | PromiseLike<void>} [value]
+   * @returns {Promise<IteratorResult<Frame, void>>}
+   */
+  return(value) {
+    if (this.#busy || this.#waiting > 0) return this.#later(() => this.#leave(value, false, undefined));
+    const p = this.#leave(value, false, undefined);
+    if (this.#busy) this.#tail = p;
+    return p;
+  }
+
+  /**
+   * @param {unknown} e
+   * @returns {Promise<IteratorResult<Frame, void>>}
+   */
+  throw(e) {
+    if (this.#busy || this.#waiting > 0) return this.#later(() => this.#leave(undefined, true, e));
+    const p = this.#leave(undefined, true, e);
+    if (this.#busy) this.#tail = p;
+    return p;
+  }
+
+  /**
+   * later runs op after the calls before it.
+   * @param {() => Promise<IteratorResult<Frame, void>>} op
+   */
+  #later(op) {
+    this.#waiting++;
+    const run = () => {
+      this.#waiting--;
+      return op();
+    };
+    const p = this.#tail.then(run, run);
+    this.#tail = p;
+    return p;
+  }
+
+  /** step gives the next frame held, or reads for one. */
+  #step() {
+    if (this.#i < this.#q.length) return Promise.resolve({ value: this.#q[this.#i++], done: /** @type {const} */ (false) });
+    if (this.#state === DONE) return Promise.resolve({ value: undefined, done: /** @type {const} */ (true) });
+    return this.#pull();
+  }
+
+  /**
+   * pull reads the source until a chunk completes frames, or it ends.
+   * @returns {Promise<IteratorResult<Frame, void>>}
+   */
+  async #pull() {
+    this.#busy = true;
+    try {
+      if (this.#state === START) await this.#open();
+      const r = /** @type {FrameReader} */ (this.#r);
+      for (;;) {
+        let x;
+        try {
+          x = this.#reader ? await this.#reader.read() : await /** @type {AsyncIterator<Uint8Array>} */ (this.#it).next();
+        } catch (e) {
+          // The source failed: a stream is cancelled, as chunks() does; an
+          // iterator that threw is not returned, as for await does not.
+          await this.#close(false);
+          throw e;
+        }
+        if (x.done) {
+          this.#state = DONE;
+          this.#reader?.releaseLock();
+          this.#z?.end();
+          r.end();
+          return { value: undefined, done: true };
+        }
+        /** @type {Frame[]} */
+        let frames = NO_FRAMES;
+        try {
+          if (this.#z) {
+            // Each record's frames as soon as the record is in (SPEC.md §11).
+            const out = this.#z.feed(x.value);
+            if (out.length > 0) frames = r.feed(out);
+          } else {
+            frames = r.feed(x.value);
+          }
+        } catch (e) {
+          await this.#close(true);
+          throw e;
+        }
+        if (frames.length > 0) {
+          this.#q = frames;
+          this.#i = 1;
+          return { value: frames[0], done: false };
+        }
+      }
+    } catch (e) {
+      this.#state = DONE;
+      throw e;
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** open checks a Response and starts reading the source, as readFrames' doc says. */
+  async #open() {
+    const options = this.#options;
+    let source = this.#source;
+    let coded = options?.coded === true;
+    if (isResponse(source)) {
+      const res = source;
+      coded = isCoded(res.headers);
+      source = await checkedBody(res);
+      const id = res.headers.get(RESUME_ID_HEADER);
+      const url = options?.resume?.url ?? res.url;
+      if (id && url && (options?.resume?.tries ?? DEFAULT_RESUME_TRIES) > 0) {
+        const resume = options?.resume ?? {};
+        const headers = new Headers(resume.headers);
+        // The Accept of the form the response came in: a resume in the
+        // other would count EVENTs in other sizes (SPEC.md §11.2).
+        if (!headers.has('Accept')) headers.set('Accept', coded ? ACCEPT : CONTENT_TYPE);
+        const fetch = resume.fetch ?? globalThis.fetch;
+        /** @type {import('./resume.js').Again} */
+        const again = (cursor) => fetch(url, { method: 'GET', headers: resumeHeaders(headers, id, cursor), signal: resume.signal });
+        source = resumingANTH(res, source, id, again, resume, resume.signal);
+        coded = false;
+      }
+    }
+    this.#r = new FrameReader(options);
+    if (coded) this.#z = new DeflateReader();
+    // A ReadableStream is read with its own reader (Safari's streams are
+    // not async iterable); anything else as the async iterable it is, or,
+    // as for await reads one, the iterable of chunks (or their promises).
+    if ('getReader' in source) {
+      this.#reader = source.getReader();
+    } else if (Symbol.asyncIterator in source) {
+      this.#it = source[Symbol.asyncIterator]();
+    } else {
+      const iterable = /** @type {Iterable<Uint8Array>} */ (source);
+      this.#it = (async function* () {
+        yield* iterable;
+      })();
+    }
+    this.#state = OPEN;
+  }
+
+  /**
+   * leave ends the iteration for return (failed false) or throw (failed,
+   * with e): a source being read is let go as a for await left at that
+   * point would.
+   * @param {void | PromiseLike<void>} value
+   * @param {boolean} failed
+   * @param {unknown} e
+   * @returns {Promise<IteratorResult<Frame, void>>}
+   */
+  async #leave(value, failed, e) {
+    const open = this.#state === OPEN;
+    this.#state = DONE;
+    this.#q = NO_FRAMES;
+    this.#i = 0;
+    if (open) {
+      this.#busy = true;
+      try {
+        // A return's failure to let go is its own; a throw's is not.
+        await this.#close(true, failed);
+      } finally {
+        this.#busy = false;
+      }
+    }
+    if (failed) throw e;
+    return { value: await value, done: true };
+  }
+
+  /**
+   * close lets go of a source not read to its end: a stream is cancelled
+   * and its lock released; an iterator is returned when the loop leaves it
+   * (iterator), not when the iterator itself threw. On the way out of an
+   * error (quiet), what that costs is not reported: the error is.
+   * @param {boolean} iterator whether to return an iterator
+   * @param {boolean} [quiet]
+   */
+  async #close(iterator, quiet = true) {
+    this.#state = DONE;
+    const reader = this.#reader;
+    const it = this.#it;
+    this.#reader = undefined;
+    this.#it = undefined;
+    if (reader) {
+      await reader.cancel().catch(() => {});
+      reader.releaseLock();
+    } else if (it && iterator && it.return) {
+      if (quiet) await Promise.resolve(it.return()).catch(() => {});
+      else await it.return();
+    }
+  }
 }
 
+// A Frames iterator is an async iterator as the language's own are: its
+// prototype's prototype is theirs (Symbol.asyncDispose, where the platform
+// has it, calls return).
+Object.setPrototypeOf(Frames.prototype, Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype));

@@ -226,6 +226,156 @@ function fullErrors(n) {
   return b;
 }
 
+test('readFrames gives a frame its chunk already completed in one promise job, as a settled promise', async () => {
+  // An async generator's yield took three jobs a frame: as much CPU, with a
+  // chunk a frame, as FrameReader.feed itself.
+  const stream = concat([encodeMagic(), encodeText(0, 'a'), encodeText(0, 'b'), encodeText(0, 'c'), encodeDone(1)]);
+  const frames = readFrames([stream]);
+  assert.equal((await frames.next()).value?.type, Type.TEXT);
+  for (const want of [Type.TEXT, Type.TEXT, Type.DONE]) {
+    let got;
+    frames.next().then((r) => (got = r.value?.type));
+    await null;
+    assert.equal(got, want);
+  }
+  assert.deepEqual(await frames.next(), { value: undefined, done: true });
+});
+
+/**
+ * source gives stream in pieces of n bytes as a ReadableStream, and says
+ * what was done to it.
+ * @param {Uint8Array} stream
+ * @param {number} n
+ */
+function source(stream, n) {
+  const log = { pulled: 0, cancelled: /** @type {unknown} */ (undefined) };
+  const pieces = chunk(stream, n);
+  const body = new ReadableStream(
+    {
+      pull(c) {
+        if (log.pulled === pieces.length) c.close();
+        else c.enqueue(pieces[log.pulled++]);
+      },
+      cancel(why) {
+        log.cancelled = why ?? 'cancelled';
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { body, log };
+}
+
+test('readFrames keeps what an async generator promises: order, return, throw and errors let go of the source', async () => {
+  const stream = concat([encodeMagic(), ...Array.from({ length: 20 }, (_, i) => encodeText(0, `t${i}`)), encodeDone(1)]);
+  const texts = (/** @type {IteratorResult<any>[]} */ rs) => rs.map((r) => (r.done ? 'done' : r.value.type === Type.TEXT ? new TextDecoder().decode(r.value.text().text) : r.value.type));
+
+  // Calls made while one waits for the source run after it, in order.
+  for (const n of [1, 5, 1000]) {
+    const { body } = source(stream, n);
+    const frames = readFrames(body);
+    const rs = await Promise.all(Array.from({ length: 23 }, () => frames.next()));
+    assert.deepEqual(texts(rs), [...Array.from({ length: 20 }, (_, i) => `t${i}`), Type.DONE, 'done', 'done']);
+    assert.equal(body.locked, false);
+  }
+
+  // A return before the first next touches nothing; after it, next is done.
+  {
+    const { body, log } = source(stream, 5);
+    const frames = readFrames(body);
+    assert.deepEqual(await frames.return(), { value: undefined, done: true });
+    assert.deepEqual(await frames.next(), { value: undefined, done: true });
+    assert.equal(body.locked, false);
+    assert.equal(log.pulled, 0);
+  }
+
+  // A return or throw in the middle of a chunk's frames cancels the stream
+  // and releases it; one queued behind a next runs after it.
+  for (const how of ['return', 'throw', 'queued']) {
+    const { body, log } = source(stream, 20);
+    const frames = readFrames(body);
+    assert.equal((await frames.next()).done, false);
+    const oops = new Error('oops');
+    if (how === 'return') assert.deepEqual(await frames.return(), { value: undefined, done: true });
+    if (how === 'throw') await assert.rejects(frames.throw(oops), (e) => e === oops);
+    if (how === 'queued') {
+      const [a, b] = await Promise.all([frames.next(), frames.return()]);
+      assert.equal(a.done, false);
+      assert.deepEqual(b, { value: undefined, done: true });
+    }
+    assert.equal(log.cancelled, 'cancelled');
+    assert.equal(body.locked, false);
+    assert.deepEqual(await frames.next(), { value: undefined, done: true });
+  }
+
+  // A throw before the first next rejects and touches nothing.
+  {
+    const { body, log } = source(stream, 5);
+    const frames = readFrames(body);
+    const oops = new Error('oops');
+    await assert.rejects(frames.throw(oops), (e) => e === oops);
+    assert.equal(log.pulled, 0);
+    assert.deepEqual(await frames.next(), { value: undefined, done: true });
+  }
+
+  // The reader's error cancels the stream; the stream's own error does too
+  // (chunks() did), and either is the error thrown; then next is done.
+  {
+    const { body, log } = source(concat([stream.subarray(0, 11), new Uint8Array([0x08, 0, 0])]), 3);
+    const frames = readFrames(body);
+    await assert.rejects(
+      (async () => {
+        for await (const f of frames) void f;
+      })(),
+      (e) => e instanceof AnthError && e.kind === 'UnknownType' && e.offset === 11,
+    );
+    assert.equal(log.cancelled, 'cancelled');
+    assert.equal(body.locked, false);
+    assert.deepEqual(await frames.next(), { value: undefined, done: true });
+    const broken = new Error('network');
+    const failing = new ReadableStream({ start: (c) => (c.enqueue(stream.subarray(0, 9)), c.error(broken)) });
+    await assert.rejects(
+      (async () => {
+        for await (const f of readFrames(failing)) void f;
+      })(),
+      (e) => e === broken,
+    );
+    assert.equal(failing.locked, false);
+  }
+
+  // An async iterator is returned when the loop leaves it or the reader
+  // fails, not when it threw itself, as for await does.
+  for (const [name, at, wantReturned] of /** @type {const} */ ([
+    ['left', 'break', true],
+    ['reader', 'bad', true],
+    ['itself', 'throws', false],
+  ])) {
+    let returned = false;
+    const it = {
+      i: 0,
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      async next() {
+        // Whole frames: the magic and t0, t1, then t2 or a fault.
+        if (at === 'throws' && this.i === 2) throw new Error('source');
+        const piece = at === 'bad' && this.i === 2 ? new Uint8Array([0x08, 0, 0]) : stream.subarray(this.i === 0 ? 0 : 4 + 7 * this.i, 4 + 7 * (this.i + 1));
+        this.i++;
+        return this.i > 22 ? { value: undefined, done: true } : { value: piece, done: false };
+      },
+      async return() {
+        returned = true;
+        return { value: undefined, done: true };
+      },
+    };
+    const run = async () => {
+      for await (const f of readFrames(it)) if (at === 'break' && f) break;
+    };
+    if (at === 'break') await run();
+    else await assert.rejects(run());
+    assert.equal(returned, wantReturned, name);
+  }
+});
+
 test('a joined DONE or ERROR value over maxValue is TooLarge at the frame that crossed it', () => {
   const frame = 3 + MAX_PAYLOAD;
   for (const [maxValue, limit] of [
