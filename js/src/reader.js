@@ -677,8 +677,9 @@ class Frames {
         try {
           x = this.#reader ? await this.#reader.read() : await /** @type {AsyncIterator<Uint8Array>} */ (this.#it).next();
         } catch (e) {
-          // The source failed: a stream is cancelled, as chunks() does; an
-          // iterator that threw is not returned, as for await does not.
+          // The source failed: a stream is cancelled and released (as
+          // http.js's chunks() does for the other readers); an iterator
+          // that threw is not returned, as for await does not.
           await this.#close(false);
           throw e;
         }
