@@ -46,11 +46,12 @@ const maxZeros = 2
 // a 4 KiB buffer, made by NewReader and kept by Reset; no allocation per
 // record); and each input byte gives at most 1,032 output bytes, counted
 // over the body so far: DEFLATE's limit (a 258-byte match in 2 bits) for a
-// record's own bits, and the bytes put back after a record give at most
-// what its length byte and the DICTID pay for (SPEC.md §11.2: syncMarker
-// none; the zero bytes, in a record that ends on a sync flush, only the
-// end of a match the record began, at most 258 bytes, and in one that asks
-// for a third, at most 2,064, once, before the error).
+// record's own bits, and the bytes put back after a record give no more
+// than bytes of the record that give none pay for (SPEC.md §11.2):
+// syncMarker none; the zero bytes, in a record that ends on a sync flush,
+// only the end of a symbol the record began, at most 258 bytes, for its
+// length byte; in one that then asks for a third, at most 2,064, for its
+// dynamic block's code tables.
 // TestOutputBound reads the input closest to it: 1,031.7 a byte.
 type Reader struct {
 	in  feeder
@@ -129,8 +130,8 @@ func (z *Reader) fault(err error) error {
 	return err
 }
 
-// feeder gives compress/flate the DEFLATE stream: the bytes of each record
-// and then syncMarker.
+// feeder gives compress/flate the DEFLATE stream: the bytes of each record,
+// the zero bytes it left out, and then syncMarker.
 //
 // compress/flate reads codes and block headers with ReadByte, a byte only
 // when the bits it holds are needed (huffSym and moreBits ask while they
