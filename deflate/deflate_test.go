@@ -88,6 +88,21 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("read back %d bytes in halves (%v), want %d", len(got), err, len(want))
 		}
+		// Coded bytes in pieces of random sizes, read into buffers of
+		// random sizes: a record's end, and the zero bytes put back
+		// after it (SPEC.md §11.2), fall anywhere in them.
+		in := &chunkReader{b: coded, sizes: rapid.SliceOfN(rapid.IntRange(1, 40), 1, 8).Draw(t, "pieces")}
+		r := NewReader(in, testDict)
+		got = got[:0]
+		for _, size := range rapid.SliceOfN(rapid.IntRange(1, 300), 1, 8).Draw(t, "reads") {
+			buf := make([]byte, size)
+			n, _ := r.Read(buf) // an error is sticky: ReadAll sees it
+			got = append(got, buf[:n]...)
+		}
+		rest, err := io.ReadAll(r)
+		if got = append(got, rest...); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read back %d bytes in pieces of %v (%v), want %d", len(got), in.sizes, err, len(want))
+		}
 		for i, end := range out.ends {
 			if flushed[i] < 0 {
 				continue
@@ -150,6 +165,23 @@ func TestOtherEncoders(t *testing.T) {
 	if err != nil || string(got) != string(want) {
 		t.Fatalf("with a final block: got %q, %v; want %q", got, err, want)
 	}
+}
+
+// chunkReader gives b in pieces of the sizes given, one after another,
+// round and round.
+type chunkReader struct {
+	b     []byte
+	sizes []int
+	i     int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.sizes[c.i%len(c.sizes)])], c.b)
+	c.b, c.i = c.b[n:], c.i+1
+	return n, nil
 }
 
 // records yields the records of a coded body.
