@@ -52,7 +52,8 @@ var rawCodec = textCodec{"none (the text as is)", func(texts [][]byte, _ []byte)
 // syncMarker ends every DEFLATE sync flush: an empty stored block's
 // lengths. A record delimited by its transport can leave it out, as
 // permessage-deflate does (RFC 7692 §7.2.1) and anth-deflate does (SPEC.md
-// §11), and a reader put it back.
+// §11), and a reader put it back. anth-deflate's records leave out the zero
+// bytes of codes and headers before it too, up to two (§11.2).
 var syncMarker = []byte{0, 0, 0xff, 0xff}
 
 // textCodecs are the codings the content floor takes the best of: DEFLATE
@@ -69,7 +70,9 @@ var textCodecs = []textCodec{
 }
 
 // deflateRecords sync-flushes a raw DEFLATE stream after each text, each
-// record without its sync marker.
+// record without its sync marker and, as anth-deflate's (SPEC.md §11.2),
+// without the zero bytes before it that the inflater reads as codes or
+// headers, up to two.
 func deflateRecords(texts [][]byte, dict []byte) ([][]byte, error) {
 	var buf bytes.Buffer
 	z, err := flate.NewWriterDict(&buf, flate.BestCompression, dict)
@@ -86,12 +89,54 @@ func deflateRecords(texts [][]byte, dict []byte) ([][]byte, error) {
 		}
 		recs[i] = r[:len(r)-len(syncMarker)]
 	}
-	// Read back what is counted: each record with the marker put back.
+	// Which bytes the inflater reads as bits: those a record may leave
+	// out when they are zero; never a stored block's lengths or data.
 	var stream []byte
 	for _, r := range recs {
 		stream = append(append(stream, r...), syncMarker...)
 	}
+	kinds := &byteKinds{r: bytes.NewReader(stream)}
+	if err := check(flate.NewReaderDict(kinds, dict), texts); err != nil {
+		return nil, err
+	}
+	// Read back what is counted: each record with the zero bytes it left
+	// out and the marker put back.
+	stream, at := stream[:0:0], 0
+	for i, r := range recs {
+		end := at + len(r)
+		k := 0
+		for k < 2 && k < len(r)-1 && r[len(r)-1-k] == 0 && end-1-k < len(kinds.bits) && kinds.bits[end-1-k] {
+			k++
+		}
+		recs[i] = r[:len(r)-k]
+		stream = append(append(append(stream, recs[i]...), make([]byte, k)...), syncMarker...)
+		at = end + len(syncMarker)
+	}
 	return recs, check(flate.NewReaderDict(bytes.NewReader(stream), dict), texts)
+}
+
+// byteKinds notes, for each byte compress/flate reads, whether it read it
+// as codes or a block header (ReadByte) or as a stored block's lengths or
+// data (Read).
+type byteKinds struct {
+	r    *bytes.Reader
+	bits []bool
+}
+
+func (k *byteKinds) ReadByte() (byte, error) {
+	b, err := k.r.ReadByte()
+	if err == nil {
+		k.bits = append(k.bits, true)
+	}
+	return b, err
+}
+
+func (k *byteKinds) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	for range n {
+		k.bits = append(k.bits, false)
+	}
+	return n, err
 }
 
 func zstdRecords(texts [][]byte, _ []byte) ([][]byte, error) {

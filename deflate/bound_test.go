@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// markerBlock is the start of a dynamic block (RFC 1951 §3.2.7) in which
-// every bit is output: its literal/length code is length 258 (0), 'a'
-// (10) and length code 284 (11), which with extra bits 11111 is 258 too;
-// its distance code is 1 (0) and 2 (1). Its first symbol is an 'a', so
-// matches have a byte to copy. A zero byte is four matches of 258, and
-// the four bytes a reader puts back after a record, 00 00 FF FF, read as
-// codes of this block, are ten: 2,580 bytes for none received.
-func markerBlock() []byte {
+// markerWriter writes the start of a dynamic block (RFC 1951 §3.2.7) in
+// which every bit is output: its literal/length code is length 258 (0),
+// 'a' (10) and length code 284 (11), which with extra bits 11111 is 258
+// too; its distance code is 1 (0) and 2 (1). Its first symbol is an 'a',
+// so matches have a byte to copy. A zero byte is four matches of 258, and
+// the four bytes a reader once put back after a record, 00 00 FF FF, read
+// as codes of this block, are ten: 2,580 bytes for none received.
+func markerWriter() bitWriter {
 	var w bitWriter
 	code := func(c uint64, n uint) { // Huffman codes go most significant bit first
 		for i := n; i > 0; i-- {
@@ -55,7 +55,14 @@ func markerBlock() []byte {
 	code(2, 2) // distance 1: 1
 	code(2, 2) // distance 2: 1
 	code(2, 2) // 'a'
-	w.Align()  // zero bits: matches of 258 at distance 1
+	return w
+}
+
+// markerBlock is markerWriter's bits padded to a byte with zero bits:
+// matches of 258 at distance 1.
+func markerBlock() []byte {
+	w := markerWriter()
+	w.Align()
 	return w.B
 }
 
@@ -73,11 +80,16 @@ func worstRecords(n int) []byte {
 
 // TestRecordEndsOnSyncFlush: the four bytes a reader puts back after a
 // record are the LEN and NLEN of an empty stored block, never codes or
-// stored data (SPEC.md §11.2). Before, a record that ended inside a block
-// had them read as codes: worstRecords(16), 47 bytes, gave 60,631 bytes
+// stored data, and it puts back at most two zero bytes before them
+// (SPEC.md §11.2). Before, a record that ended inside a block had the
+// marker read as codes: worstRecords(16), 47 bytes, gave 60,631 bytes
 // (1,290 a byte, over the documented 1,032; 1,806 a byte as the records go
 // on) and io.EOF; worstRecords(10), 35 bytes, is the seed of
-// FuzzDeflateReader that failed its bound (38,959 bytes out).
+// FuzzDeflateReader that failed its bound (38,959 bytes out). The zero
+// bytes put back after markerBlock are eight matches of 258, and then its
+// third is malformed: still under 1,032 a byte of the record and its
+// length, since its code tables, which give nothing, are longer than two
+// bytes.
 func TestRecordEndsOnSyncFlush(t *testing.T) {
 	in := worstRecords(16)
 	n, err := io.Copy(io.Discard, NewReader(bytes.NewReader(in), nil))
@@ -85,8 +97,13 @@ func TestRecordEndsOnSyncFlush(t *testing.T) {
 	if !errors.As(err, &e) || e.Err != ErrMalformed || e.Offset != int64(idSize+1+len(markerBlock())) {
 		t.Errorf("a record that ends inside a block: %d bytes, %v; want ErrMalformed at %d", n, err, idSize+1+len(markerBlock()))
 	}
-	if n > 1032*int64(len(in)) {
-		t.Errorf("%d bytes out of %d in, over 1,032 a byte", n, len(in))
+	// What the block's own zero bits give, and then the two zero bytes.
+	pad := int(8 - markerWriter().nbits)
+	if want := int64(1 + 258*(pad/2+8)); n != want {
+		t.Errorf("%d bytes out, want %d: 'a', the matches of the record's last %d bits, and 8 of the zero bytes", n, want, pad)
+	}
+	if n > 1032*int64(1+len(markerBlock())) {
+		t.Errorf("%d bytes out of a record of %d, over 1,032 a byte", n, len(markerBlock()))
 	}
 }
 

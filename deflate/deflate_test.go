@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -87,13 +88,35 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("read back %d bytes in halves (%v), want %d", len(got), err, len(want))
 		}
+		// Coded bytes in pieces of random sizes, read into buffers of
+		// random sizes: a record's end, and the zero bytes put back
+		// after it (SPEC.md §11.2), fall anywhere in them.
+		in := &chunkReader{b: coded, sizes: rapid.SliceOfN(rapid.IntRange(1, 40), 1, 8).Draw(t, "pieces")}
+		r := NewReader(in, testDict)
+		got = got[:0]
+		for _, size := range rapid.SliceOfN(rapid.IntRange(1, 300), 1, 8).Draw(t, "reads") {
+			buf := make([]byte, size)
+			n, _ := r.Read(buf) // an error is sticky: ReadAll sees it
+			got = append(got, buf[:n]...)
+		}
+		rest, err := io.ReadAll(r)
+		if got = append(got, rest...); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read back %d bytes in pieces of %v (%v), want %d", len(got), in.sizes, err, len(want))
+		}
 		for i, end := range out.ends {
 			if flushed[i] < 0 {
 				continue
 			}
-			got, err := io.ReadAll(NewReader(bytes.NewReader(coded[:end]), testDict))
+			r := NewReader(bytes.NewReader(coded[:end]), testDict)
+			got, err := io.ReadAll(r)
 			if err != nil || !bytes.Equal(got, want[:flushed[i]]) {
 				t.Fatalf("record %d: %d bytes read back (%v), want the %d written before it", i, len(got), err, flushed[i])
+			}
+			// The record leaves out every zero byte of its sync flush
+			// it may (SPEC.md §11.2): the reader put at least one back,
+			// and two, or the record ends on a byte that is not zero.
+			if z := r.in.zeros; z == 0 || z < maxZeros && coded[end-1] == 0 {
+				t.Fatalf("record %d ends % X, and the reader put back %d zero bytes", i, coded[max(0, end-3):end], z)
 			}
 		}
 	})
@@ -120,6 +143,20 @@ func TestOtherEncoders(t *testing.T) {
 	if err != nil || string(got) != string(want) {
 		t.Fatalf("got %q, %v; want %q", got, err, want)
 	}
+	// The same records without the zero byte before the marker, which
+	// the inflater reads as bits whatever came before it (§11.2).
+	short := body(testDict)
+	for r := range records(t, coded) {
+		if len(r) > 1 && r[len(r)-1] == 0 {
+			r = r[:len(r)-1]
+		}
+		short = binary.AppendUvarint(short, uint64(len(r)))
+		short = append(short, r...)
+	}
+	got, err = io.ReadAll(NewReader(bytes.NewReader(short), testDict))
+	if err != nil || string(got) != string(want) || len(short) >= len(coded) {
+		t.Fatalf("without their last zero byte: got %q, %v; want %q", got, err, want)
+	}
 	// And a stream that ends with a final block, as zlib's Z_FINISH does.
 	zw.Close()
 	coded = binary.AppendUvarint(coded, uint64(buf.Len()))
@@ -127,6 +164,39 @@ func TestOtherEncoders(t *testing.T) {
 	got, err = io.ReadAll(NewReader(bytes.NewReader(coded), testDict))
 	if err != nil || string(got) != string(want) {
 		t.Fatalf("with a final block: got %q, %v; want %q", got, err, want)
+	}
+}
+
+// chunkReader gives b in pieces of the sizes given, one after another,
+// round and round.
+type chunkReader struct {
+	b     []byte
+	sizes []int
+	i     int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.sizes[c.i%len(c.sizes)])], c.b)
+	c.b, c.i = c.b[n:], c.i+1
+	return n, nil
+}
+
+// records yields the records of a coded body.
+func records(t *testing.T, coded []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for b := coded[idSize:]; len(b) > 0; {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || uint64(len(b)-k) < n {
+				t.Fatalf("not a record: % X", b)
+			}
+			if !yield(b[k : k+int(n)]) {
+				return
+			}
+			b = b[k+int(n):]
+		}
 	}
 }
 
@@ -164,10 +234,11 @@ func TestFaults(t *testing.T) {
 		{"length of more than 5 bytes", append(good[:first:first], 0x81, 0x80, 0x80, 0x80, 0x80, 0x01), ErrMalformed, int64(first), "hello, "},
 		{"length not in its shortest form", append(good[:first:first], 0x81, 0x00), ErrMalformed, int64(first), "hello, "},
 		{"ends inside a length", append(good[:first:first], 0x81), ErrTruncated, int64(first + 1), "hello, "},
-		// The last byte holds only the flush: the text is there before it.
-		{"ends inside a record", good[:len(good)-1], ErrTruncated, int64(len(good) - 1), "hello, world"},
-		// compress/flate gives what it decoded before the input ended.
-		{"ends inside a record's text", good[:len(good)-3], ErrTruncated, int64(len(good) - 3), "hello, wor"},
+		// compress/flate gives what it decoded before the input ended:
+		// the record's last byte holds the end of its text, since the
+		// zero bytes of the flush are left out (§11.2).
+		{"ends inside a record", good[:len(good)-1], ErrTruncated, int64(len(good) - 1), "hello, worl"},
+		{"ends inside a record's text", good[:len(good)-3], ErrTruncated, int64(len(good) - 3), "hello, wo"},
 		{"reserved block type", append(good[:first:first], 1, 0x07), ErrMalformed, int64(first + 2), "hello, "},
 		// Found after reading the match: its offset is within the record.
 		{"distance before the dictionary", body(testDict, farMatch()...), ErrMalformed, -1, ""},
@@ -453,29 +524,34 @@ func TestStoredBlockCut(t *testing.T) {
 }
 
 // TestRecordInsideBlock: a record that ends inside a block, without the
-// block's end and a sync flush, is malformed at its end (SPEC.md §11.2),
-// after the text it holds: the 00 00 FF FF put back after it are not
-// codes. Before, compress/flate read the marker's zero bits as the end of
-// the block and the start of a stored one, and the input read as "ab" and
-// io.EOF; at worst (TestRecordEndsOnSyncFlush) the marker was output.
+// block's end and a sync flush even with the two zero bytes put back after
+// it, is malformed at its end (SPEC.md §11.2), after the text it holds:
+// the 00 00 FF FF put back after it are not codes. Before, compress/flate
+// read the marker's zero bits as the end of the block and the start of a
+// stored one, and the input read as text and io.EOF; at worst
+// (TestRecordEndsOnSyncFlush) the marker was output.
 func TestRecordInsideBlock(t *testing.T) {
+	// 'a', then the first 5 bits of length code 280 (11000000): the zero
+	// bytes complete it, a match of 115 at distance 1, but its 4 extra
+	// bits, the 5 of its distance, the end of block and a stored header
+	// want 22 bits, and two zero bytes and its last 3 are 19.
 	w := bitWriter{}
 	w.StartBlock(false)
 	w.Literal('a')
-	w.Literal('b')
-	w.Align()
+	w.Bits(0b11, 5)
 	rec := append([]byte{byte(len(w.B))}, w.B...)
 	// A stored block whose LEN and NLEN the record does not finish, and
 	// one whose data would be the marker.
 	storedHead := []byte{3, 0, 0x00, 0x00}
 	storedData := []byte{5, 0, 0x04, 0x00, 0xFB, 0xFF}
+	text := strings.Repeat("a", 116)
 	for _, c := range []struct {
 		in   []byte
 		read string
 		off  int64
 	}{
-		{rec, "ab", int64(len(rec))},
-		{append(rec, coded(t, "x")[idSize:]...), "ab", int64(len(rec))},
+		{rec, text, int64(len(rec))},
+		{append(rec, coded(t, "x")[idSize:]...), text, int64(len(rec))},
 		{storedHead, "", 4},
 		{storedData, "", 6},
 	} {
@@ -488,6 +564,66 @@ func TestRecordInsideBlock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestZerosPutBack: the reader puts back the zero bytes a record leaves out
+// of its sync flush, as many as the inflater asks for (SPEC.md §11.2): none
+// for a record that holds its whole flush, as any encoder's sync flush cut
+// before 00 00 FF FF does; one or two for a record whose codes end one or
+// two bytes before it; and the zero bits may end a match the record began.
+func TestZerosPutBack(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		rec   []byte
+		read  string
+		zeros int
+	}{
+		// 'x' and the whole flush: 19 bits, then 5 zero bits, and 00.
+		{"whole flush", wholeFlush("x"), "x", 0},
+		{"one left out", wholeFlush("x")[:2], "x", 1},
+		// 'a' and length code 285 (258), 19 bits: the 5 zero bits
+		// left in the byte are the distance 1, and the two bytes put
+		// back the end of block and the stored block's header.
+		{"a match ended", matchRecord(), strings.Repeat("a", 259), 2},
+		// A stored block of "hi": the next block's header is a zero
+		// byte put back, an empty stored block whose LEN and NLEN are
+		// the marker.
+		{"after stored data", []byte{0x00, 0x02, 0x00, 0xFD, 0xFF, 'h', 'i'}, "hi", 1},
+	} {
+		in := body(nil, append([]byte{byte(len(c.rec))}, c.rec...)...)
+		for _, size := range []int{1, 64} {
+			r := NewReader(bytes.NewReader(in), nil)
+			got, err := readEach(t, r, size)
+			if err != io.EOF || string(got) != c.read || r.in.zeros != c.zeros {
+				t.Errorf("%s, % X: read %q, %v, %d zero bytes put back; want %q, io.EOF, %d", c.name, in, got, err, r.in.zeros, c.read, c.zeros)
+			}
+		}
+	}
+}
+
+// wholeFlush is a record of s's literals and the whole sync flush after
+// them, as zlib writes it before 00 00 FF FF.
+func wholeFlush(s string) []byte {
+	w := bitWriter{}
+	w.StartBlock(false)
+	for _, c := range []byte(s) {
+		w.Literal(c)
+	}
+	w.EndBlock()
+	w.SyncFlush()
+	return w.B
+}
+
+// matchRecord is 'a' and the length code of a 258-byte match, whose
+// distance code, the end of block and the stored header are all zero bits
+// after the record's last byte.
+func matchRecord() []byte {
+	w := bitWriter{}
+	w.StartBlock(false)
+	w.Literal('a')
+	w.symbol(285)
+	w.Align()
+	return w.B
 }
 
 // TestRecordCut: a Writer ends a record by itself as soon as it holds

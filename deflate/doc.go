@@ -4,8 +4,10 @@
 // records, one per flush, so a reader can inflate each frame the moment its
 // record arrives. It is what WebSocket's permessage-deflate does for
 // messages (RFC 7692 §7.2.1): each record is what a sync flush writes,
-// without the four bytes 00 00 FF FF that every sync flush ends with, and
-// with its length in front instead.
+// without the four bytes 00 00 FF FF that every sync flush ends with, nor
+// the one or two zero bytes before them (the end of its codes, which the
+// Reader gives back as the inflater asks), and with its length in front
+// instead.
 //
 // A token's frame is a dozen bytes, so a per-event compressor pays more to
 // flush than it saves; a stream that keeps its window finds each word in
@@ -13,7 +15,8 @@
 // 32 KiB window that writes fixed Huffman codes, which need no table, in a
 // few hundred nanoseconds a record and 150 KiB of memory a stream. Reader
 // inflates with compress/flate; any DEFLATE encoder's output, sync-flushed
-// and cut the same way, reads as well.
+// and cut before 00 00 FF FF, reads as well, with or without its last zero
+// bytes.
 //
 // Both ends start from the same preset dictionary, given to NewWriter and
 // NewReader: package messages uses its EventDictionary, so the first

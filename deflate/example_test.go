@@ -9,9 +9,10 @@ import (
 )
 
 // A server compresses each frame as it writes it and flushes; the client
-// inflates each record as it arrives. A record costs about two bytes
+// inflates each record as it arrives. A record costs about a byte
 // beyond its symbols (its length, a block header, the end of block and the
-// flush); text the window has seen before costs a match of about two bytes.
+// flush, less the zero bytes that end the flush, which it leaves out); text
+// the window has seen before costs a match of about two bytes.
 func Example() {
 	var body bytes.Buffer
 	w := deflate.NewWriter(&body, nil)
@@ -28,7 +29,7 @@ func Example() {
 	text, err := io.ReadAll(deflate.NewReader(&body, nil))
 	fmt.Printf("%q %v\n", text, err)
 	// Output:
-	// pass 1: 9 records, 77 bytes
-	// pass 2: 9 records, 49 bytes
+	// pass 1: 9 records, 67 bytes
+	// pass 2: 9 records, 40 bytes
 	// "The model streams each token as it is sampled.The model streams each token as it is sampled." <nil>
 }

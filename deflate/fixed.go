@@ -58,6 +58,7 @@ func (w *bitWriter) EndBlock() { w.symbol(endOfBlock) }
 // the header of an empty stored block (BFINAL 0, BTYPE 00) and the zero bits
 // that reach the next byte. It leaves out the block's LEN and NLEN (00 00
 // FF FF), which are the same every time: whoever inflates puts them back.
+// (Writer.Flush leaves out the zero bytes it ends with too, SPEC.md §11.2.)
 func (w *bitWriter) SyncFlush() {
 	w.Bits(0, 3)
 	w.Align()

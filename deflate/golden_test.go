@@ -99,22 +99,22 @@ func TestGolden(t *testing.T) {
 		in, out int
 		sha     string
 	}{
-		"english deltas":     {33377, 26586, "280e2f2210db7ef4"},
-		"chinese deltas":     {24732, 26211, "95707a88dd82b793"},
-		"code deltas":        {34505, 23733, "6e2ccd39bf27a729"},
-		"english whole":      {442413, 196684, "8f8e5f78132634e9"},
-		"english tokens":     {22012, 29257, "f355e9078634add9"},
-		"distance window-2":  {32781, 345, "1d90a13987b22b09"},
-		"distance window-1":  {32782, 355, "56fe3bccd47bcd6c"},
-		"distance window":    {32783, 355, "e121daef30e888e1"},
-		"three at tooFar3":   {4100, 51, "fc1ecf0682fd2388"},
-		"three past tooFar3": {4101, 51, "d49932eea54437cb"},
-		"nice match":         {1265, 1173, "51920df233eed26e"},
-		"chain limit":        {792, 132, "1135ca348a4803af"},
-		"lazy at lazyMatch":  {671, 676, "6b8e83ee53f44fc2"},
-		"skip at skipInsert": {694, 679, "33bb648a1721cd00"},
-		"ends":               {55, 85, "18b7f36765c5b0af"},
-		"runs":               {7800, 95, "a8a41608e4e63902"},
+		"english deltas":     {33377, 22440, "249dada0c7e9bbc9"},
+		"chinese deltas":     {24732, 22284, "4c47bd02891b6715"},
+		"code deltas":        {34505, 19595, "4b2b01f1b4982246"},
+		"english whole":      {442413, 196670, "10d527114885c8d3"},
+		"english tokens":     {22012, 22656, "38087f77e4ec4290"},
+		"distance window-2":  {32781, 344, "e80b2d428b5f3c9e"},
+		"distance window-1":  {32782, 354, "261e5235d05a837e"},
+		"distance window":    {32783, 354, "e03e509ce7bfef98"},
+		"three at tooFar3":   {4100, 49, "4b8f13365d161070"},
+		"three past tooFar3": {4101, 50, "0d8dc083d26da2e4"},
+		"nice match":         {1265, 1171, "8fa951beee70c71d"},
+		"chain limit":        {792, 131, "79025c9073bb43d3"},
+		"lazy at lazyMatch":  {671, 675, "8ff6342257caeddb"},
+		"skip at skipInsert": {694, 677, "82da0b143d306c78"},
+		"ends":               {55, 69, "afa691a4ef7964a7"},
+		"runs":               {7800, 93, "5214c1744f6231af"},
 	}
 	for _, in := range goldenInputs() {
 		var out bytes.Buffer

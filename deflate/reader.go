@@ -17,8 +17,16 @@ const MaxRecord = 1<<31 - 1
 // out: the LEN and NLEN of an empty stored block.
 var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
 
+// maxZeros is how many zero bytes a record may leave out of its sync flush
+// besides syncMarker (SPEC.md §11.2): the end-of-block code, the empty
+// stored block's header and the padding to the byte are at most 17 zero
+// bits after a record's last code, so at most its last two bytes are zero
+// whatever the code before them.
+const maxZeros = 2
+
 // Reader inflates anth-deflate. It hands the DEFLATE stream, each record
-// followed by the four bytes its writer left out, to compress/flate, which
+// followed by the bytes its writer left out (up to two zero bytes of codes
+// and the four of syncMarker), to compress/flate, which
 // gives out what a record holds once the record has arrived: a Read never
 // waits for the next record to return the frames of this one.
 //
@@ -29,14 +37,21 @@ var syncMarker = [4]byte{0x00, 0x00, 0xFF, 0xFF}
 // record length of zero, over MaxRecord or not in its shortest form, and
 // bytes that are not DEFLATE are ErrMalformed, each as an *Error with the
 // offset in the coded input.
-// A record that does not end on a sync flush (§11.2) is ErrMalformed at
-// its end. Errors of the underlying reader are returned as they are.
+// A record that does not end on a sync flush (§11.2) — that asks for a
+// third zero byte, or reads syncMarker as anything but the LEN and NLEN of
+// an empty stored block — is ErrMalformed at its end. Errors of the
+// underlying reader are returned as they are.
 //
 // Bounds: memory is fixed, whatever the input (DEFLATE's 32 KiB window and
 // a 4 KiB buffer, made by NewReader and kept by Reset; no allocation per
-// record); and each input
-// byte gives at most 1,032 output bytes, DEFLATE's limit (a 258-byte match
-// in 2 bits), since the four bytes put back after a record give none.
+// record); and each input byte gives at most 1,032 output bytes, counted
+// over the body so far: DEFLATE's limit (a 258-byte match in 2 bits) for a
+// record's own bits, and the bytes put back after a record give no more
+// than bytes of the record that give none pay for (SPEC.md §11.2):
+// syncMarker none; the zero bytes, in a record that ends on a sync flush,
+// only the end of a symbol the record began, at most 258 bytes, for its
+// length byte; in one that then asks for a third, at most 2,064, for its
+// dynamic block's code tables.
 // TestOutputBound reads the input closest to it: 1,031.7 a byte.
 type Reader struct {
 	in  feeder
@@ -115,18 +130,23 @@ func (z *Reader) fault(err error) error {
 	return err
 }
 
-// feeder gives compress/flate the DEFLATE stream: the bytes of each record
-// and then syncMarker.
+// feeder gives compress/flate the DEFLATE stream: the bytes of each record,
+// the zero bytes it left out, and then syncMarker.
 //
-// compress/flate reads codes and block headers with ReadByte, and a stored
-// block's LEN and NLEN and its data with Read, in that order, exactly as
-// long as they are. So the feeder follows the stored blocks in what it
-// gives by Read, and can tell what syncMarker is read as: SPEC.md §11.2
-// wants a record to end on a sync flush, so syncMarker must be read, by
-// Read, as the whole LEN and NLEN of a stored block. Anything else — a
-// record that ends inside a block, whose codes would read the marker's 32
-// bits as output, or inside a stored block's header or data — is
-// ErrMalformed at the record's end, and the marker never gives output.
+// compress/flate reads codes and block headers with ReadByte, a byte only
+// when the bits it holds are needed (huffSym and moreBits ask while they
+// have fewer bits than the code needs), and a stored block's LEN and NLEN
+// and its data with Read, in that order, exactly as long as they are.
+// So the zero bytes a record leaves out of its sync flush (SPEC.md §11.2)
+// are asked for, by ReadByte, exactly when the record's bits run out before
+// the flush's end: the feeder gives 0x00 each time, at most maxZeros
+// times. It follows the stored blocks in what it gives by Read, and can
+// tell what syncMarker is read as: §11.2 wants a record to end on a sync
+// flush, so syncMarker must be read, by Read, as the whole LEN and NLEN of
+// a stored block. Anything else — a record that ends inside a block, whose
+// codes would ask for a third zero byte or read the marker's 32 bits as
+// output, or inside a stored block's header or data — is ErrMalformed at
+// the record's end, and the marker never gives output.
 type feeder struct {
 	br     *bufio.Reader
 	dict   []byte
@@ -135,6 +155,7 @@ type feeder struct {
 	off    int64  // coded bytes consumed
 	left   int    // bytes of the current record not yet given
 	marker int    // bytes of syncMarker given after it; len(syncMarker) when none are due
+	zeros  int    // zero bytes put back after the current record, at most maxZeros
 	clean  bool   // the input ended between records
 	err    error  // a fault of the coding itself, sticky
 
@@ -150,6 +171,7 @@ func (f *feeder) reset(r io.Reader) {
 		f.br.Reset(r)
 	}
 	f.off, f.left, f.marker, f.clean, f.err, f.idRead = 0, 0, len(syncMarker), false, nil, false
+	f.zeros = 0
 	f.head, f.stored = 0, 0
 }
 
@@ -165,8 +187,14 @@ func (f *feeder) ReadByte() (byte, error) {
 		return 0, err
 	}
 	if f.left == 0 {
-		// The marker read as codes or a block header (§11.2).
-		return 0, f.notFlushed()
+		// Past the record's bytes, codes or a block header are the zero
+		// bytes its sender left out of the sync flush (§11.2), at most
+		// two; never the marker.
+		if f.zeros == maxZeros || f.marker > 0 {
+			return 0, f.notFlushed()
+		}
+		f.zeros++
+		return 0, nil
 	}
 	b, err := f.br.ReadByte()
 	if err != nil {
@@ -260,7 +288,7 @@ func (f *feeder) ready() error {
 				return f.err
 			}
 			if n > 0 {
-				f.left, f.marker = int(n), 0
+				f.left, f.marker, f.zeros = int(n), 0, 0
 				return nil
 			}
 			break

@@ -130,6 +130,15 @@ func (z *Writer) Flush() error {
 	z.bw.SyncFlush()
 	z.open = false
 	b := z.bw.B
+	// The flush's end-of-block code, stored block header and padding are
+	// at least 10 zero bits: the last byte is zero, and so is the one
+	// before it when 16 or more are. The reader puts back the zero bytes
+	// a record leaves out as the inflater asks for them (SPEC.md §11.2),
+	// so the record leaves out all it may: up to maxZeros. It keeps at
+	// least its first byte, which holds the block header's BTYPE 01.
+	for k := 0; k < maxZeros && b[len(b)-1] == 0; k++ {
+		b = b[:len(b)-1]
+	}
 	n := len(b) - lenRoom
 	// The length, and before the first record the DICTID, go in the room
 	// left before the bits: no copy, one Write.

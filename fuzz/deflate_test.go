@@ -19,10 +19,15 @@ var fuzzDict = deflate.NewDictionary([]byte(`{"type":"content_block_delta","inde
 // guessing; TestFaults covers it): it ends in io.EOF or an
 // *deflate.Error (or, for bytes compress/flate reads as a final block,
 // io.EOF), never a panic, and gives at most DEFLATE's 1,032 bytes for each
-// byte of records.
+// byte of records, the zero bytes put back after them included (SPEC.md
+// §11.2).
 func FuzzDeflateReader(f *testing.F) {
 	f.Add(coded([]byte("The model streams"), 3)[4:])
 	f.Add(coded(bytes.Repeat([]byte("token "), 500), 7)[4:])
+	// A record that holds its whole sync flush, as zlib writes it, and
+	// one whose codes ask for a third zero byte (SPEC.md §11.5).
+	f.Add([]byte{0x03, 0xAA, 0x00, 0x00})
+	f.Add([]byte{0x01, 0x1A})
 	f.Add([]byte{0})
 	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x01})
 	id := binary.BigEndian.AppendUint32(nil, fuzzDict.ID())

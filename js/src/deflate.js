@@ -25,6 +25,12 @@ const BUFFER = 3 * WINDOW;
  * hundred bytes) does not pay for 96 KiB it never uses.
  */
 const START = 4096;
+/**
+ * The zero bytes a record may leave out of its sync flush besides the
+ * marker (SPEC.md §11.2): the flush is at most 17 zero bits after the
+ * record's last code, so at most its last two bytes are zero.
+ */
+const MAX_ZEROS = 2;
 
 /**
  * adler32 is RFC 1950's checksum, which names a preset dictionary (the DICTID).
@@ -203,9 +209,10 @@ const FINAL = 3; // a final block ended
  * between records is a clean end, and the ANTH stream inside says whether
  * the response is whole. A record length of zero, over MAX_RECORD or not in
  * its shortest form, bytes that are not DEFLATE, a record that does not end
- * on a sync flush (the four bytes a record leaves out must be read as the
- * whole LEN and NLEN of a stored block, never as codes or data), and
- * anything after a final block are 'Malformed'. Offsets are in the coded
+ * on a sync flush (after the record, codes and headers may read the zero
+ * bytes it left out, at most two, and then the four bytes of the marker
+ * must be read as the whole LEN and NLEN of a stored block, never as codes
+ * or data), and anything after a final block are 'Malformed'. Offsets are in the coded
  * input. Errors are sticky; when a piece gives output and then fails, feed
  * returns the output and the next call (feed or end) throws, as
  * FrameReader does: so always call end.
@@ -214,7 +221,9 @@ const FINAL = 3; // a final block ended
  * ahead of it; it starts at its dictionary and 4 KiB and doubles as the
  * output grows) and a few tables, whatever the input; a record is never buffered. Each
  * input byte gives at most 1,032 output bytes (DEFLATE's limit: a 258-byte
- * match in 2 bits), since the marker put back after a record gives none.
+ * match in 2 bits), counted over the body so far: the marker put back
+ * after a record gives none, and the zero bytes at most what the record's
+ * length and code tables pay for (§11.2).
  */
 export class DeflateReader {
   /**
@@ -257,6 +266,7 @@ export class DeflateReader {
   #lenShift = 0;
   #left = 0; // bytes of the current record not yet consumed
   #marker = false; // the current record's marker is not yet read
+  #zeros = 0; // zero bytes put back after the current record, at most MAX_ZEROS
 
   // The inflater.
   #state = S_HEADER;
@@ -409,6 +419,7 @@ export class DeflateReader {
             this.#left = this.#lenVal;
             this.#lenShift = 0;
             this.#marker = true;
+            this.#zeros = 0;
             this.#phase = P_REC;
           }
           break;
@@ -478,6 +489,15 @@ export class DeflateReader {
     // A byte is needed and the piece has none of the record's left: wait
     // for the next piece, or, at the record's end, fail (§11.2: the marker
     // is never codes), or read the next record once the marker is read.
+    // Past the record's last byte, codes and block headers read the zero
+    // bytes its sender left out of the sync flush (§11.2), at most two,
+    // each only when its bits are needed, as Go's compress/flate asks for
+    // them: a third is no sync flush.
+    const zero = () => {
+      if (this.#left > pos - start || !this.#marker || this.#zeros === MAX_ZEROS) return false;
+      this.#zeros++;
+      return true;
+    };
     const starve = () => {
       if (this.#left > pos - start) return save(NEED_INPUT);
       if (!this.#marker) return save(NEXT_RECORD);
@@ -493,8 +513,9 @@ export class DeflateReader {
       switch (state) {
         case S_HEADER: {
           while (nbits < 3) {
-            if (pos === lim) return starve();
-            bits |= b[pos++] << nbits;
+            if (pos === lim) {
+              if (!zero()) return starve();
+            } else bits |= b[pos++] << nbits;
             nbits += 8;
           }
           this.#final = (bits & 1) === 1;
@@ -560,8 +581,9 @@ export class DeflateReader {
         }
         case S_DYN_COUNTS: {
           while (nbits < 14) {
-            if (pos === lim) return starve();
-            bits |= b[pos++] << nbits;
+            if (pos === lim) {
+              if (!zero()) return starve();
+            } else bits |= b[pos++] << nbits;
             nbits += 8;
           }
           this.#nlit = (bits & 31) + 257;
@@ -581,8 +603,9 @@ export class DeflateReader {
           const dyn = /** @type {DynTables} */ (this.#dyn);
           while (this.#i < this.#nclen) {
             while (nbits < 3) {
-              if (pos === lim) return starve();
-              bits |= b[pos++] << nbits;
+              if (pos === lim) {
+                if (!zero()) return starve();
+              } else bits |= b[pos++] << nbits;
               nbits += 8;
             }
             dyn.lengths[CL_ORDER[this.#i++]] = bits & 7;
@@ -622,8 +645,9 @@ export class DeflateReader {
                   nbits -= s & 15;
                   break;
                 }
-                if (pos === lim) return starve();
-                bits |= b[pos++] << nbits;
+                if (pos === lim) {
+                  if (!zero()) return starve();
+                } else bits |= b[pos++] << nbits;
                 nbits += 8;
               }
             }
@@ -636,8 +660,9 @@ export class DeflateReader {
             const extra = sym === 16 ? 2 : sym === 17 ? 3 : 7;
             while (nbits < extra) {
               this.#sym = sym;
-              if (pos === lim) return starve();
-              bits |= b[pos++] << nbits;
+              if (pos === lim) {
+                if (!zero()) return starve();
+              } else bits |= b[pos++] << nbits;
               nbits += 8;
             }
             let rep = (sym === 16 ? 3 : sym === 17 ? 3 : 11) + (bits & ((1 << extra) - 1));
@@ -670,8 +695,9 @@ export class DeflateReader {
               const s = decodeSlow(lit, l, bits, nbits);
               if (s === -1) throw corrupt('bad literal/length code');
               if (s === -2) {
-                if (pos === lim) return starve();
-                bits |= b[pos++] << nbits;
+                if (pos === lim) {
+                  if (!zero()) return starve();
+                } else bits |= b[pos++] << nbits;
                 nbits += 8;
                 continue;
               }
@@ -701,8 +727,9 @@ export class DeflateReader {
         case S_LEN_EXTRA: {
           const extra = LEN_EXTRA[this.#sym];
           while (nbits < extra) {
-            if (pos === lim) return starve();
-            bits |= b[pos++] << nbits;
+            if (pos === lim) {
+              if (!zero()) return starve();
+            } else bits |= b[pos++] << nbits;
             nbits += 8;
           }
           this.#len = LEN_BASE[this.#sym] + (bits & ((1 << extra) - 1));
@@ -730,8 +757,9 @@ export class DeflateReader {
               nbits -= s & 15;
               break;
             }
-            if (pos === lim) return starve();
-            bits |= b[pos++] << nbits;
+            if (pos === lim) {
+              if (!zero()) return starve();
+            } else bits |= b[pos++] << nbits;
             nbits += 8;
           }
           if (sym >= 30) throw corrupt('bad distance symbol');
@@ -742,8 +770,9 @@ export class DeflateReader {
         case S_DIST_EXTRA: {
           const extra = DIST_EXTRA[this.#sym];
           while (nbits < extra) {
-            if (pos === lim) return starve();
-            bits |= b[pos++] << nbits;
+            if (pos === lim) {
+              if (!zero()) return starve();
+            } else bits |= b[pos++] << nbits;
             nbits += 8;
           }
           const d = DIST_BASE[this.#sym] + (bits & ((1 << extra) - 1));

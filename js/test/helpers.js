@@ -3,6 +3,7 @@
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -151,3 +152,54 @@ export function specRows(num) {
   return out;
 }
 
+
+/**
+ * putBack holds, per coded body (its buffer and offset), its records as
+ * zlib reads them so far: each with the zero bytes it left out of its sync
+ * flush (SPEC.md §11.2) and 00 00 FF FF put back.
+ * @type {WeakMap<ArrayBufferLike, {offset: number, parts: Uint8Array[]}>}
+ */
+const putBack = new WeakMap();
+
+/**
+ * zlibInflate is zlib's reading of an anth-deflate body, the oracle the
+ * package's inflater is checked against: the records (whole, or a prefix
+ * of the body's) with the zero bytes they left out and 00 00 FF FF put
+ * back, inflated with the dictionary. How many zero bytes a record left out
+ * is the most (of two, one, none) with which zlib reads the stream: one
+ * more would be read as LEN, whose NLEN then does not match.
+ * @param {Uint8Array} z
+ * @param {Uint8Array} dict
+ */
+export function zlibInflate(z, dict) {
+  const inflate = (/** @type {Uint8Array[]} */ parts) => zlib.inflateRawSync(concat(parts), { ...(dict.length ? { dictionary: Buffer.from(dict) } : {}), finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  let memo = putBack.get(z.buffer);
+  if (!memo || memo.offset !== z.byteOffset) putBack.set(z.buffer, (memo = { offset: z.byteOffset, parts: [] }));
+  const { parts } = memo;
+  const marker = Uint8Array.of(0, 0, 0xff, 0xff);
+  let n = 0;
+  for (let i = 4; i < z.length; n++) {
+    let len = 0;
+    let shift = 0;
+    for (;;) {
+      const b = z[i++];
+      len += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (b < 0x80) break;
+    }
+    const rec = z.subarray(i, i + len);
+    i += len;
+    if (n < parts.length) continue;
+    const k = [2, 1, 0].find((k) => {
+      try {
+        inflate([...parts, rec, new Uint8Array(k), marker]);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (k === undefined) throw new Error(`zlib reads no sync flush from record ${n}`);
+    parts.push(concat([rec, new Uint8Array(k), marker]));
+  }
+  return new Uint8Array(inflate(parts.slice(0, n)));
+}

@@ -13,7 +13,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 
 import { CHAT_EVENT_DICTIONARY, EVENT_DICTIONARY } from '../src/index.js';
-import { concat, readRepo, root } from './helpers.js';
+import { concat, readRepo, root, zlibInflate } from './helpers.js';
 
 /**
  * @typedef {object} Recording
@@ -52,16 +52,13 @@ function dictionary(api) {
 }
 
 /**
- * inflate is zlib's reading of an anth-deflate body (SPEC.md §11.2): each
- * record with the 00 00 FF FF it leaves out put back, inflated with the API's
- * dictionary.
+ * inflate is zlib's reading of an anth-deflate body (SPEC.md §11.2), with the
+ * API's dictionary.
  * @param {Uint8Array} z
  * @param {'messages' | 'chat'} api
  */
 export function inflate(z, api) {
-  const parts = [];
-  for (const r of records(z)) parts.push(z.subarray(r.start, r.end), Uint8Array.of(0, 0, 0xff, 0xff));
-  return new Uint8Array(zlib.inflateRawSync(concat(parts), { dictionary: dictionary(api), finishFlush: zlib.constants.Z_SYNC_FLUSH }));
+  return zlibInflate(z, dictionary(api));
 }
 
 /**

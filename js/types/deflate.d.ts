@@ -40,9 +40,10 @@ export const MAX_RECORD: number;
  * between records is a clean end, and the ANTH stream inside says whether
  * the response is whole. A record length of zero, over MAX_RECORD or not in
  * its shortest form, bytes that are not DEFLATE, a record that does not end
- * on a sync flush (the four bytes a record leaves out must be read as the
- * whole LEN and NLEN of a stored block, never as codes or data), and
- * anything after a final block are 'Malformed'. Offsets are in the coded
+ * on a sync flush (after the record, codes and headers may read the zero
+ * bytes it left out, at most two, and then the four bytes of the marker
+ * must be read as the whole LEN and NLEN of a stored block, never as codes
+ * or data), and anything after a final block are 'Malformed'. Offsets are in the coded
  * input. Errors are sticky; when a piece gives output and then fails, feed
  * returns the output and the next call (feed or end) throws, as
  * FrameReader does: so always call end.
@@ -51,7 +52,9 @@ export const MAX_RECORD: number;
  * ahead of it; it starts at its dictionary and 4 KiB and doubles as the
  * output grows) and a few tables, whatever the input; a record is never buffered. Each
  * input byte gives at most 1,032 output bytes (DEFLATE's limit: a 258-byte
- * match in 2 bits), since the marker put back after a record gives none.
+ * match in 2 bits), counted over the body so far: the marker put back
+ * after a record gives none, and the zero bytes at most what the record's
+ * length and code tables pay for (§11.2).
  */
 export class DeflateReader {
     /**
