@@ -80,27 +80,18 @@ func TestWire(t *testing.T) {
 				}
 			}
 		}
-		out.WriteString("| **anth-deflate / best compressed SSE** |")
-		for i, wl := range wls {
-			ratio := float64(table["ANTH + anth-deflate"][i].bytes) / float64(best[i])
-			fmt.Fprintf(&out, " **%.3fx** |", ratio)
-			goal := 0.8
-			switch {
-			case strings.HasPrefix(wl.name, "recordings"):
-				goal = 0.75
-			case strings.HasSuffix(wl.name, obfuscatedSuffix):
-				// The obfuscation costs both sides about the same, ~11
-				// bytes a chunk (SPEC.md §7b.4 keeps its entropy in a
-				// coded PAD), which pulls the ratio toward 1: 0.81x when
-				// kept. The bound catches a regression; issue 22's goal
-				// (0.5x) is reported, unmet, in README.md.
-				goal = 0.85
+		for _, def := range []string{"ANTH + anth-deflate", browserScheme} {
+			fmt.Fprintf(&out, "| **%s / best compressed SSE** |", strings.Replace(def, "ANTH + ", "", 1))
+			for i, wl := range wls {
+				ratio := float64(table[def][i].bytes) / float64(best[i])
+				fmt.Fprintf(&out, " **%.3fx** |", ratio)
+				if goal := wireGoal(wl); ratio > goal && !h2 {
+					t.Errorf("%s, %s, %s: %.3fx %s, goal %.2fx", proto, def, wl.name, ratio, bestName[i], goal)
+				}
 			}
-			if ratio > goal && !h2 {
-				t.Errorf("%s, %s: anth-deflate is %.3fx %s, goal %.2fx", proto, wl.name, ratio, bestName[i], goal)
-			}
+			out.WriteString("\n")
 		}
-		out.WriteString("\n| best compressed SSE |")
+		out.WriteString("| best compressed SSE |")
 		for i := range wls {
 			fmt.Fprintf(&out, " %s |", strings.SplitN(bestName[i], " (", 2)[0])
 		}
@@ -189,4 +180,21 @@ func coalescingTable(t *testing.T, out *strings.Builder) {
 		}
 		out.WriteString("\n")
 	}
+}
+
+// wireGoal is the bound TestWire holds anth-deflate to over HTTP/1.1, for a
+// client of the project and for a browser alike: issue 26's 0.70x on the
+// recordings and 0.75x on long responses. Chat Completions streams are held
+// to the same; issue 22's 0.5x is reported, unmet, by goalsTable.
+func wireGoal(wl workload) float64 {
+	switch {
+	case strings.HasSuffix(wl.name, "recordings"):
+		return 0.70
+	case strings.HasSuffix(wl.name, obfuscatedSuffix):
+		// The obfuscation costs both sides about the same, ~11 bytes a
+		// chunk (SPEC.md §7b.4 keeps its entropy in a coded PAD), which
+		// pulls the ratio toward 1: 0.75x when kept.
+		return 0.80
+	}
+	return 0.75
 }

@@ -86,7 +86,27 @@ func schemes() []scheme {
 		proxy("anth", "ANTH", "", anthhttp.ProxyOptions{}),
 		proxy("anth-pad16", "ANTH, padded to 16", anthhttp.AcceptEncoding, anthhttp.ProxyOptions{Padding: 16}),
 		proxy("anth-deflate", "ANTH + anth-deflate", anthhttp.AcceptEncoding, anthhttp.ProxyOptions{}),
+		browser(proxy("anth-deflate-browser", browserScheme, acceptEncodingBrowser, anthhttp.ProxyOptions{})),
 	}
+}
+
+// browserScheme names anth-deflate as a browser's fetch gets it through the
+// JavaScript package: fetch cannot name anth-deflate in Accept-Encoding,
+// so the package's ACCEPT asks for it as a parameter of ANTH's media type
+// (SPEC.md §11.1), and the answer says so in its Content-Type rather than
+// in Content-Encoding.
+const browserScheme = "ANTH + anth-deflate, as a browser asks"
+
+// acceptBrowser is js/src/http.js's ACCEPT, and acceptEncodingBrowser what
+// Chromium's fetch sends by itself, which names no anth-deflate.
+const (
+	acceptBrowser         = anthhttp.ContentType + ";" + anthhttp.CodingParam + "=" + anthhttp.AcceptEncoding + "," + anthhttp.ContentType + ",text/event-stream;q=0.9,application/json;q=0.8"
+	acceptEncodingBrowser = "gzip, deflate, br, zstd"
+)
+
+func browser(s scheme) scheme {
+	s.accept = acceptBrowser
+	return s
 }
 
 func slow(s scheme) scheme {
