@@ -96,6 +96,7 @@ const (
 	classDropped = iota
 	classEnded
 	classLive
+	classSpare // not a list: makeRoom's turn to free spares
 )
 
 type tail struct {
@@ -282,7 +283,7 @@ func (m *Memory) append(t *tail, p []byte, end bool) error {
 	}
 	n := t.size
 	if max := t.info.MaxBytes; max > 0 && n+int64(len(p)) > max {
-		m.drop(t)
+		m.drop(t, true)
 		return fmt.Errorf("%w: %d bytes kept, %d appended, at most %d", ErrTooLarge, n, len(p), max)
 	}
 	if len(p) > 0 {
@@ -312,7 +313,7 @@ func (m *Memory) append(t *tail, p []byte, end bool) error {
 			// Make room before taking it, so the bound holds at every
 			// instant, not only after the old buffer is collected.
 			if !m.makeRoom(charge-t.charged, t) {
-				m.drop(t)
+				m.drop(t, true)
 				return fmt.Errorf("%w: the store's %d bytes cannot hold %d for one tail", ErrTooLarge, m.max, charge)
 			}
 			m.total += charge - t.charged
@@ -353,9 +354,9 @@ func (t *tail) addChunk(c []byte) {
 // chunkFor returns an empty chunk for t, of size bytes, to which need
 // more are appended: a spare that holds them (and then spared is true)
 // or a new one (newChunk), for which the caller makes room. A store at
-// its bound frees what MemoryOptions.MaxBytes says goes first, one tail
-// at a time, until a spare fits or a new chunk does: the chunks of the
-// tail it drops serve this one.
+// its bound frees what makeRoom would, in its order, one at a time, until
+// a spare fits or a new chunk does; but the chunks of a tail it drops
+// become spares, so that they serve this one.
 func (m *Memory) chunkFor(t *tail, size int64, need int) (c []byte, spared bool) {
 	want := chunkSize(size, need, t.info.MaxBytes)
 	most := int64(-1) // the largest chunk t may take, if it is bounded
@@ -369,12 +370,33 @@ func (m *Memory) chunkFor(t *tail, size int64, need int) (c []byte, spared bool)
 		if m.total+want <= m.max {
 			break
 		}
-		// A spare that does not fit is freed before any tail is.
-		if !m.releaseSpare() && !m.evictOne(t) {
+		if d := m.oldest(classDropped, t); d != nil {
+			m.delete(d)
+			continue
+		}
+		if m.releaseSpare() {
+			continue // it did not fit
+		}
+		d := m.oldest(classEnded, t)
+		if d == nil {
+			d = m.oldest(classLive, t)
+		}
+		if d == nil {
 			break // makeRoom fails too: t is dropped
 		}
+		m.drop(d, true)
 	}
 	return newChunk(want), false
+}
+
+// oldest returns the least recently appended tail of class other than
+// keep, or nil.
+func (m *Memory) oldest(class int, keep *tail) *tail {
+	t := m.lists[class].head
+	if t != nil && t == keep {
+		t = t.next
+	}
+	return t
 }
 
 // takeSpare returns a spare chunk of capacity want to most (when most >=
@@ -502,9 +524,10 @@ func (m *Memory) expired(t *tail, now int64) bool {
 }
 
 // drop frees t's bytes and keeps its record, so Follow and its followers
-// learn it is gone (ErrGone) until its TTL passes.
-func (m *Memory) drop(t *tail) {
-	m.release(t)
+// learn it is gone (ErrGone) until its TTL passes; with spare, its chunks
+// become spares if they may (release).
+func (m *Memory) drop(t *tail, spare bool) {
+	m.release(t, spare)
 	t.dropped = true
 	m.lists[t.class].remove(t)
 	t.class = classDropped
@@ -512,12 +535,13 @@ func (m *Memory) drop(t *tail) {
 	t.wakeAll()
 }
 
-// release takes t's bytes from it, leaving it charged TailOverhead: its
-// chunks become spares if no slice of them was ever handed out (nobody
-// followed it), else the garbage collector's once the followers let go.
-func (m *Memory) release(t *tail) {
+// release takes t's bytes from it, leaving it charged TailOverhead: with
+// spare, its chunks become spares if no slice of them was ever handed out
+// (nobody followed it); else they are the garbage collector's once any
+// followers let go.
+func (m *Memory) release(t *tail, spare bool) {
 	freed := t.charged - TailOverhead
-	if !t.followed {
+	if spare && !t.followed {
 		for _, c := range t.chunks {
 			m.putSpare(c)
 			freed -= int64(cap(c))
@@ -533,7 +557,7 @@ func (m *Memory) release(t *tail) {
 
 // delete removes t from the store.
 func (m *Memory) delete(t *tail) {
-	m.release(t)
+	m.release(t, true)
 	m.total -= t.charged
 	t.charged = 0
 	t.removed = true
@@ -543,56 +567,33 @@ func (m *Memory) delete(t *tail) {
 }
 
 // makeRoom evicts tails other than keep until need more bytes fit in
-// MaxBytes, in the order MemoryOptions.MaxBytes states. It reports whether
-// they fit.
+// MaxBytes, in the order MemoryOptions.MaxBytes states, and reports
+// whether they fit. Spares go after dropped tails' records (which hold
+// nothing anyone can read), so that the room for a new tail's record
+// leaves them for its chunks (chunkFor), and before any tail's bytes.
 func (m *Memory) makeRoom(need int64, keep *tail) bool {
 	// Dropped records last too: dropping a tail without bytes frees
 	// nothing, and its record must go for a new one to fit.
-	for _, class := range [...]int{classDropped, classEnded, classLive, classDropped} {
+	for _, class := range [...]int{classDropped, classSpare, classEnded, classLive, classDropped} {
 		for m.total+need > m.max {
-			// Spares first, those of the tails just dropped too: they
-			// are charged, and freeing them costs no tail anything.
-			if m.releaseSpare() {
+			if class == classSpare {
+				if !m.releaseSpare() {
+					break
+				}
 				continue
 			}
-			t := m.lists[class].head
-			if t != nil && t == keep {
-				t = t.next
-			}
+			t := m.oldest(class, keep)
 			if t == nil {
 				break
 			}
 			if class == classDropped {
 				m.delete(t)
 			} else {
-				m.drop(t)
+				m.drop(t, false)
 			}
 		}
 	}
 	return m.total+need <= m.max
-}
-
-// evictOne frees one tail other than keep, the first MemoryOptions.MaxBytes
-// names: the oldest dropped tail's record, else the least recently
-// appended ended tail's bytes, else a live one's. It reports whether there
-// was one.
-func (m *Memory) evictOne(keep *tail) bool {
-	for _, class := range [...]int{classDropped, classEnded, classLive} {
-		t := m.lists[class].head
-		if t != nil && t == keep {
-			t = t.next
-		}
-		if t == nil {
-			continue
-		}
-		if class == classDropped {
-			m.delete(t)
-		} else {
-			m.drop(t)
-		}
-		return true
-	}
-	return false
 }
 
 // startsCharge is what where Appends start costs beside the record, with
