@@ -38,9 +38,10 @@ type MemoryOptions struct {
 	// charged its chunks' capacity, TailOverhead (which covers where its
 	// first 16 Appends start) and 8 bytes an Append past those; the
 	// store's spare chunks (see Memory) are charged too. When an Append or
-	// Create would pass it the store lets its spare chunks go, then evicts
-	// other tails: dropped tails' records first, then ended tails, then
-	// live ones, each group least recently appended to first.
+	// Create would pass it the store frees what holds nothing a resume
+	// can read, dropped tails' records and then its spare chunks, and then
+	// evicts other tails: ended tails, then live ones, each group least
+	// recently appended to first.
 	// An evicted tail is gone (ErrGone) to its followers and to Follow
 	// until its TTL passes. Zero means DefaultMemoryMaxBytes.
 	MaxBytes int64
