@@ -186,8 +186,7 @@ func (m *Memory) sweep(every time.Duration) {
 			m.mu.Lock()
 			// The spares no tail took since the sweep before go; those
 			// of the tails expiring now wait for the next.
-			for m.releaseSpare() {
-			}
+			m.releaseSpares()
 			now := m.now()
 			for _, t := range m.tails {
 				if now > t.expires {
@@ -454,6 +453,16 @@ func (m *Memory) releaseSpare() bool {
 	return false // not reached: spareBytes counts the chunks held
 }
 
+// releaseSpares lets every spare chunk go.
+func (m *Memory) releaseSpares() {
+	for k := range m.spare {
+		clear(m.spare[k])
+		m.spare[k] = m.spare[k][:0]
+	}
+	m.total -= m.spareBytes
+	m.spareBytes = 0
+}
+
 // chunkSize is the capacity of a new chunk for a tail of size bytes to
 // which need more are appended: half as big as the tail so far (so
 // chunks grow geometrically, as a buffer grown by half again would, but
@@ -644,7 +653,8 @@ func (m *Memory) Close() error {
 }
 
 // Len returns the number of tails the store holds (live, ended and
-// dropped), and the bytes they are charged against MemoryOptions.MaxBytes.
+// dropped), and the bytes charged against MemoryOptions.MaxBytes: theirs
+// and the spare chunks'.
 func (m *Memory) Len() (tails int, bytes int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
