@@ -130,3 +130,42 @@ func TestUnquote(t *testing.T) {
 		}
 	})
 }
+
+// TestAnyOrderDeltaEdited: anyOrderDelta, which reads compact JSON by hand,
+// never panics on a delta in any key order with one edit (a byte deleted,
+// a structural byte inserted, the tail cut off), and every edited delta it
+// takes gives the frames the general path gives.
+func TestAnyOrderDeltaEdited(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		kind := frame.DeltaKind(rapid.IntRange(0, 3).Draw(t, "kind"))
+		s, _ := json.Marshal(rapid.StringN(0, 8, -1).Draw(t, "text"))
+		inner := rapid.Permutation([]string{`"type":"` + deltaTypes[kind].typ + `"`, `"` + deltaTypes[kind].field + `":` + string(s)}).Draw(t, "inner")
+		top := rapid.Permutation([]string{`"type":"content_block_delta"`, `"index":` + strconv.Itoa(rapid.IntRange(0, 12).Draw(t, "block")), `"delta":{` + strings.Join(inner, ",") + `}`}).Draw(t, "top")
+		js := []byte("{" + strings.Join(top, ",") + "}")
+		at := rapid.IntRange(0, len(js)).Draw(t, "at")
+		switch rapid.IntRange(0, 2).Draw(t, "edit") {
+		case 0:
+			if at < len(js) {
+				js = append(js[:at:at], js[at+1:]...)
+			}
+		case 1:
+			c := rapid.SampledFrom([]byte(`{}[],:"\ 0a-`)).Draw(t, "byte")
+			js = append(js[:at:at], append([]byte{c}, js[at:]...)...)
+		case 2:
+			js = js[:at]
+		}
+		var scratch []byte
+		fast, ok := anyOrderDelta(nil, js, &scratch)
+		if !ok {
+			return
+		}
+		var m toFrames
+		general, gok := m.delta(nil, js)
+		if !gok {
+			t.Fatalf("%s: taken by the fast path as % X, not by the general path", js, fast)
+		}
+		if diff := cmp.Diff(general, fast); diff != "" {
+			t.Fatalf("%s: the fast path's frames differ from the general path's (-general +fast):\n%s", js, diff)
+		}
+	})
+}
