@@ -9,9 +9,12 @@ import (
 )
 
 // The hot path of the Decoder: a content_block_delta in the API's compact
-// form, matched byte by byte instead of through encoding/json, which costs
-// microseconds an event. Anything that does not match exactly (another key
-// order, extra fields, escapes left to encoding/json) takes the general
+// form (its padding allowed), or compact with its keys in another order,
+// matched byte by byte as it comes, before any compacting, instead of
+// through encoding/json, which costs microseconds an event. What it
+// matches is one JSON value, so nothing goes unchecked. Anything that does
+// not match exactly (whitespace elsewhere, extra fields, escapes left to
+// encoding/json) is compacted and tried again, and then takes the general
 // path, so the fast path changes speed, never output.
 
 var (
@@ -56,11 +59,11 @@ func apiOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 		if !bytes.HasPrefix(rest, head) {
 			continue
 		}
-		s := rest[len(head):]
-		if !bytes.HasSuffix(s, deltaTail) {
+		s, ok := cutDeltaTail(rest[len(head):])
+		if !ok {
 			return b, false
 		}
-		text, ok := jsonlex.AppendUnescaped((*scratch)[:0], s[:len(s)-len(deltaTail)])
+		text, ok := jsonlex.AppendUnescaped((*scratch)[:0], s)
 		*scratch = text
 		if !ok {
 			return b, false
@@ -73,6 +76,31 @@ func apiOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 	return b, false
 }
 
+// cutDeltaTail returns s, the rest of a delta in the API's order after the
+// opening quote of its text, without the text's closing quote and the two
+// braces after it: `"}}`, or as the API pads it against length side
+// channels, `"}` and spaces before the last brace (whitespace after it
+// too: JSON allows it). AppendUnescaped then refuses an unescaped quote
+// in what is left, so a match is one JSON value.
+func cutDeltaTail(s []byte) ([]byte, bool) {
+	i := len(s)
+	for i > 0 && isSpace(s[i-1]) {
+		i--
+	}
+	if i == 0 || s[i-1] != '}' {
+		return nil, false
+	}
+	for i--; i > 0 && isSpace(s[i-1]); i-- {
+	}
+	if i < len(deltaTail)-1 || string(s[i-len(deltaTail)+1:i]) != string(deltaTail[:len(deltaTail)-1]) {
+		return nil, false
+	}
+	return s[:i-len(deltaTail)+1], true
+}
+
+// isSpace is JSON's whitespace (RFC 8259 §2; jsonlex.SkipSpace).
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // anyOrderDelta is fastDelta for a content_block_delta whose keys come in
 // another order than the API's: exactly "type", "index" and "delta" at the
 // top and "type" and the kind's field in the delta, each once, in any
@@ -81,19 +109,17 @@ func apiOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 // order, and without this every such delta took encoding/json's path, at
 // 2.8 to 3.2 times the gateway's CPU (issue 26).
 //
-// It reads js, which the Decoder compacted (whitespace only inside
-// strings), in one pass, matching each member as compact JSON spells it up
+// It reads js, compact (whitespace only inside strings), in one pass, matching each member as compact JSON spells it up
 // to its value, as apiOrderDelta matches the whole: reading the members
 // with jsonlex.Members, which skipped the delta object whole and then read
 // it again and called back for each member, cost a shuffled-keys delta
-// three times what an API-order one costs. Any other input, whitespace
-// included, is no match, and takes the general path. It allocates
-// nothing.
+// three times what an API-order one costs. Any other input (whitespace
+// but after the value included) is no match. It allocates nothing.
 func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 	if len(js) < 2 || js[0] != '{' {
 		return b, false
 	}
-	var index, value []byte
+	var index []byte
 	typ, delta := false, false
 	dkind, fkind := -1, -1 // the delta's type, and its text field's
 	inDelta := false
@@ -109,12 +135,14 @@ func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 			if k < 0 || fkind >= 0 {
 				return b, false
 			}
-			j := i + len(anyOrderFields[k])
-			end, ok := compactString(js, j)
+			// The text, unquoted as it is read: the kind's key says the
+			// value must be a string.
+			var ok bool
+			*scratch, i, ok = jsonlex.AppendUnquotedAt((*scratch)[:0], js, i+len(anyOrderFields[k]))
 			if !ok {
 				return b, false
 			}
-			fkind, value, i = k, js[j:end], end
+			fkind = k
 		case bytes.HasPrefix(rest, anyOrderTop[0]): // "type":"content_block_delta"
 			if typ {
 				return b, false
@@ -162,6 +190,9 @@ func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 			}
 			i++
 		}
+		for i < len(js) && isSpace(js[i]) {
+			i++ // JSON allows whitespace after the value
+		}
 		if i != len(js) {
 			return b, false
 		}
@@ -177,11 +208,7 @@ func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 	if (len(index) > 1 && index[0] == '0') || block > 0xFFFF {
 		return b, false
 	}
-	text, ok := jsonlex.AppendUnquoted((*scratch)[:0], value)
-	*scratch = text
-	if !ok {
-		return b, false
-	}
+	text := *scratch
 	if dkind == 0 {
 		return frame.AppendText(b, uint16(block), text), true
 	}
@@ -222,13 +249,4 @@ func deltaFieldKey(b []byte) int {
 		}
 	}
 	return -1
-}
-
-// compactString returns the index after the JSON string at js[i], false
-// if there is none.
-func compactString(js []byte, i int) (int, bool) {
-	if i >= len(js) || js[i] != '"' {
-		return 0, false
-	}
-	return jsonlex.SkipString(js, i)
 }

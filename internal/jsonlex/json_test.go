@@ -538,3 +538,41 @@ func TestCompactLongStrings(t *testing.T) {
 		}
 	})
 }
+
+// TestAppendUnquotedAt: reading a string's value and its end in one pass
+// gives what finding its end (skipString) and then unquoting it gave, and
+// what encoding/json decodes; a string it refuses is one the two passes
+// refuse, whatever follows it.
+func TestAppendUnquotedAt(t *testing.T) {
+	pieces := []string{"a", "é", "\xff", "\xe2\x82", `\"`, `\\`, `\/`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\x`, "\x01", " ", `"`, `\`}
+	rapid.Check(t, func(t *rapid.T) {
+		js := []byte(strings.Repeat(" ", rapid.IntRange(0, 2).Draw(t, "at")) + `"`)
+		at := len(js) - 1
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 12).Draw(t, "pieces") {
+			js = append(js, p...)
+		}
+		js = append(js, rapid.SampledFrom([]string{`"`, `"}`, `","x":1}`, ``, `\`}).Draw(t, "tail")...)
+		got, end, ok := AppendUnquotedAt([]byte("keep"), js, at)
+		wantEnd, wok := skipString(js, at)
+		var want []byte
+		if wok {
+			want, wok = AppendUnquoted([]byte("keep"), js[at:wantEnd])
+		}
+		if ok != wok {
+			t.Fatalf("%q: AppendUnquotedAt %v, skipString and AppendUnquoted %v", js, ok, wok)
+		}
+		if !ok {
+			return
+		}
+		if end != wantEnd {
+			t.Fatalf("%q: end %d, want %d", js, end, wantEnd)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Fatalf("%q: value differs (-two passes +one):\n%s", js, diff)
+		}
+		var s string
+		if err := json.Unmarshal(js[at:end], &s); err != nil || "keep"+s != string(got) {
+			t.Fatalf("%q: %q, encoding/json %q (%v)", js, got, s, err)
+		}
+	})
+}
