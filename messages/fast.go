@@ -42,38 +42,62 @@ func fastDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 
 // apiOrderDelta matches a content_block_delta written as the API writes it.
 func apiOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
-	if !bytes.HasPrefix(js, deltaPrefix) {
+	block, kind, quoted, ok := apiOrderShape(js)
+	if !ok {
 		return b, false
+	}
+	text, ok := jsonlex.AppendUnescaped((*scratch)[:0], quoted[1:len(quoted)-1])
+	*scratch = text
+	if !ok {
+		return b, false
+	}
+	if kind == 0 {
+		return frame.AppendText(b, block, text), true
+	}
+	return frame.AppendDelta(b, block, kind, text), true
+}
+
+// apiOrderShape matches js against a content_block_delta in the API's
+// order, padded or not (cutDeltaTail): its block, its kind and its text as
+// written, quotes included, which the caller checks. So js is one JSON
+// value exactly when the text is one JSON string.
+func apiOrderShape(js []byte) (block uint16, kind frame.DeltaKind, quoted []byte, ok bool) {
+	if !bytes.HasPrefix(js, deltaPrefix) {
+		return 0, 0, nil, false
 	}
 	rest := js[len(deltaPrefix):]
-	block, n := 0, 0
+	i, n := 0, 0
 	for n < len(rest) && n < 6 && rest[n] >= '0' && rest[n] <= '9' {
-		block = block*10 + int(rest[n]-'0')
+		i = i*10 + int(rest[n]-'0')
 		n++
 	}
-	if n == 0 || (n > 1 && rest[0] == '0') || block > 0xFFFF {
-		return b, false
+	if n == 0 || (n > 1 && rest[0] == '0') || i > 0xFFFF {
+		return 0, 0, nil, false
 	}
 	rest = rest[n:]
-	for kind, head := range deltaHeads {
+	for k, head := range deltaHeads {
 		if !bytes.HasPrefix(rest, head) {
 			continue
 		}
-		s, ok := cutDeltaTail(rest[len(head):])
+		text, ok := cutDeltaTail(rest[len(head):])
 		if !ok {
-			return b, false
+			return 0, 0, nil, false
 		}
-		text, ok := jsonlex.AppendUnescaped((*scratch)[:0], s)
-		*scratch = text
-		if !ok {
-			return b, false
-		}
-		if kind == 0 {
-			return frame.AppendText(b, uint16(block), text), true
-		}
-		return frame.AppendDelta(b, uint16(block), frame.DeltaKind(kind), text), true
+		// The quotes are around the text in rest: head ends with one.
+		return uint16(i), frame.DeltaKind(k), rest[len(head)-1 : len(head)+len(text)+1], true
 	}
-	return b, false
+	return 0, 0, nil, false
+}
+
+// validDelta reports whether js is a content_block_delta in the API's
+// order whose text is one JSON string, and so is one JSON value, as
+// jsonlex.Valid finds reading all of it: the check an event-stream
+// client's every delta gets (API.CheckEvent), where the structure around
+// the text costs a few comparisons. False says only that js is not such a
+// delta.
+func validDelta(js []byte) bool {
+	_, _, quoted, ok := apiOrderShape(js)
+	return ok && jsonlex.Valid(quoted)
 }
 
 // cutDeltaTail returns s, the rest of a delta in the API's order after the

@@ -132,7 +132,7 @@ func TestUnquote(t *testing.T) {
 }
 
 // TestFastDeltaEdited: the fast paths, which read JSON by hand as it
-// comes, never panic on a delta in any key order, padded as the API pads
+// comes (and validDelta, an event-stream client's check), never panic on a delta in any key order, padded as the API pads
 // it or not, with one edit (a byte deleted, a structural byte or a space
 // inserted, the tail cut off); every delta they take is one JSON value,
 // and gives the frames the general path gives for it compacted (go-cmp).
@@ -159,6 +159,9 @@ func TestFastDeltaEdited(t *testing.T) {
 				t.Fatalf("%s: a padded delta in the API's order is not taken", js)
 			}
 		}
+		if apiOrder && !validDelta(js) {
+			t.Fatalf("%s: a padded delta in the API's order is not checked by validDelta", js)
+		}
 		at := rapid.IntRange(0, len(js)).Draw(t, "at")
 		switch rapid.IntRange(0, 3).Draw(t, "edit") {
 		case 0:
@@ -170,6 +173,14 @@ func TestFastDeltaEdited(t *testing.T) {
 			js = append(js[:at:at], append([]byte{c}, js[at:]...)...)
 		case 2:
 			js = js[:at]
+		}
+		// The event-stream check agrees with jsonlex.Valid, which
+		// validDelta stands in for on the deltas it takes.
+		if validDelta(js) && !json.Valid(js) {
+			t.Fatalf("%q: not JSON, passed by validDelta", js)
+		}
+		if _, err := (API{}).CheckEvent([]byte("content_block_delta"), js); (err == nil) != json.Valid(js) {
+			t.Fatalf("%q: CheckEvent says %v, encoding/json.Valid %v", js, err, json.Valid(js))
 		}
 		fast, ok := fastDelta(nil, js, &scratch)
 		if !ok {
