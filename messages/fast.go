@@ -89,14 +89,17 @@ func apiOrderShape(js []byte) (block uint16, kind frame.DeltaKind, quoted []byte
 	return 0, 0, nil, false
 }
 
-// validDelta reports whether js is a content_block_delta in the API's
-// order whose text is one JSON string, and so is one JSON value, as
+// validDelta reports whether js is a content_block_delta, in the API's
+// order or compact in any other, whose text is one JSON string, and so is one JSON value, as
 // jsonlex.Valid finds reading all of it: the check an event-stream
 // client's every delta gets (API.CheckEvent), where the structure around
 // the text costs a few comparisons. False says only that js is not such a
 // delta.
 func validDelta(js []byte) bool {
 	_, _, quoted, ok := apiOrderShape(js)
+	if !ok {
+		_, _, quoted, ok = anyOrderShape(js)
+	}
 	return ok && jsonlex.Valid(quoted)
 }
 
@@ -140,8 +143,27 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // three times what an API-order one costs. Any other input (whitespace
 // but after the value included) is no match. It allocates nothing.
 func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
-	if len(js) < 2 || js[0] != '{' {
+	block, kind, quoted, ok := anyOrderShape(js)
+	if !ok {
 		return b, false
+	}
+	text, ok := jsonlex.AppendUnquoted((*scratch)[:0], quoted)
+	*scratch = text
+	if !ok {
+		return b, false
+	}
+	if kind == 0 {
+		return frame.AppendText(b, block, text), true
+	}
+	return frame.AppendDelta(b, block, kind, text), true
+}
+
+// anyOrderShape is apiOrderShape for a delta whose members come in any
+// order (anyOrderDelta): its block, its kind and its text as written,
+// quotes included, which the caller checks.
+func anyOrderShape(js []byte) (block uint16, kind frame.DeltaKind, quoted []byte, ok bool) {
+	if len(js) < 2 || js[0] != '{' {
+		return 0, 0, nil, false
 	}
 	var index []byte
 	typ, delta := false, false
@@ -157,19 +179,21 @@ func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 			}
 			k := deltaFieldKey(rest)
 			if k < 0 || fkind >= 0 {
-				return b, false
+				return 0, 0, nil, false
 			}
-			// The text, unquoted as it is read: the kind's key says the
-			// value must be a string.
-			var ok bool
-			*scratch, i, ok = jsonlex.AppendUnquotedAt((*scratch)[:0], js, i+len(anyOrderFields[k]))
+			// The kind's key says the value must be a string.
+			j := i + len(anyOrderFields[k])
+			if j >= len(js) || js[j] != '"' {
+				return 0, 0, nil, false
+			}
+			end, ok := jsonlex.SkipString(js, j)
 			if !ok {
-				return b, false
+				return 0, 0, nil, false
 			}
-			fkind = k
+			fkind, quoted, i = k, js[j:end], end
 		case bytes.HasPrefix(rest, anyOrderTop[0]): // "type":"content_block_delta"
 			if typ {
-				return b, false
+				return 0, 0, nil, false
 			}
 			typ, i = true, i+len(anyOrderTop[0])
 		case bytes.HasPrefix(rest, anyOrderTop[1]): // "index":
@@ -179,27 +203,27 @@ func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 				end++
 			}
 			if index != nil || end == j {
-				return b, false
+				return 0, 0, nil, false
 			}
 			index, i = js[j:end], end
 		case bytes.HasPrefix(rest, anyOrderTop[2]): // "delta":{
 			if delta {
-				return b, false
+				return 0, 0, nil, false
 			}
 			inDelta, delta, i = true, true, i+len(anyOrderTop[2])
 			continue
 		default:
-			return b, false
+			return 0, 0, nil, false
 		}
 		if i >= len(js) {
-			return b, false
+			return 0, 0, nil, false
 		}
 		if js[i] == ',' {
 			i++
 			continue
 		}
 		if js[i] != '}' {
-			return b, false
+			return 0, 0, nil, false
 		}
 		i++
 		if inDelta {
@@ -210,7 +234,7 @@ func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 				continue
 			}
 			if i >= len(js) || js[i] != '}' {
-				return b, false
+				return 0, 0, nil, false
 			}
 			i++
 		}
@@ -218,25 +242,21 @@ func anyOrderDelta(b, js []byte, scratch *[]byte) ([]byte, bool) {
 			i++ // JSON allows whitespace after the value
 		}
 		if i != len(js) {
-			return b, false
+			return 0, 0, nil, false
 		}
 		break
 	}
 	if !typ || index == nil || dkind < 0 || dkind != fkind {
-		return b, false
+		return 0, 0, nil, false
 	}
-	block := 0
+	n := 0
 	for _, c := range index {
-		block = block*10 + int(c-'0')
+		n = n*10 + int(c-'0')
 	}
-	if (len(index) > 1 && index[0] == '0') || block > 0xFFFF {
-		return b, false
+	if (len(index) > 1 && index[0] == '0') || n > 0xFFFF {
+		return 0, 0, nil, false
 	}
-	text := *scratch
-	if dkind == 0 {
-		return frame.AppendText(b, uint16(block), text), true
-	}
-	return frame.AppendDelta(b, uint16(block), frame.DeltaKind(dkind), text), true
+	return uint16(n), frame.DeltaKind(dkind), quoted, true
 }
 
 // The members anyOrderDelta reads, each as compact JSON spells it up to

@@ -26,7 +26,7 @@ func Field(js []byte, path ...string) ([]byte, bool) {
 			if i >= len(js) || js[i] != '"' {
 				return nil, false
 			}
-			end, ok := skipString(js, i)
+			end, ok := SkipString(js, i)
 			if !ok {
 				return nil, false
 			}
@@ -83,9 +83,11 @@ func SkipSpace(js []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string that starts at js[i]: the
-// first quote after it that an even number of backslashes precede.
-func skipString(js []byte, i int) (int, bool) {
+// SkipString returns the index after the string that starts at js[i] (its
+// opening quote): the first quote after it that an even number of
+// backslashes precede. It checks nothing inside the string: a caller that
+// needs its value unquotes it (AppendUnquoted), which does.
+func SkipString(js []byte, i int) (int, bool) {
 	start := i
 	for i++; ; {
 		k := bytes.IndexByte(js[i:], '"')
@@ -120,13 +122,13 @@ func skipValue(js []byte, i int) (int, bool) {
 	}
 	switch js[i] {
 	case '"':
-		return skipString(js, i)
+		return SkipString(js, i)
 	case '{', '[':
 		depth := 0
 		for ; i < len(js); i++ {
 			switch js[i] {
 			case '"':
-				end, ok := skipString(js, i)
+				end, ok := SkipString(js, i)
 				if !ok {
 					return 0, false
 				}
@@ -289,7 +291,7 @@ func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
 	if i >= len(ms) || ms[i] != '"' {
 		return nil, nil, nil, false
 	}
-	end, ok := skipString(ms, i)
+	end, ok := SkipString(ms, i)
 	if !ok {
 		return nil, nil, nil, false
 	}
@@ -446,41 +448,15 @@ func AppendEscaped[T string | []byte](b []byte, s T) []byte {
 // escapes, lone surrogate escapes and invalid UTF-8 (both of which
 // encoding/json replaces with U+FFFD). A surrogate pair is one character.
 func AppendUnescaped(dst, s []byte) ([]byte, bool) {
-	dst, n, ok := appendUnescapedTo(dst, s)
-	return dst, ok && n == len(s)
-}
-
-// AppendUnquotedAt appends the value of the JSON string that starts at
-// js[i] (its opening quote) and returns the index after its closing
-// quote: AppendUnquoted for a string whose end is not known yet, in one
-// pass where finding the end first (skipString) took two. It reports
-// false for what AppendUnescaped refuses and for a string not closed.
-func AppendUnquotedAt(dst, js []byte, i int) ([]byte, int, bool) {
-	if i >= len(js) || js[i] != '"' {
-		return dst, 0, false
-	}
-	dst, n, ok := appendUnescapedTo(dst, js[i+1:])
-	if !ok || i+1+n == len(js) {
-		return dst, 0, false
-	}
-	return dst, i + 1 + n + 1, true // js[i+1+n] is the closing quote
-}
-
-// appendUnescapedTo is AppendUnescaped up to the first unescaped quote of
-// s, if it has one: it returns the value appended and the length of s
-// read, which is the quote's index or len(s).
-func appendUnescapedTo(dst, s []byte) ([]byte, int, bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '"':
-			return dst, i, true
-		case c < 0x20:
-			return dst, 0, false
+		case c == '"' || c < 0x20:
+			return dst, false
 		case c == '\\':
 			n, ok := Unescape(&dst, s[i:])
 			if !ok {
-				return dst, 0, false
+				return dst, false
 			}
 			i += n
 		case c < utf8.RuneSelf:
@@ -489,13 +465,13 @@ func appendUnescapedTo(dst, s []byte) ([]byte, int, bool) {
 		default:
 			r, n := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && n == 1 {
-				return dst, 0, false
+				return dst, false
 			}
 			dst = append(dst, s[i:i+n]...)
 			i += n
 		}
 	}
-	return dst, len(s), true
+	return dst, true
 }
 
 // Unescape appends the character of the escape at the start of s and
