@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/layer0/anth/anthclient"
 	. "github.com/layer0/anth/anthhttp"
@@ -66,7 +67,10 @@ func BenchmarkGatewayStream(b *testing.B) {
 			up, _ := url.Parse("http://upstream.test")
 			tr := &memTransport{}
 			rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, Transport: tr, FlushInterval: -1}
-			gw := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
+			// As anth proxy runs it: with its default bound on an
+			// upstream's idle time, which every event's wait is timed
+			// against.
+			gw := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, UpstreamIdleTimeout: 5 * time.Minute})
 			for _, c := range []struct {
 				name, accept, encoding string
 				h                      http.Handler
