@@ -520,7 +520,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
 		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
-		rl.idleFor, rl.idle = d, time.AfterFunc(d, func() { ex.cancel(cause) })
+		rl.idle = newIdleWatch(d, func() { ex.cancel(cause) })
 	}
 	if g.named != nil && ex.wire != wireStream {
 		var lookup func([]byte) (uint32, bool)

@@ -1,30 +1,40 @@
 package anthhttp_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/layer0/anth/anthclient"
 	. "github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/internal/ssejson"
 	"github.com/layer0/anth/internal/testdata"
+	"github.com/layer0/anth/internal/textgen"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/sse"
 )
 
 // BenchmarkGatewayStream is the gateway's own CPU per stream, in memory:
-// each recording of testdata/sse served from an upstream in memory through
-// a plain httputil.ReverseProxy (the baseline a user would otherwise
-// deploy) and through the Gateway to an SSE client (the events checked one
-// by one), an ANTH client and an anth-deflate client; and the same with the
-// upstream's JSON keys in another order than the API's (sorted, as a server
-// that decodes and re-encodes the JSON writes them: issue 26). ns/stream
-// against reverse-proxy in the same run is the ratio.
+// each recording of testdata/sse, and a long response (2,000 deltas of
+// English), served from an upstream in memory through a plain
+// httputil.ReverseProxy (the baseline a user would otherwise deploy) and
+// through the Gateway to an SSE client (the events checked one by one),
+// an ANTH client and an anth-deflate client; with the upstream's JSON keys
+// in the API's order, sorted (as a server that decodes and re-encodes the
+// JSON writes them) and shuffled in every object (issue 26: the gateway's
+// CPU must not depend on the order). ns/stream against reverse-proxy in
+// the same run is the ratio; cpu-ns/stream is the process's CPU time (every
+// thread's, the garbage collector's too) per stream, which other processes
+// on a shared machine do not inflate as they do the wall clock.
 func BenchmarkGatewayStream(b *testing.B) {
 	recs := testdata.SSE(b)
 	names := make([]string, 0, len(recs))
@@ -32,46 +42,66 @@ func BenchmarkGatewayStream(b *testing.B) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, order := range []string{"api-order", "sorted-keys"} {
-		var bodies [][]byte
-		for _, name := range names {
-			body := recs[name]
-			if order == "sorted-keys" {
-				body = sortedKeys(b, body)
-			}
-			bodies = append(bodies, body)
-		}
-		up, _ := url.Parse("http://upstream.test")
-		tr := &memTransport{}
-		rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, Transport: tr, FlushInterval: -1}
-		gw := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
-		for _, c := range []struct {
-			name, accept, encoding string
-			h                      http.Handler
-		}{
-			{"reverse-proxy", "text/event-stream", "", rp},
-			{"gateway-sse", "text/event-stream", "", gw},
-			{"gateway-anth", anthclient.Accept, "", gw},
-			{"gateway-anth-deflate", anthclient.Accept, AcceptEncoding, gw},
-		} {
-			b.Run(order+"/"+c.name, func(b *testing.B) {
-				b.ReportAllocs()
-				var w discardWriter
-				for b.Loop() {
-					for _, body := range bodies {
-						tr.body = body
-						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
-						req.Header.Set("Content-Type", "application/json")
-						req.Header.Set("Accept", c.accept)
-						if c.encoding != "" {
-							req.Header.Set("Accept-Encoding", c.encoding)
-						}
-						w.h = http.Header{}
-						c.h.ServeHTTP(&w, req)
-					}
+	var recordings [][]byte
+	for _, name := range names {
+		recordings = append(recordings, recs[name])
+	}
+	long := ssejson.AppendResponse(nil, ssejson.Response{ID: "msg_01GatewayLongResponse000", Model: "claude-sonnet-4-5-20250929", InputTokens: 1200, OutputTokens: 4000, StopReason: "end_turn"},
+		[][]string{textgen.Response(textgen.English, 2000, 1)})
+	for _, wl := range []struct {
+		name    string
+		streams [][]byte
+	}{{"recordings", recordings}, {"long", [][]byte{long}}} {
+		for _, order := range []string{"api-order", "sorted-keys", "shuffled-keys"} {
+			var bodies [][]byte
+			rng := rand.New(rand.NewPCG(26, 5))
+			for _, body := range wl.streams {
+				switch order {
+				case "sorted-keys":
+					body = sortedKeys(b, body)
+				case "shuffled-keys":
+					body = shuffledKeys(b, body, rng)
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(bodies)), "ns/stream")
-			})
+				bodies = append(bodies, body)
+			}
+			up, _ := url.Parse("http://upstream.test")
+			tr := &memTransport{}
+			rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, Transport: tr, FlushInterval: -1}
+			// As anth proxy runs it: with its default bound on an
+			// upstream's idle time, which every event's wait is timed
+			// against.
+			gw := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, UpstreamIdleTimeout: 5 * time.Minute})
+			for _, c := range []struct {
+				name, accept, encoding string
+				h                      http.Handler
+			}{
+				{"reverse-proxy", "text/event-stream", "", rp},
+				{"gateway-sse", "text/event-stream", "", gw},
+				{"gateway-anth", anthclient.Accept, "", gw},
+				{"gateway-anth-deflate", anthclient.Accept, AcceptEncoding, gw},
+			} {
+				b.Run(wl.name+"/"+order+"/"+c.name, func(b *testing.B) {
+					b.ReportAllocs()
+					var w discardWriter
+					cpu := processCPU()
+					for b.Loop() {
+						for _, body := range bodies {
+							tr.body = body
+							req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+							req.Header.Set("Content-Type", "application/json")
+							req.Header.Set("Accept", c.accept)
+							if c.encoding != "" {
+								req.Header.Set("Accept-Encoding", c.encoding)
+							}
+							w.h = http.Header{}
+							c.h.ServeHTTP(&w, req)
+						}
+					}
+					streams := float64(b.N * len(bodies))
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/streams, "ns/stream")
+					b.ReportMetric(float64(processCPU()-cpu)/streams, "cpu-ns/stream")
+				})
+			}
 		}
 	}
 }
@@ -107,4 +137,57 @@ func sortedKeys(b *testing.B, stream []byte) []byte {
 		out = sse.AppendEvent(out, []byte(ev[0]), data)
 	}
 	return out
+}
+
+// shuffledKeys re-encodes every event's data with the members of each
+// object in an order drawn from rng: an upstream whose keys follow no
+// order at all, every event's its own. Numbers keep their text.
+func shuffledKeys(b *testing.B, stream []byte, rng *rand.Rand) []byte {
+	var out []byte
+	for _, ev := range testdata.Events(b, stream) {
+		d := json.NewDecoder(strings.NewReader(ev[1]))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			b.Fatal(err)
+		}
+		out = sse.AppendEvent(out, []byte(ev[0]), appendShuffled(nil, v, rng))
+	}
+	return out
+}
+
+func appendShuffled(dst []byte, v any, rng *rand.Rand) []byte {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // then shuffled: the map's own order is not seeded
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			kj, _ := json.Marshal(k)
+			dst = append(append(dst, kj...), ':')
+			dst = appendShuffled(dst, v[k], rng)
+		}
+		return append(dst, '}')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendShuffled(dst, e, rng)
+		}
+		return append(dst, ']')
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/frame"
@@ -47,9 +46,8 @@ type relay struct {
 
 	// idle, when set, ends the stream with ErrUpstreamIdle (through the
 	// cancel of ctx it calls) when a wait for the upstream's next event
-	// lasts idleFor; it runs only while next waits.
-	idle    *time.Timer
-	idleFor time.Duration
+	// lasts its d; only next's waits count.
+	idle *idleWatch
 
 	// tail, for a resumable response, is given every frame, or every
 	// event, before the client is (SPEC.md §13.1); an event-stream client
@@ -112,7 +110,7 @@ func (r *relay) next() ([]byte, error) {
 	if r.idle != nil {
 		// Only the wait for the upstream counts: a client slow to take
 		// the last event does not make the upstream idle.
-		r.idle.Reset(r.idleFor)
+		r.idle.wait()
 	}
 	if r.sc != nil {
 		b, err = r.event()
@@ -120,7 +118,7 @@ func (r *relay) next() ([]byte, error) {
 		b, err = r.frames()
 	}
 	if r.idle != nil {
-		r.idle.Stop()
+		r.idle.done()
 	}
 	if r.sc != nil && r.tail != nil && len(b) > 0 {
 		b = r.keptEvents(b, err != nil)
@@ -429,7 +427,7 @@ func (r *relay) finish() {
 func (r *relay) end() {
 	r.done = true
 	if r.idle != nil {
-		r.idle.Stop()
+		r.idle.stop()
 	}
 	if r.d != nil {
 		release(r.d)

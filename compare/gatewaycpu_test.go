@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,13 @@ var gatewayCPU = flag.Bool("gateway-cpu", false, "measure anth proxy's CPU per s
 // measured as an operator sees it.
 var gatewayResume = flag.Bool("gateway-resume", false, "with -gateway-cpu, measure anth proxy --resume memory against anth proxy without a store instead")
 
+// gatewayCells, if set, narrows TestGatewayCPU to the cells whose name
+// matches it: workload/pace/keys/clients, as "english, SSE padded as
+// sent/paced/sorted/100" ("at once" for the other pace, "API order" for
+// the other keys), so a change can be measured before and after on a
+// few cells in minutes rather than on all of them.
+var gatewayCells = flag.String("gateway-cells", "", "with -gateway-cpu, measure only the cells whose workload/pace/keys/clients matches this regular expression")
+
 // TestGatewayCPU measures what issue 26 sets a goal for: the CPU a gateway
 // process spends per stream, `anth proxy` against a plain
 // httputil.ReverseProxy (./rproxy) relaying the same SSE, each in its own
@@ -48,6 +56,10 @@ var gatewayResume = flag.Bool("gateway-resume", false, "with -gateway-cpu, measu
 func TestGatewayCPU(t *testing.T) {
 	if !*gatewayCPU {
 		t.Skip("a measurement: run with -gateway-cpu")
+	}
+	cells, err := regexp.Compile(*gatewayCells)
+	if err != nil {
+		t.Fatalf("-gateway-cells: %v", err)
 	}
 	dir := t.TempDir()
 	anth, rproxy := filepath.Join(dir, "anth"), filepath.Join(dir, "rproxy")
@@ -89,6 +101,9 @@ func TestGatewayCPU(t *testing.T) {
 					paced = "paced"
 				}
 				for _, clients := range []int{1, 100} {
+					if !cells.MatchString(fmt.Sprintf("%s/%s/%s/%d", wl.name, paced, order, clients)) {
+						continue
+					}
 					n := max(len(streams)*40, 4*clients)
 					if wl.deltas/len(wl.streams) > 1000 {
 						n = max(40, 2*clients)

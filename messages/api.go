@@ -106,7 +106,7 @@ func (API) Dictionary() *deflate.Dictionary { return eventDict() }
 // CheckEvent refuses an event whose data is not JSON, as a Decoder does,
 // and reports message_stop and error as the end of a response.
 func (API) CheckEvent(name, data []byte) (ends bool, err error) {
-	if !jsonlex.Valid(data) {
+	if !(string(name) == "content_block_delta" && validDelta(data)) && !jsonlex.Valid(data) {
 		return false, &Error{Offset: -1, Err: ErrMalformed, Detail: "event data is not JSON"}
 	}
 	return string(name) == "message_stop" || string(name) == "error", nil

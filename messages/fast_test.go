@@ -130,3 +130,80 @@ func TestUnquote(t *testing.T) {
 		}
 	})
 }
+
+// TestFastDeltaEdited: the fast paths, which read JSON by hand as it
+// comes (and validDelta, an event-stream client's check), never panic on a delta in any key order, padded as the API pads
+// it or not, with one edit (a byte deleted, a structural byte or a space
+// inserted, the tail cut off); every delta they take is one JSON value,
+// and gives the frames the general path gives for it compacted (go-cmp).
+// Padding alone (spaces before the last brace, as the API sends) is taken.
+func TestFastDeltaEdited(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		kind := frame.DeltaKind(rapid.IntRange(0, 3).Draw(t, "kind"))
+		s, _ := json.Marshal(rapid.StringN(0, 8, -1).Draw(t, "text"))
+		inner := []string{`"type":"` + deltaTypes[kind].typ + `"`, `"` + deltaTypes[kind].field + `":` + string(s)}
+		top := []string{`"type":"content_block_delta"`, `"index":` + strconv.Itoa(rapid.IntRange(0, 12).Draw(t, "block")), ""}
+		apiOrder := rapid.Bool().Draw(t, "API order")
+		if !apiOrder {
+			inner = rapid.Permutation(inner).Draw(t, "inner")
+		}
+		top[2] = `"delta":{` + strings.Join(inner, ",") + `}`
+		if !apiOrder {
+			top = rapid.Permutation(top).Draw(t, "top")
+		}
+		pad := strings.Repeat(" ", rapid.IntRange(0, 15).Draw(t, "padding"))
+		js := []byte("{" + strings.Join(top, ",") + pad + "}")
+		var scratch []byte
+		if _, ok := fastDelta(nil, js, &scratch); apiOrder && !ok {
+			if _, gok := (&toFrames{}).delta(nil, compacted(js)); gok {
+				t.Fatalf("%s: a padded delta in the API's order is not taken", js)
+			}
+		}
+		if (apiOrder || pad == "") && !validDelta(js) {
+			t.Fatalf("%s: a delta padded in the API's order, or compact, is not checked by validDelta", js)
+		}
+		at := rapid.IntRange(0, len(js)).Draw(t, "at")
+		switch rapid.IntRange(0, 3).Draw(t, "edit") {
+		case 0:
+			if at < len(js) {
+				js = append(js[:at:at], js[at+1:]...)
+			}
+		case 1:
+			c := rapid.SampledFrom([]byte("{}[],:\"\\ \n0a-")).Draw(t, "byte")
+			js = append(js[:at:at], append([]byte{c}, js[at:]...)...)
+		case 2:
+			js = js[:at]
+		}
+		// The event-stream check agrees with jsonlex.Valid, which
+		// validDelta stands in for on the deltas it takes.
+		if validDelta(js) && !json.Valid(js) {
+			t.Fatalf("%q: not JSON, passed by validDelta", js)
+		}
+		if _, err := (API{}).CheckEvent([]byte("content_block_delta"), js); (err == nil) != json.Valid(js) {
+			t.Fatalf("%q: CheckEvent says %v, encoding/json.Valid %v", js, err, json.Valid(js))
+		}
+		fast, ok := fastDelta(nil, js, &scratch)
+		if !ok {
+			return
+		}
+		if !json.Valid(js) {
+			t.Fatalf("%q: not JSON, taken by the fast path as % X", js, fast)
+		}
+		var m toFrames
+		general, gok := m.delta(nil, compacted(js))
+		if !gok {
+			t.Fatalf("%s: taken by the fast path as % X, not by the general path", js, fast)
+		}
+		if diff := cmp.Diff(general, fast); diff != "" {
+			t.Fatalf("%s: the fast path's frames differ from the general path's (-general +fast):\n%s", js, diff)
+		}
+	})
+}
+
+// compacted is js compacted by encoding/json, as the Decoder compacts what
+// its fast paths do not take.
+func compacted(js []byte) []byte {
+	var c bytes.Buffer
+	json.Compact(&c, js)
+	return c.Bytes()
+}

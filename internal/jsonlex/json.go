@@ -26,7 +26,7 @@ func Field(js []byte, path ...string) ([]byte, bool) {
 			if i >= len(js) || js[i] != '"' {
 				return nil, false
 			}
-			end, ok := skipString(js, i)
+			end, ok := SkipString(js, i)
 			if !ok {
 				return nil, false
 			}
@@ -83,9 +83,11 @@ func SkipSpace(js []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string that starts at js[i]: the
-// first quote after it that an even number of backslashes precede.
-func skipString(js []byte, i int) (int, bool) {
+// SkipString returns the index after the string that starts at js[i] (its
+// opening quote): the first quote after it that an even number of
+// backslashes precede. It checks nothing inside the string: a caller that
+// needs its value unquotes it (AppendUnquoted), which does.
+func SkipString(js []byte, i int) (int, bool) {
 	start := i
 	for i++; ; {
 		k := bytes.IndexByte(js[i:], '"')
@@ -120,13 +122,13 @@ func skipValue(js []byte, i int) (int, bool) {
 	}
 	switch js[i] {
 	case '"':
-		return skipString(js, i)
+		return SkipString(js, i)
 	case '{', '[':
 		depth := 0
 		for ; i < len(js); i++ {
 			switch js[i] {
 			case '"':
-				end, ok := skipString(js, i)
+				end, ok := SkipString(js, i)
 				if !ok {
 					return 0, false
 				}
@@ -289,7 +291,7 @@ func nextMember(ms []byte) (key, value, rest []byte, ok bool) {
 	if i >= len(ms) || ms[i] != '"' {
 		return nil, nil, nil, false
 	}
-	end, ok := skipString(ms, i)
+	end, ok := SkipString(ms, i)
 	if !ok {
 		return nil, nil, nil, false
 	}
