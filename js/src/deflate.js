@@ -303,11 +303,12 @@ export class DeflateReader {
 
   // The window is dict and buf[0:w] after it, until buf holds a window of
   // its own (a distance is at most 32 KiB); the output not yet returned is
-  // buf[emit:w]. Bytes below w are never written again (#slide moves the
-  // window to a new buffer), so the views feed returns stay valid.
+  // buf[emit:w]. Once feed has returned a view of buf, bytes below w are
+  // never written again (#slide moves the window to a new buffer), so the
+  // views stay valid.
   /** @type {Uint8Array} the preset dictionary the DICTID named, its last 32 KiB */
   #dict = EMPTY;
-  /** @type {Uint8Array} made when the DICTID names the dictionary it starts with */
+  /** @type {Uint8Array} made, START bytes, when the DICTID is read */
   #buf = EMPTY;
   #w = 0;
   #emit = 0;
