@@ -16,7 +16,10 @@
 //
 // Run: node browser-bench.js (after npm ci here; needs Go and Debian's
 // chromium-headless-shell, or ANTH_CHROMIUM). BENCH_MS (default 300) is
-// about how long each of the 5 runs of a path takes. It FAILS (exit 1)
+// about how long each of the 5 runs of a path takes. ANTH_BASELINE, a
+// directory holding another copy of js/src (the code before a change),
+// adds its paths as "baseline", taking turns with the others in the same
+// run. It FAILS (exit 1)
 // when Chromium is missing or cannot run, or when any path reads other
 // text than the SDK does.
 
@@ -103,6 +106,8 @@ sets.push({
   bytes: { sse: sum('sse'), anth: sum('anth'), anthz: sum('anthz') },
 });
 const ms = Number(process.env.BENCH_MS ?? 300);
+const baseline = process.env.ANTH_BASELINE ?? '';
+if (baseline && !existsSync(join(baseline, 'index.js'))) throw new Error(`ANTH_BASELINE=${baseline} holds no index.js`);
 
 /**
  * rendererCPU returns the CPU time, in ns, that the browser's renderer
@@ -147,11 +152,12 @@ const server = http.createServer((req, res) => {
   if (p === '/cpu') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(rendererCPU()));
   if (p === '/data/index.json') {
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    return void res.end(JSON.stringify({ ms, sets: sets.map(({ name, unit, units, responses }) => ({ name, unit, units, responses })) }));
+    return void res.end(JSON.stringify({ ms, baseline: baseline !== '', sets: sets.map(({ name, unit, units, responses }) => ({ name, unit, units, responses })) }));
   }
   if (p.startsWith('/data/') && files.has(p.slice(6))) return void res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(files.get(p.slice(6)));
   if (p.startsWith('/bench/')) return serve(join(here, 'bench', p.slice(7)));
   if (p.startsWith('/anth/')) return serve(join(root, 'js/src', p.slice(6)));
+  if (baseline && p.startsWith('/anth-baseline/')) return serve(join(baseline, p.slice(15)));
   // The SDK's ESM build as published: core/streaming.mjs and the ten modules
   // it imports, all by relative .mjs paths, so no bundler or import map.
   if (p.startsWith('/sdk/')) return serve(join(sdkDir, p.slice(5)));

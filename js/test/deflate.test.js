@@ -353,6 +353,94 @@ function markerBlock() {
   return w;
 }
 
+/**
+ * fixedMatch writes a match of n bytes at distance d in fixed codes (RFC
+ * 1951 §3.2.5, §3.2.6).
+ * @param {Bits} w @param {number} n @param {number} d
+ */
+function fixedMatch(w, n, d) {
+  const lenBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+  const distBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+  const l = n === 258 ? 28 : lenBase.findLastIndex((b) => b <= n);
+  const sym = 257 + l;
+  if (sym < 280) w.code(sym - 256, 7);
+  else w.code(0xc0 + sym - 280, 8);
+  w.bits(n - lenBase[l], l < 8 || l === 28 ? 0 : ((l - 8) >> 2) + 1);
+  const dc = distBase.findLastIndex((b) => b <= d);
+  w.code(dc, 5);
+  w.bits(d - distBase[dc], dc < 4 ? 0 : (dc - 2) >> 1);
+}
+
+test('matches into the preset dictionary, which is not copied into the window: inside it, across its end into the output, overlapping, short and long', () => {
+  const dict = new TextEncoder().encode('0123456789abcdefghijklmnopqrstuvwxyz'); // 36 bytes
+  const w = new Bits();
+  w.bits(0, 1);
+  w.bits(1, 2); // fixed codes
+  let want = '';
+  /** @param {number} n @param {number} d */
+  const match = (n, d) => {
+    fixedMatch(w, n, d);
+    const all = new TextDecoder().decode(dict) + want;
+    for (let i = 0; i < n; i++) want += all[all.length - d + i] ?? want[want.length - d];
+  };
+  match(20, 10); // the dictionary's last 10 bytes, then 10 of its own output
+  match(30, 56); // 30 bytes from the dictionary's start: copied whole
+  match(5, 86); // 5 from its start: byte by byte
+  match(40, 75); // 20 from the dictionary, 20 of the output from its start
+  match(258, 1); // the window's own
+  w.code(0, 7); // end of block
+  w.bits(0, 3); // the sync flush's stored block
+  w.align();
+  const rec = Uint8Array.from(w.b);
+  const z = body(dict, [rec]);
+  const oracle = zlibInflate(z, dict);
+  assert.equal(new TextDecoder().decode(oracle), want, 'zlib reads the body as the test means it');
+  for (const pieces of [[z], chunk(z, 1), chunk(z, rng(7))]) {
+    const d = decode(pieces, { dictionary: dict });
+    assert.equal(d.err, undefined);
+    assert.equal(new TextDecoder().decode(d.out), want);
+  }
+  // One byte further back than the dictionary reaches: the window's start.
+  const far = new Bits();
+  far.bits(0, 1);
+  far.bits(1, 2);
+  far.code(0x30 + 0x61, 8); // 'a'
+  fixedMatch(far, 3, 38); // 1 byte of output and 36 of dictionary before it: 38 is one too many
+  far.code(0, 7);
+  far.bits(0, 3);
+  far.align();
+  const bad = decode([body(dict, [Uint8Array.from(far.b)])], { dictionary: dict });
+  assert.ok(bad.err instanceof AnthError && bad.err.kind === 'Malformed' && /distance 38 before the window/.test(bad.err.detail), `${bad.err}`);
+  assert.equal(new TextDecoder().decode(bad.out), 'a');
+});
+
+test("feed's output is a view of the window that later feeds never write to: each piece's output held to the end is intact, past many slides of the window", async () => {
+  const rand = rng(26);
+  const messages = Array.from({ length: 400 }, (_, i) => new TextEncoder().encode(`{"i":${i},"text":"${'token '.repeat(1 + Math.floor(rand() * 200))}"}`));
+  const z = await zlibBody(messages, DICT, { strategy: zlib.constants.Z_FIXED });
+  const want = concat(messages);
+  assert.ok(want.length > 2 * 96 * 1024, `${want.length} bytes: the window slides several times`);
+  // A record a piece (views of the window), then pieces of random sizes
+  // (some over 64 KiB: joined copies), then a mix.
+  const recs = records(z);
+  const perRecord = [z.subarray(0, recs[0].end), ...recs.slice(1).map((r, i) => z.subarray(recs[i].end, r.end))];
+  for (const pieces of [perRecord, chunk(z, () => rand() * 20000), chunk(z, () => (rand() < 0.1 ? 100000 : rand() * 40))]) {
+    const r = new DeflateReader();
+    /** @type {Uint8Array[]} */
+    const held = [];
+    /** @type {Uint8Array[]} */
+    const copies = [];
+    for (const p of pieces) {
+      const out = r.feed(p);
+      held.push(out);
+      copies.push(out.slice());
+    }
+    r.end();
+    assert.ok(same(concat(copies), want));
+    held.forEach((h, i) => assert.ok(same(h, copies[i]), `the output of piece ${i} of ${pieces.length} changed after later feeds`));
+  }
+});
+
 test('a record must end on a sync flush: the marker is never codes or stored data (Go: TestRecordEndsOnSyncFlush, TestRecordInsideBlock)', async () => {
   // Go's worstRecords(16): before the rule, 60,631 bytes out of 47.
   const head = Uint8Array.from(markerBlock().b);

@@ -48,9 +48,15 @@ export const MAX_RECORD: number;
  * returns the output and the next call (feed or end) throws, as
  * FrameReader does: so always call end.
  *
+ * Output: what feed returns is a view of the reader's window, not a copy,
+ * and the reader never writes to it again, so it stays valid as long as the
+ * caller keeps it, as a Frame's payload does (FrameReader.feed may keep
+ * views of it); kept, it keeps its buffer (up to 96 KiB) alive.
+ *
  * Bounds: it holds at most 96 KiB (the 32 KiB window and room to write
- * ahead of it; it starts at its dictionary and 4 KiB and doubles as the
- * output grows) and a few tables, whatever the input; a record is never buffered. Each
+ * ahead of it; it starts at 4 KiB and doubles as the output grows, reading
+ * the preset dictionary where it is until the output fills a window) and a
+ * few tables, whatever the input; a record is never buffered. Each
  * input byte gives at most 1,032 output bytes (DEFLATE's limit: a 258-byte
  * match in 2 bits), counted over the body so far: the marker put back
  * after a record gives none, and the zero bytes at most what the record's
@@ -72,7 +78,10 @@ export class DeflateReader {
     get offset(): number;
     /**
      * feed takes the next piece of the coded body and returns the ANTH bytes
-     * it completes (possibly none). The result is the reader's own copy.
+     * it completes (possibly none). The result is a view of the reader's
+     * window, which the reader never writes to again: it stays valid, as the
+     * bytes given to FrameReader.feed do, and holds the window's buffer (at
+     * most 96 KiB) while it is kept. Do not write to it or transfer its buffer.
      * @param {Uint8Array} bytes
      * @returns {Uint8Array}
      */

@@ -8,7 +8,7 @@
 // reads the renderer's CPU time from /proc around each run. It posts
 // the times, and the text each path read, to /result; no driver.
 
-import { FrameReader, TextReassembler, readFrames } from '/anth/index.js';
+import * as anth from '/anth/index.js';
 import { APIError } from '/sdk/core/error.mjs';
 import { Stream } from '/sdk/core/streaming.mjs';
 
@@ -41,18 +41,18 @@ async function sdk(/** @type {Uint8Array[]} */ chunks) {
   return text;
 }
 
-/** @layer0/anth: readFrames (an async iterator of frames) and TextReassembler. */
-async function frames(/** @type {Uint8Array[]} */ chunks, coded = false) {
-  const t = new TextReassembler();
+/** @layer0/anth (lib: the package, or the baseline's): readFrames (an async iterator of frames) and TextReassembler. */
+async function frames(lib, /** @type {Uint8Array[]} */ chunks, coded = false) {
+  const t = new lib.TextReassembler();
   let text = '';
-  for await (const f of readFrames(/** @type {ReadableStream<Uint8Array>} */ (body(chunks).body), { coded })) text += t.add(f) ?? '';
+  for await (const f of lib.readFrames(/** @type {ReadableStream<Uint8Array>} */ (body(chunks).body), { coded })) text += t.add(f) ?? '';
   return text;
 }
 
 /** @layer0/anth: the push parser, FrameReader.feed per chunk, and TextReassembler. */
-async function feed(/** @type {Uint8Array[]} */ chunks) {
-  const t = new TextReassembler();
-  const r = new FrameReader();
+async function feed(lib, /** @type {Uint8Array[]} */ chunks) {
+  const t = new lib.TextReassembler();
+  const r = new lib.FrameReader();
   const reader = /** @type {ReadableStream<Uint8Array>} */ (body(chunks).body).getReader();
   let text = '';
   for (;;) {
@@ -64,13 +64,15 @@ async function feed(/** @type {Uint8Array[]} */ chunks) {
   return text;
 }
 
-/** The paths: what each reads, and how. */
-const paths = [
-  { name: 'SDK Stream.fromSSEResponse over SSE', wire: 'sse', read: sdk },
-  { name: '@layer0/anth readFrames over ANTH', wire: 'anth', read: (c) => frames(c) },
-  { name: '@layer0/anth FrameReader.feed over ANTH', wire: 'anth', read: feed },
-  { name: '@layer0/anth readFrames over anth-deflate', wire: 'anthz', read: (c) => frames(c, true) },
+/** The paths of a copy of the package: what each reads, and how. */
+const anthPaths = (lib, /** @type {string} */ who) => [
+  { name: `${who} readFrames over ANTH`, wire: 'anth', read: (c) => frames(lib, c) },
+  { name: `${who} FrameReader.feed over ANTH`, wire: 'anth', read: (c) => feed(lib, c) },
+  { name: `${who} readFrames over anth-deflate`, wire: 'anthz', read: (c) => frames(lib, c, true) },
 ];
+
+/** The paths: the SDK's, the package's, and, when the runner serves one (ANTH_BASELINE), the same of another copy of the package's source, taking turns with them. */
+const paths = [{ name: 'SDK Stream.fromSSEResponse over SSE', wire: 'sse', read: sdk }, ...anthPaths(anth, '@layer0/anth')];
 
 /** read runs path over every response of a set, one after another, and returns their texts. */
 async function read(path, responses, chunking) {
@@ -137,6 +139,7 @@ function split(bytes, lengths) {
 
 try {
   const index = await (await fetch('/data/index.json')).json();
+  if (index.baseline) paths.push(...anthPaths(await import('/anth-baseline/index.js'), 'baseline'));
   for (const set of index.sets) {
     const responses = [];
     for (const r of set.responses) {
