@@ -110,7 +110,7 @@ func (z *Writer) Write(p []byte) (int, error) {
 		z.hist = append(z.hist, p[:k]...)
 		p = p[k:]
 		z.encode(start)
-		if len(z.bw.B) >= maxRecord {
+		if z.bw.Len() >= maxRecord {
 			if err := z.Flush(); err != nil {
 				return n - len(p), err
 			}
