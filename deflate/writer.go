@@ -168,6 +168,9 @@ func (z *Writer) slide() {
 // insertUpTo puts the positions before end that have 4 bytes after them in
 // the hash chains.
 func (z *Writer) insertUpTo(end int) {
+	if z.hashed >= end {
+		return // most calls, from find: a call of insert costs more
+	}
 	insert(&z.head, &z.head3, &z.prev, z.hist, z.base, &z.hashed, end)
 }
 
@@ -240,7 +243,8 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 		z.insertUpTo(i + 1)
 		return 0, 0
 	}
-	c := z.head[hash4(h[i:])]
+	h4 := hash4(h[i:])
+	c := z.head[h4]
 	d := int(z.base + uint32(i) - (c - 1))
 	// A chain entry is good while no later position has overwritten it:
 	// i itself goes in below, so stay under window-1 back.
@@ -260,17 +264,30 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 		}
 		d += step
 	}
-	if dist == 0 && longer < minLength && i+minMatch <= end {
+	h3 := hash3(h[i:])
+	if dist == 0 && longer < minLength {
 		// No 4 bytes match: 3 may, near enough that a match's bits
 		// are fewer than the literals'.
-		c := z.head3[hash3(h[i:])]
+		c := z.head3[h3]
 		d := int(z.base + uint32(i) - (c - 1))
 		if c != 0 && d > 0 && d <= tooFar3 && d <= i && h[i-d] == h[i] && h[i-d+1] == h[i+1] && h[i-d+2] == h[i+2] &&
 			matchBits(3, d) < literalBits(h[i])+literalBits(h[i+1])+literalBits(h[i+2]) {
 			best, dist = 3, d
 		}
 	}
-	z.insertUpTo(i + 1)
+	if z.hashed == i {
+		// i goes in the chains as insert puts it, with the hashes and
+		// the chain's head found above.
+		pos := z.base + uint32(i)
+		z.head3[h3] = pos + 1
+		step := pos - (c - 1)
+		if c == 0 || step >= window {
+			step = 0
+		}
+		z.prev[pos%window] = uint16(step)
+		z.head[h4] = pos + 1
+		z.hashed = i + 1
+	}
 	if dist == 0 {
 		return 0, 0
 	}
