@@ -245,17 +245,23 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 	}
 	h4 := hash4(h[i:])
 	c := z.head[h4]
-	d := int(z.base + uint32(i) - (c - 1))
+	cur := h[i : i+limit]
+	// A candidate that beats best shares cur's bytes up to best: the 4
+	// that end there reject most of the others with one compare.
+	tail := binary.LittleEndian.Uint32(cur[best-3:])
 	// A chain entry is good while no later position has overwritten it:
 	// i itself goes in below, so stay under window-1 back.
-	for n := 0; c != 0 && n < maxChain && d > 0 && d < window-1 && d <= i; n++ {
+	reach := min(window-2, i)
+	d := int(z.base + uint32(i) - (c - 1))
+	for n := 0; c != 0 && n < maxChain && uint(d-1) < uint(reach); n++ {
 		j := i - d
-		if h[j+best] == h[i+best] {
-			if m := matchLen(h[j:j+limit], h[i:i+limit]); m > best {
+		if binary.LittleEndian.Uint32(h[j+best-3:]) == tail {
+			if m := matchLen(h[j:j+limit], cur); m > best {
 				best, dist = m, d
 				if m >= niceMatch || m == limit {
 					break
 				}
+				tail = binary.LittleEndian.Uint32(cur[best-3:])
 			}
 		}
 		step := int(z.prev[(z.base+uint32(j))%window])
