@@ -16,6 +16,8 @@ const (
 	maxChain   = 32       // candidates tried at a position
 	niceMatch  = 64       // a match this long is taken without looking further
 	lazyMatch  = 16       // a match shorter than this waits to see the next position's
+	goodMatch  = 8        // from a match this long, the next position's walk is shorter:
+	goodShift  = 2        // maxChain>>goodShift candidates, as zlib's good_length
 	skipInsert = 32       // the positions inside a match this long are not hashed
 	maxRecord  = 16 << 10 // coded bytes a Writer holds before it ends a record unasked
 	idSize     = 4        // the DICTID that starts a body (§11.2)
@@ -38,7 +40,8 @@ func hash3(b []byte) uint32 {
 // itself (SPEC.md §3.11); Flush after the last frame.
 //
 // The encoder is greedy with one step of lazy matching, tries up to 32
-// earlier positions with the same 4-byte hash, and where none matches, the
+// earlier positions with the same 4-byte hash (8 for the next position
+// when the match it has is 8 bytes or more), and where none matches, the
 // last position with the same 3 bytes, up to 4 KiB back when its code is
 // shorter than the 3 literals': a frame's header and a token's 2-byte ID
 // repeat in 3 bytes (at 16 o200k IDs a record, 2.4 % of the body). It
@@ -245,6 +248,12 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 	}
 	h4 := hash4(h[i:])
 	c := z.head[h4]
+	chain := maxChain
+	if longer >= goodMatch {
+		// As zlib's good_length: a match this long is seldom beaten
+		// one position on, and the walk is most of the Writer's time.
+		chain >>= goodShift
+	}
 	cur := h[i : i+limit]
 	// A candidate that beats best shares cur's bytes up to best: the 4
 	// that end there reject most of the others with one compare.
@@ -253,7 +262,7 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 	// i itself goes in below, so stay under window-1 back.
 	reach := min(window-2, i)
 	d := int(z.base + uint32(i) - (c - 1))
-	for n := 0; c != 0 && n < maxChain && uint(d-1) < uint(reach); n++ {
+	for n := 0; c != 0 && n < chain && uint(d-1) < uint(reach); n++ {
 		j := i - d
 		if binary.LittleEndian.Uint32(h[j+best-3:]) == tail {
 			if m := matchLen(h[j:j+limit], cur); m > best {
