@@ -233,7 +233,7 @@ func (z *Writer) encode(start int) {
 // its hash chain, or a 3-byte one that pays (see Writer), and puts i in the
 // chain. It returns only a match longer than longer: lazy matching asks
 // whether the next position beats the match it has, and candidates that
-// cannot are passed over with one byte compared.
+// cannot are passed over with one compare of 4 bytes.
 func (z *Writer) find(i, end, longer int) (length, dist int) {
 	if i+minMatch > end {
 		return 0, 0
@@ -261,7 +261,9 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 	// A chain entry is good while no later position has overwritten it:
 	// i itself goes in below, so stay under window-1 back.
 	reach := min(window-2, i)
-	d := int(z.base + uint32(i) - (c - 1))
+	pos := z.base + uint32(i)
+	prev := &z.prev
+	d := int(pos - (c - 1))
 	for n := 0; c != 0 && n < chain && uint(d-1) < uint(reach); n++ {
 		j := i - d
 		if binary.LittleEndian.Uint32(h[j+best-3:]) == tail {
@@ -273,7 +275,7 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 				tail = binary.LittleEndian.Uint32(cur[best-3:])
 			}
 		}
-		step := int(z.prev[(z.base+uint32(j))%window])
+		step := int(prev[(pos-uint32(d))%window])
 		if step == 0 {
 			break
 		}
@@ -293,7 +295,6 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 	if z.hashed == i {
 		// i goes in the chains as insert puts it, with the hashes and
 		// the chain's head found above.
-		pos := z.base + uint32(i)
 		z.head3[h3] = pos + 1
 		step := pos - (c - 1)
 		if c == 0 || step >= window {
