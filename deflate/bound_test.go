@@ -98,7 +98,7 @@ func TestRecordEndsOnSyncFlush(t *testing.T) {
 		t.Errorf("a record that ends inside a block: %d bytes, %v; want ErrMalformed at %d", n, err, idSize+1+len(markerBlock()))
 	}
 	// What the block's own zero bits give, and then the two zero bytes.
-	pad := int(8 - markerWriter().nbits)
+	pad := int(8 - markerWriter().nbits%8)
 	if want := int64(1 + 258*(pad/2+8)); n != want {
 		t.Errorf("%d bytes out, want %d: 'a', the matches of the record's last %d bits, and 8 of the zero bytes", n, want, pad)
 	}

@@ -7,7 +7,10 @@ package deflate
 // the anth-deflate stream (Writer). What to match is theirs to decide;
 // this file only spells symbols.
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // DEFLATE's limits (RFC 1951 §3.2.5).
 const (
@@ -19,27 +22,27 @@ const (
 const endOfBlock = 256
 
 // bitWriter packs DEFLATE's bits into bytes, least significant bit first, and
-// appends the whole bytes to B. The zero value writes after nothing.
+// appends the whole bytes to B, 4 at a time: it holds up to 31 bits until
+// Align. The zero value writes after nothing.
 type bitWriter struct {
 	B     []byte
 	acc   uint64
-	nbits uint
+	nbits uint // bits held in acc, under 32 between calls
 }
 
-// Bits writes the n low bits of v, n at most 32.
+// Bits writes the n low bits of v, n at most 32; v has no bits above them.
 func (w *bitWriter) Bits(v uint64, n uint) {
 	w.acc |= v << w.nbits
 	w.nbits += n
-	for w.nbits >= 8 {
-		w.B = append(w.B, byte(w.acc))
-		w.acc >>= 8
-		w.nbits -= 8
+	if w.nbits >= 32 {
+		w.B = binary.LittleEndian.AppendUint32(w.B, uint32(w.acc))
+		w.acc >>= 32
+		w.nbits -= 32
 	}
 }
 
-// code writes a Huffman code of n bits: codes go most significant bit
-// first, so they are reversed into the LSB-first stream.
-func (w *bitWriter) code(c uint16, n uint) { w.Bits(uint64(bits.Reverse16(c)>>(16-n)), n) }
+// Len returns how many whole bytes w has written, those it holds too.
+func (w *bitWriter) Len() int { return len(w.B) + int(w.nbits/8) }
 
 // StartBlock writes the header of a block of fixed codes: BFINAL, then
 // BTYPE 01.
@@ -64,30 +67,20 @@ func (w *bitWriter) SyncFlush() {
 	w.Align()
 }
 
-// Align writes zero bits up to the next byte boundary.
+// Align writes the bits held and zero bits up to the next byte boundary.
 func (w *bitWriter) Align() {
-	if w.nbits > 0 {
+	for ; w.nbits > 0; w.nbits -= min(w.nbits, 8) {
 		w.B = append(w.B, byte(w.acc))
-		w.acc, w.nbits = 0, 0
+		w.acc >>= 8
 	}
 }
 
 // Literal writes a literal byte.
 func (w *bitWriter) Literal(c byte) { w.symbol(int(c)) }
 
-// symbol writes a literal/length symbol with its fixed code (§3.2.6).
-func (w *bitWriter) symbol(sym int) {
-	switch {
-	case sym < 144:
-		w.code(uint16(0x30+sym), 8)
-	case sym < 256:
-		w.code(uint16(0x190+sym-144), 9)
-	case sym < 280:
-		w.code(uint16(sym-256), 7)
-	default:
-		w.code(uint16(0xC0+sym-280), 8)
-	}
-}
+// symbol writes a literal/length symbol with its fixed code (§3.2.6), from
+// the table of them bit-reversed that writeTokens reads too.
+func (w *bitWriter) symbol(sym int) { w.Bits(uint64(fixedLitCode[sym]), uint(fixedLitLen[sym])) }
 
 // The length and distance codes of RFC 1951 §3.2.5: the base of each code
 // and its count of extra bits.
@@ -101,12 +94,14 @@ var (
 // Match writes a match of length minLength to maxMatch at distance 1 to
 // maxDist.
 func (w *bitWriter) Match(length, dist int) {
-	l := lengthCode(length)
-	w.symbol(257 + l)
-	w.Bits(uint64(length-int(lengthBase[l])), uint(lengthExtra[l]))
-	d := distCode(dist)
-	w.code(uint16(d), 5)
-	w.Bits(uint64(dist-int(distBase[d])), uint(distExtra[d]))
+	// At most 8+5 bits for the length and 5+13 for the distance: one
+	// call of Bits.
+	l, d := lengthCode(length), distCode(dist)
+	s := 257 + l
+	v := uint64(fixedLitCode[s]) | uint64(length-int(lengthBase[l]))<<fixedLitLen[s]
+	n := uint(fixedLitLen[s]) + uint(lengthExtra[l])
+	v |= (uint64(fixedDistCode[d]) | uint64(dist-int(distBase[d]))<<5) << n
+	w.Bits(v, n+5+uint(distExtra[d]))
 }
 
 // matchBits returns how many bits Match writes for a match: a deflater

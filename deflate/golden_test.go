@@ -66,6 +66,17 @@ func goldenInputs() []goldenInput {
 		chain.WriteString(prefix + string(rune('0'+i)))
 	}
 	chain.WriteString(prefix + strings.Repeat("Z", 40))
+	// A match of exactly goodMatch bytes at a position, and at the next
+	// a longer one that only a walk of more than maxChain/4 candidates
+	// reaches: the goodMatch-1 nearer ones at the next position match
+	// goodMatch bytes at most, which does not beat the first.
+	const s = "abcdefghijklmnop"
+	var good strings.Builder
+	good.WriteString(s + strings.Repeat("Z", 40) + "\n" + "Q" + s[:goodMatch-1] + "%")
+	for i := range maxChain >> goodShift {
+		good.WriteString(s[:goodMatch] + string(rune('0'+i)))
+	}
+	good.WriteString("Q" + s + strings.Repeat("Z", 40))
 	return []goldenInput{
 		{"english deltas", testDict, textgen.Response(textgen.English, 3000, 1), true},
 		{"chinese deltas", nil, textgen.Response(textgen.Chinese, 3000, 2), true},
@@ -81,6 +92,7 @@ func goldenInputs() []goldenInput {
 		{"chain limit", nil, []string{chain.String()}, true},
 		{"lazy at lazyMatch", nil, []string{lazy}, true},
 		{"skip at skipInsert", nil, []string{skip}, true},
+		{"lazy at goodMatch", nil, []string{good.String()}, true},
 		// Each piece ends in a match of 4 bytes at distance 1, the last
 		// place a match can start.
 		{"ends", nil, strings.Fields("xaaaaa ybbbbb zccccc the model streams each token as it is sampled"), true},
@@ -91,7 +103,7 @@ func goldenInputs() []goldenInput {
 // TestGolden pins what the Writer writes for each input: the size of its
 // records and the start of their SHA-256. Any valid output reads back, so only this
 // notices a change in what the encoder matches (the hash, the chains and
-// their limits, lazy matching, the window's reach, the positions left
+// their limits, lazy matching and its shorter walk after a good match, the window's reach, the positions left
 // unhashed inside long matches, where records end): a change made on
 // purpose updates the table, and should say what it did to the sizes.
 func TestGolden(t *testing.T) {
@@ -99,10 +111,10 @@ func TestGolden(t *testing.T) {
 		in, out int
 		sha     string
 	}{
-		"english deltas":     {33377, 22440, "249dada0c7e9bbc9"},
+		"english deltas":     {33377, 22444, "79663c1f68db4c8d"},
 		"chinese deltas":     {24732, 22284, "4c47bd02891b6715"},
-		"code deltas":        {34505, 19595, "4b2b01f1b4982246"},
-		"english whole":      {442413, 196670, "10d527114885c8d3"},
+		"code deltas":        {34505, 19594, "84e6d60ff7c1934b"},
+		"english whole":      {442413, 196655, "aab828aca60ab02d"},
 		"english tokens":     {22012, 22656, "38087f77e4ec4290"},
 		"distance window-2":  {32781, 344, "e80b2d428b5f3c9e"},
 		"distance window-1":  {32782, 354, "261e5235d05a837e"},
@@ -113,6 +125,7 @@ func TestGolden(t *testing.T) {
 		"chain limit":        {792, 131, "79025c9073bb43d3"},
 		"lazy at lazyMatch":  {671, 675, "8ff6342257caeddb"},
 		"skip at skipInsert": {694, 677, "82da0b143d306c78"},
+		"lazy at goodMatch":  {195, 53, "56d8a64fe3144962"},
 		"ends":               {55, 69, "afa691a4ef7964a7"},
 		"runs":               {7800, 93, "5214c1744f6231af"},
 	}

@@ -16,6 +16,8 @@ const (
 	maxChain   = 32       // candidates tried at a position
 	niceMatch  = 64       // a match this long is taken without looking further
 	lazyMatch  = 16       // a match shorter than this waits to see the next position's
+	goodMatch  = 8        // from a match this long, the next position's walk is shorter:
+	goodShift  = 2        // maxChain>>goodShift candidates, as zlib's good_length
 	skipInsert = 32       // the positions inside a match this long are not hashed
 	maxRecord  = 16 << 10 // coded bytes a Writer holds before it ends a record unasked
 	idSize     = 4        // the DICTID that starts a body (§11.2)
@@ -38,7 +40,8 @@ func hash3(b []byte) uint32 {
 // itself (SPEC.md §3.11); Flush after the last frame.
 //
 // The encoder is greedy with one step of lazy matching, tries up to 32
-// earlier positions with the same 4-byte hash, and where none matches, the
+// earlier positions with the same 4-byte hash (8 for the next position
+// when the match it has is 8 bytes or more), and where none matches, the
 // last position with the same 3 bytes, up to 4 KiB back when its code is
 // shorter than the 3 literals': a frame's header and a token's 2-byte ID
 // repeat in 3 bytes (at 16 o200k IDs a record, 2.4 % of the body). It
@@ -110,7 +113,7 @@ func (z *Writer) Write(p []byte) (int, error) {
 		z.hist = append(z.hist, p[:k]...)
 		p = p[k:]
 		z.encode(start)
-		if len(z.bw.B) >= maxRecord {
+		if z.bw.Len() >= maxRecord {
 			if err := z.Flush(); err != nil {
 				return n - len(p), err
 			}
@@ -168,6 +171,9 @@ func (z *Writer) slide() {
 // insertUpTo puts the positions before end that have 4 bytes after them in
 // the hash chains.
 func (z *Writer) insertUpTo(end int) {
+	if z.hashed >= end {
+		return // most calls, from find: a call of insert costs more
+	}
 	insert(&z.head, &z.head3, &z.prev, z.hist, z.base, &z.hashed, end)
 }
 
@@ -227,7 +233,7 @@ func (z *Writer) encode(start int) {
 // its hash chain, or a 3-byte one that pays (see Writer), and puts i in the
 // chain. It returns only a match longer than longer: lazy matching asks
 // whether the next position beats the match it has, and candidates that
-// cannot are passed over with one byte compared.
+// cannot are passed over with one compare of 4 bytes.
 func (z *Writer) find(i, end, longer int) (length, dist int) {
 	if i+minMatch > end {
 		return 0, 0
@@ -240,37 +246,64 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 		z.insertUpTo(i + 1)
 		return 0, 0
 	}
-	c := z.head[hash4(h[i:])]
-	d := int(z.base + uint32(i) - (c - 1))
+	h4 := hash4(h[i:])
+	c := z.head[h4]
+	chain := maxChain
+	if longer >= goodMatch {
+		// As zlib's good_length: a match this long is seldom beaten
+		// one position on, and the walk is most of the Writer's time.
+		chain >>= goodShift
+	}
+	cur := h[i : i+limit]
+	// A candidate that beats best shares cur's bytes up to best: the 4
+	// that end there reject most of the others with one compare.
+	tail := binary.LittleEndian.Uint32(cur[best-3:])
 	// A chain entry is good while no later position has overwritten it:
 	// i itself goes in below, so stay under window-1 back.
-	for n := 0; c != 0 && n < maxChain && d > 0 && d < window-1 && d <= i; n++ {
+	reach := min(window-2, i)
+	pos := z.base + uint32(i)
+	prev := &z.prev
+	d := int(pos - (c - 1))
+	for n := 0; c != 0 && n < chain && uint(d-1) < uint(reach); n++ {
 		j := i - d
-		if h[j+best] == h[i+best] {
-			if m := matchLen(h[j:j+limit], h[i:i+limit]); m > best {
+		if binary.LittleEndian.Uint32(h[j+best-3:]) == tail {
+			if m := matchLen(h[j:j+limit], cur); m > best {
 				best, dist = m, d
 				if m >= niceMatch || m == limit {
 					break
 				}
+				tail = binary.LittleEndian.Uint32(cur[best-3:])
 			}
 		}
-		step := int(z.prev[(z.base+uint32(j))%window])
+		step := int(prev[(pos-uint32(d))%window])
 		if step == 0 {
 			break
 		}
 		d += step
 	}
-	if dist == 0 && longer < minLength && i+minMatch <= end {
+	h3 := hash3(h[i:])
+	if dist == 0 && longer < minLength {
 		// No 4 bytes match: 3 may, near enough that a match's bits
 		// are fewer than the literals'.
-		c := z.head3[hash3(h[i:])]
+		c := z.head3[h3]
 		d := int(z.base + uint32(i) - (c - 1))
 		if c != 0 && d > 0 && d <= tooFar3 && d <= i && h[i-d] == h[i] && h[i-d+1] == h[i+1] && h[i-d+2] == h[i+2] &&
 			matchBits(3, d) < literalBits(h[i])+literalBits(h[i+1])+literalBits(h[i+2]) {
 			best, dist = 3, d
 		}
 	}
-	z.insertUpTo(i + 1)
+	if z.hashed == i {
+		// i goes in the chains as insert puts it, with the hashes and
+		// the chain's head found above.
+		z.head3[h3] = pos + 1
+		step := pos - (c - 1)
+		if c == 0 || step >= window {
+			step = 0
+		}
+		z.prev[pos%window] = uint16(step)
+		z.head[h4] = pos + 1
+		z.hashed = i + 1
+	}
 	if dist == 0 {
 		return 0, 0
 	}
