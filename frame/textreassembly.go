@@ -27,6 +27,13 @@ type Text struct {
 	blocks  map[uint16]*[DeltaSignature + 1]anthutf8.Decoder
 	spare   *[DeltaSignature + 1]anthutf8.Decoder // a forgotten block's, reused by the next: a response after another allocates nothing
 	include uint32                                // bit k: AppendFrame gives DELTA frames of kind k
+
+	// last is blocks[lastBlock], or nil: the block of the frame before,
+	// which the next frame almost always continues. A uint16 key takes the
+	// map's generic hash; with it here and in messages' toSSE for every
+	// frame, ANTH → SSE took 1.57x the time it took at 0d2be57 (issue 26).
+	last      *[DeltaSignature + 1]anthutf8.Decoder
+	lastBlock uint16
 }
 
 // Include makes AppendFrame give the DELTA frames of kinds as well as text
@@ -116,6 +123,9 @@ func (t *Text) Forget(block uint16) {
 		*d = [DeltaSignature + 1]anthutf8.Decoder{}
 		t.spare = d
 		delete(t.blocks, block)
+		if d == t.last {
+			t.last = nil
+		}
 	}
 }
 
@@ -123,6 +133,9 @@ func (t *Text) Forget(block uint16) {
 func (t *Text) Blocks() int { return len(t.blocks) }
 
 func (t *Text) decoders(block uint16) *[DeltaSignature + 1]anthutf8.Decoder {
+	if t.last != nil && t.lastBlock == block {
+		return t.last
+	}
 	d := t.blocks[block]
 	if d == nil {
 		if t.blocks == nil {
@@ -135,5 +148,6 @@ func (t *Text) decoders(block uint16) *[DeltaSignature + 1]anthutf8.Decoder {
 		}
 		t.blocks[block] = d
 	}
+	t.last, t.lastBlock = d, block
 	return d
 }

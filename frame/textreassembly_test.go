@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	anthutf8 "github.com/layer0/anth/utf8"
 )
 
 // textFrames is a response of text blocks interleaved with thinking,
@@ -106,4 +108,60 @@ func TestTextReusesBlocks(t *testing.T) {
 	if string(buf) != "Hi \uFFFD\uFFFD" {
 		t.Errorf("%q", buf)
 	}
+}
+
+// TestTextBlocksIndependent: whatever the order of Append, Flush, Forget
+// and FlushAll over a few blocks, a Text gives what a decoder of its own
+// for each block and kind would (SPEC.md §7), so the decoders it keeps for
+// the block of the frame before (issue 26) are never another block's or a
+// forgotten one's.
+func TestTextBlocksIndependent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var text Text
+		model := map[[2]int]*anthutf8.Decoder{}
+		of := func(block uint16, kind DeltaKind) *anthutf8.Decoder {
+			k := [2]int{int(block), int(kind)}
+			if model[k] == nil {
+				model[k] = new(anthutf8.Decoder)
+			}
+			return model[k]
+		}
+		forget := func(block uint16) {
+			for kind := range DeltaSignature + 1 {
+				delete(model, [2]int{int(block), int(kind)})
+			}
+		}
+		for i := range rapid.IntRange(1, 40).Draw(t, "ops") {
+			block := uint16(rapid.IntRange(0, 3).Draw(t, "block"))
+			kind := DeltaKind(rapid.IntRange(0, int(DeltaSignature)).Draw(t, "kind"))
+			var got, want []byte
+			switch rapid.IntRange(0, 5).Draw(t, "op") {
+			case 0, 1, 2:
+				data := rapid.SliceOfN(rapid.SampledFrom([]byte("a\xc3\xa9\xe4\xbd\xa0\xf0\x9f\x98\x80\xff")), 0, 6).Draw(t, "data")
+				got = text.Append(nil, block, kind, data)
+				want = of(block, kind).Append(nil, data)
+			case 3:
+				got = text.Flush(nil, block, kind)
+				if d := model[[2]int{int(block), int(kind)}]; d != nil {
+					want = d.Flush(nil)
+				}
+			case 4:
+				text.Forget(block)
+				forget(block)
+			case 5:
+				got = text.FlushAll(nil)
+				for b := range uint16(4) {
+					for k := range DeltaSignature + 1 {
+						if d := model[[2]int{int(b), int(k)}]; d != nil {
+							want = d.Flush(want)
+						}
+					}
+					forget(b)
+				}
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Fatalf("op %d, block %d, kind %d (-want +got):\n%s", i, block, kind, diff)
+			}
+		}
+	})
 }

@@ -678,3 +678,16 @@ func TestWriterErrorOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterUncheckedTypes: WriteToken and WriteText send their frames
+// without the payload check every other Write method makes (issue 26: it
+// was a quarter of writing a token), which is sound only while their
+// types have no payload rule. A rule added to one of them fails here, so
+// that the Writer calls commit for it again.
+func TestWriterUncheckedTypes(t *testing.T) {
+	for _, typ := range []Type{TypeToken, TypeToken32, TypeText} {
+		if types[typ].check != nil {
+			t.Errorf("%v has a payload rule: WriteToken and WriteText must check it (commit, not send)", typ)
+		}
+	}
+}
