@@ -16,6 +16,7 @@ import (
 
 	"github.com/layer0/anth/anthclient"
 	. "github.com/layer0/anth/anthhttp"
+	"github.com/layer0/anth/internal/cputime"
 	"github.com/layer0/anth/internal/ssejson"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/internal/textgen"
@@ -83,7 +84,7 @@ func BenchmarkGatewayStream(b *testing.B) {
 				b.Run(wl.name+"/"+order+"/"+c.name, func(b *testing.B) {
 					b.ReportAllocs()
 					var w discardWriter
-					cpu := processCPU()
+					cpu := cputime.Process()
 					for b.Loop() {
 						for _, body := range bodies {
 							tr.body = body
@@ -99,7 +100,7 @@ func BenchmarkGatewayStream(b *testing.B) {
 					}
 					streams := float64(b.N * len(bodies))
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/streams, "ns/stream")
-					b.ReportMetric(float64(processCPU()-cpu)/streams, "cpu-ns/stream")
+					b.ReportMetric(float64(cputime.Process()-cpu)/streams, "cpu-ns/stream")
 				})
 			}
 		}

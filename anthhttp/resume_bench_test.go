@@ -18,6 +18,7 @@ import (
 	"github.com/layer0/anth/anthclient"
 	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/cputime"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/resume"
@@ -239,7 +240,7 @@ func BenchmarkResumeStreamPaired(b *testing.B) {
 			var took, cpu [2]time.Duration
 			for b.Loop() {
 				for i, h := range []http.Handler{plain, kept} {
-					start, startCPU := time.Now(), processCPU()
+					start, startCPU := time.Now(), cputime.Process()
 					for _, name := range names {
 						tr.body = recs[name]
 						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
@@ -252,7 +253,7 @@ func BenchmarkResumeStreamPaired(b *testing.B) {
 						h.ServeHTTP(&cw, req)
 					}
 					took[i] += time.Since(start)
-					cpu[i] += processCPU() - startCPU
+					cpu[i] += cputime.Process() - startCPU
 				}
 			}
 			n := float64(b.N * len(names))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/internal/cputime"
 	"github.com/layer0/anth/internal/ssejson"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/internal/textgen"
@@ -80,7 +81,7 @@ func BenchmarkStream(b *testing.B) {
 			dict := deflate.NewDictionary([]byte(messages.EventDictionary))
 			w := deflate.NewWriter(&out, dict)
 			var coded, n int
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				for _, s := range wl.streams {
 					w.Reset(&out)
@@ -94,7 +95,7 @@ func BenchmarkStream(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/record")
-			b.ReportMetric(float64(processCPU()-cpu)/float64(n), "cpu-ns/record")
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(n), "cpu-ns/record")
 			b.ReportMetric(float64(coded)/float64(n), "bytes/record")
 		})
 	}

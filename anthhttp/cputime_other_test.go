@@ -1,8 +1,0 @@
-//go:build !unix
-
-package anthhttp_test
-
-import "time"
-
-// processCPU is not read here: paired benchmarks report wall time alone.
-func processCPU() time.Duration { return 0 }
