@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"mime"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -39,31 +38,61 @@ import (
 // Memory follows the bytes received, never the Content-Length declared,
 // which a client may send without the body: for n bytes received it holds
 // at most 2n + 1 KiB (rounded up to the allocator's size class) and
-// allocates at most twice that in all, as the buffer doubles. An ANTH body
-// then costs what api.AppendRequestJSON does.
+// allocates at most twice that in all, as the buffer doubles. A body whose
+// Content-Length is under 1 KiB, and is true, takes one allocation. An
+// ANTH body then costs what api.AppendRequestJSON does.
 func ReadRequestBody(r *http.Request, api bridge.API, maxSize int) ([]byte, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxRequestSize
 	}
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt := mediaType(r.Header.Get("Content-Type"))
 	if mt != "" && mt != "application/json" && mt != ContentType {
 		return nil, &Error{Offset: -1, Err: ErrMediaType, Detail: "request Content-Type " + strconv.Quote(mt)}
 	}
-	// No Grow to r.ContentLength: 40 clients declaring 32 MiB and sending
-	// a byte a second held 1.3 GB that way. bytes.Buffer grows by what
-	// arrives.
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, int64(maxSize)+1))
+	body, err := readBody(r.Body, r.ContentLength, maxSize)
 	if err != nil {
-		return nil, &Error{Offset: n, Err: err, Detail: "reading the request body"}
-	}
-	if n > int64(maxSize) {
-		return nil, &Error{Offset: int64(maxSize), Err: ErrTooLarge, Detail: "request body over " + strconv.Itoa(maxSize) + " bytes"}
+		return nil, err
 	}
 	if mt == ContentType {
-		return api.AppendRequestJSON(nil, buf.Bytes())
+		return api.AppendRequestJSON(nil, body)
 	}
-	return buf.Bytes(), nil
+	return body, nil
+}
+
+// readBody reads body to its end, at most maxSize bytes, into a buffer
+// that starts at the declared length cl (and one byte for the read that
+// finds the end) but never past 1 KiB, and doubles when full. Never Grow
+// to a Content-Length: 40 clients declaring 32 MiB and sending a byte a
+// second held 1.3 GB that way. The first buffer of 1 KiB at most, and
+// doubling, keep ReadRequestBody's bounds; bytes.Buffer.ReadFrom, used
+// before, made two buffers for a body of a few bytes, as it wants 512
+// bytes free for every read.
+func readBody(body io.Reader, cl int64, maxSize int) ([]byte, error) {
+	size := int64(512) // bytes.Buffer's first, for a length not declared
+	if cl >= 0 {
+		size = min(cl+1, 1<<10)
+	}
+	buf := make([]byte, 0, min(size, int64(maxSize)+1))
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(make([]byte, 0, 2*cap(buf)), buf...)
+		}
+		room := buf[len(buf):cap(buf)]
+		if rest := maxSize + 1 - len(buf); len(room) > rest {
+			room = room[:rest]
+		}
+		n, err := body.Read(room)
+		buf = buf[:len(buf)+n]
+		if err != nil && err != io.EOF {
+			return nil, &Error{Offset: int64(len(buf)), Err: err, Detail: "reading the request body"}
+		}
+		if len(buf) > maxSize {
+			return nil, &Error{Offset: int64(maxSize), Err: ErrTooLarge, Detail: "request body over " + strconv.Itoa(maxSize) + " bytes"}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+	}
 }
 
 // GatewayOptions configure NewGateway.
@@ -295,7 +324,17 @@ type exchange struct {
 	kept      keptBody                // the response's body when resumable
 	model     string                  // the request's model, when ModelVocabularies names any
 	holds     string                  // the client's vocab.Header, when ModelVocabularies names any
+	body      requestBody             // the upstream request's body, when bridged
+	id        [1]string               // the response's RequestIDHeader value
 }
+
+// requestBody is the body of a bridged request's upstream request, kept in
+// its exchange: io.NopCloser(bytes.NewReader(body)) was two allocations a
+// stream.
+type requestBody struct{ bytes.Reader }
+
+// Close does nothing: the body is in memory.
+func (*requestBody) Close() error { return nil }
 
 type exchangeKey struct{}
 
@@ -382,7 +421,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer stop()
 		}
 		out := r.WithContext(context.WithValue(ctx, exchangeKey{}, ex))
-		out.Body = io.NopCloser(bytes.NewReader(body))
+		ex.body.Reset(body)
+		out.Body = &ex.body
 		out.ContentLength = int64(len(body))
 		g.rp.ServeHTTP(cw, out)
 	default:
@@ -479,9 +519,10 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	if ex, _ := pr.In.Context().Value(exchangeKey{}).(*exchange); ex == nil || !ex.bridged {
 		return
 	}
-	h.Set("Content-Type", "application/json")
+	// Shared values, as setStreamHeaders assigns: h.Set allocates.
+	h["Content-Type"] = valueJSON
 	h.Del("Content-Length")
-	h.Set("Accept", sse.MediaType+", application/json")
+	h["Accept"] = valueAcceptSSE
 	// The transport asks for gzip and undoes it: the body read is ours.
 	h.Del("Accept-Encoding")
 }
@@ -497,15 +538,17 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	if ex.rec.UpstreamID == "" {
 		ex.rec.UpstreamID = resp.Header.Get("X-Request-Id")
 	}
-	resp.Header.Set(RequestIDHeader, ex.rec.ID)
+	// The exchange's own slice: resp.Header.Set would allocate one. It
+	// has a cap of one, so an Add appends to a copy (see setStreamHeaders).
+	ex.id[0] = ex.rec.ID
+	resp.Header[RequestIDHeader] = ex.id[:]
 	if g.cors != nil {
 		g.cors.respond(resp.Header, ex.origin)
 	}
 	if !ex.bridged {
 		return nil
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if resp.StatusCode/100 != 2 || mt != sse.MediaType {
+	if resp.StatusCode/100 != 2 || mediaType(resp.Header.Get("Content-Type")) != sse.MediaType {
 		return nil
 	}
 	setStreamHeaders(resp.Header, resp.Request.Method, ex.wire)
@@ -519,8 +562,11 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	// same events (SPEC.md §13.3).
 	rl := newRelay(resp.Request.Context(), resp.Body, ex.api, ex.wire, g.opts.Proxy.Padding, t)
 	if d := g.opts.UpstreamIdleTimeout; d > 0 {
-		cause := &Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()}
-		rl.idle = newIdleWatch(d, func() { ex.cancel(cause) })
+		// The cause is made when the watch expires, which few do: made
+		// here, it was two allocations a stream.
+		rl.idle = newIdleWatch(d, func() {
+			ex.cancel(&Error{Offset: -1, Err: ErrUpstreamIdle, Detail: "no event for " + d.String()})
+		})
 	}
 	if g.named != nil && ex.wire != wireStream {
 		var lookup func([]byte) (uint32, bool)

@@ -1,6 +1,7 @@
 package anthhttp
 
 import (
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -146,24 +147,72 @@ func acceptsEncoding(r *http.Request) bool {
 //     gateway behind nginx's default proxy_buffering would otherwise hold
 //     back the first tokens.
 func setStreamHeaders(h http.Header, method string, w wire) {
+	// Each value is a shared slice of one, assigned whole: h.Set would
+	// allocate a slice a header, a stream. net/http only reads a value or
+	// replaces it (Set, Del); Add appends, which copies a slice whose cap
+	// is its length, as every one of these is.
 	switch w {
 	case wireStream:
-		h.Set("Content-Type", sse.MediaType+"; charset=utf-8")
+		h["Content-Type"] = valueEventStream
 	case wireCodedType:
-		h.Set("Content-Type", ContentType+"; "+CodingParam+"="+deflate.Encoding)
+		h["Content-Type"] = valueANTHCoded
 	default:
-		h.Set("Content-Type", ContentType)
+		h["Content-Type"] = valueANTH
 	}
 	if w == wireCoded {
-		h.Set("Content-Encoding", deflate.Encoding)
+		h["Content-Encoding"] = valueDeflate
 	} else {
-		h.Del("Content-Encoding")
+		delete(h, "Content-Encoding")
 	}
 	if method == http.MethodPost {
-		h.Set("Cache-Control", "no-transform")
+		h["Cache-Control"] = valueNoTransform
 	} else {
-		h.Set("Cache-Control", "no-store, no-transform")
-		h.Add("Vary", "Accept, Accept-Encoding")
+		h["Cache-Control"] = valueNoStore
+		if v := h["Vary"]; len(v) > 0 {
+			h["Vary"] = append(v, valueVary[0])
+		} else {
+			h["Vary"] = valueVary
+		}
 	}
-	h.Set("X-Accel-Buffering", "no")
+	h["X-Accel-Buffering"] = valueNo
+}
+
+// The values setStreamHeaders and the Gateway's rewrite assign, each a
+// slice whose cap is its length (see setStreamHeaders).
+var (
+	valueEventStream = []string{sse.MediaType + "; charset=utf-8"}
+	valueANTH        = []string{ContentType}
+	valueANTHCoded   = []string{ContentType + "; " + CodingParam + "=" + deflate.Encoding}
+	valueDeflate     = []string{deflate.Encoding}
+	valueNoTransform = []string{"no-transform"}
+	valueNoStore     = []string{"no-store, no-transform"}
+	valueVary        = []string{"Accept, Accept-Encoding"}
+	valueNo          = []string{"no"}
+	valueJSON        = []string{"application/json"}
+	valueAcceptSSE   = []string{sse.MediaType + ", application/json"}
+)
+
+// mediaType is the media type of a Content-Type value v, lower-cased, as
+// mime.ParseMediaType returns it ("" where that fails), without the map of
+// parameters ParseMediaType makes for every request and every response:
+// the values a client or an upstream sends most are looked up first.
+func mediaType(v string) string {
+	for _, c := range commonContentTypes {
+		if v == c[0] {
+			return c[1]
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(v)
+	return mt
+}
+
+// commonContentTypes are Content-Type values and their media types, each
+// as mime.ParseMediaType reads it (TestMediaType checks).
+var commonContentTypes = [...][2]string{
+	{"", ""},
+	{"application/json", "application/json"},
+	{"application/json; charset=utf-8", "application/json"},
+	{sse.MediaType, sse.MediaType},
+	{sse.MediaType + "; charset=utf-8", sse.MediaType},
+	{ContentType, ContentType},
 }
