@@ -147,49 +147,58 @@ func acceptsEncoding(r *http.Request) bool {
 //     gateway behind nginx's default proxy_buffering would otherwise hold
 //     back the first tokens.
 func setStreamHeaders(h http.Header, method string, w wire) {
-	// Each value is a shared slice of one, assigned whole: h.Set would
-	// allocate a slice a header, a stream. net/http only reads a value or
-	// replaces it (Set, Del); Add appends, which copies a slice whose cap
-	// is its length, as every one of these is.
+	// This response's values share one backing array, each a slice of one
+	// whose cap is its length, so that an Add copies it: h.Set would
+	// allocate a slice a header, a stream. Not one array for every
+	// response: a caller that edits a value in place (h[k][0] = ...)
+	// would edit every later response's too. net/http only reads a value
+	// or replaces it.
+	v := new([5]string)
 	switch w {
 	case wireStream:
-		h["Content-Type"] = valueEventStream
+		v[0] = valueEventStream
 	case wireCodedType:
-		h["Content-Type"] = valueANTHCoded
+		v[0] = valueANTHCoded
 	default:
-		h["Content-Type"] = valueANTH
+		v[0] = ContentType
 	}
+	h["Content-Type"] = v[0:1:1]
 	if w == wireCoded {
-		h["Content-Encoding"] = valueDeflate
+		v[1] = deflate.Encoding
+		h["Content-Encoding"] = v[1:2:2]
 	} else {
 		delete(h, "Content-Encoding")
 	}
 	if method == http.MethodPost {
-		h["Cache-Control"] = valueNoTransform
+		v[2] = "no-transform"
 	} else {
-		h["Cache-Control"] = valueNoStore
-		if v := h["Vary"]; len(v) > 0 {
-			h["Vary"] = append(v, valueVary[0])
+		v[2] = "no-store, no-transform"
+		if old := h["Vary"]; len(old) > 0 {
+			h["Vary"] = append(old, valueVary)
 		} else {
-			h["Vary"] = valueVary
+			v[3] = valueVary
+			h["Vary"] = v[3:4:4]
 		}
 	}
-	h["X-Accel-Buffering"] = valueNo
+	h["Cache-Control"] = v[2:3:3]
+	v[4] = "no"
+	h["X-Accel-Buffering"] = v[4:5:5]
 }
 
-// The values setStreamHeaders and the Gateway's rewrite assign, each a
-// slice whose cap is its length (see setStreamHeaders).
+// The values setStreamHeaders sets.
+const (
+	valueEventStream = sse.MediaType + "; charset=utf-8"
+	valueANTHCoded   = ContentType + "; " + CodingParam + "=" + deflate.Encoding
+	valueVary        = "Accept, Accept-Encoding"
+)
+
+// The values the Gateway's rewrite assigns to the upstream request it
+// makes, each a slice whose cap is its length (an Add copies it), shared
+// by every request: only the Gateway and its Transport, which reads
+// them, see that request's header.
 var (
-	valueEventStream = []string{sse.MediaType + "; charset=utf-8"}
-	valueANTH        = []string{ContentType}
-	valueANTHCoded   = []string{ContentType + "; " + CodingParam + "=" + deflate.Encoding}
-	valueDeflate     = []string{deflate.Encoding}
-	valueNoTransform = []string{"no-transform"}
-	valueNoStore     = []string{"no-store, no-transform"}
-	valueVary        = []string{"Accept, Accept-Encoding"}
-	valueNo          = []string{"no"}
-	valueJSON        = []string{"application/json"}
-	valueAcceptSSE   = []string{sse.MediaType + ", application/json"}
+	valueJSON      = []string{"application/json"}
+	valueAcceptSSE = []string{sse.MediaType + ", application/json"}
 )
 
 // mediaType is the media type of a Content-Type value v, lower-cased, as

@@ -1,8 +1,11 @@
 package anthhttp
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestAcceptsDeflate(t *testing.T) {
@@ -28,6 +31,26 @@ func TestAcceptsDeflate(t *testing.T) {
 		}
 		if got := acceptsEncoding(r); got != want {
 			t.Errorf("Accept-Encoding %q: %v, want %v", header, got, want)
+		}
+	}
+}
+
+// TestStreamHeadersNotShared: a caller that edits one response's header
+// values in place edits no other response's: setStreamHeaders gives each
+// response values of its own.
+func TestStreamHeadersNotShared(t *testing.T) {
+	for _, w := range []wire{wireStream, wireANTH, wireCoded, wireCodedType} {
+		for _, method := range []string{http.MethodPost, http.MethodGet} {
+			first, second := http.Header{}, http.Header{}
+			setStreamHeaders(first, method, w)
+			want := first.Clone()
+			for _, v := range first {
+				v[0] = "edited"
+			}
+			setStreamHeaders(second, method, w)
+			if diff := cmp.Diff(want, second); diff != "" {
+				t.Errorf("wire %d, %s: an edit of one response's values reached the next (-want +got):\n%s", w, method, diff)
+			}
 		}
 	}
 }
