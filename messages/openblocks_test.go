@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
 	"github.com/layer0/anth/frame"
 )
 
@@ -30,8 +33,8 @@ func TestOpenBlocksBounded(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if grew := int64(liveHeap()) - int64(before); grew > 1<<20 || len(e.core.blocks) != 0 {
-		t.Fatalf("after 65,536 blocks: %d blocks held, live heap grew %d bytes", len(e.core.blocks), grew)
+	if grew := int64(liveHeap()) - int64(before); grew > 1<<20 || e.core.blocks.len() != 0 {
+		t.Fatalf("after 65,536 blocks: %d blocks held, live heap grew %d bytes", e.core.blocks.len(), grew)
 	}
 	runtime.KeepAlive(e)
 
@@ -49,4 +52,43 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// TestOpenBlocksModel holds openBlocks to a map of the blocks open: the
+// same answers to has, len and lowest after any run of adds and removes,
+// blocks under 64 (the word's bits), at its edge and far above it.
+func TestOpenBlocksModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var o openBlocks
+		model := map[uint16]bool{}
+		block := rapid.OneOf(rapid.Uint16Range(0, 70), rapid.Uint16())
+		for range rapid.IntRange(0, 200).Draw(t, "steps") {
+			b := block.Draw(t, "block")
+			if rapid.Bool().Draw(t, "add") {
+				o.add(b)
+				model[b] = true
+			} else {
+				o.remove(b)
+				delete(model, b)
+			}
+			probe := block.Draw(t, "probe")
+			if got, want := o.has(probe), model[probe]; got != want {
+				t.Fatalf("has(%d) = %v, want %v", probe, got, want)
+			}
+			got := []int{o.len()}
+			want := []int{len(model)}
+			if len(model) > 0 {
+				lowest := -1
+				for k := range model {
+					if lowest < 0 || int(k) < lowest {
+						lowest = int(k)
+					}
+				}
+				got, want = append(got, int(o.lowest())), append(want, lowest)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("len and lowest (-model +openBlocks):\n%s", diff)
+			}
+		}
+	})
 }

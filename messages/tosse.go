@@ -26,10 +26,7 @@ type toSSE struct {
 	bridged bool // the stream carries its own message events
 	ended   bool // DONE or ERROR was taken
 
-	// blocks are the blocks open, by their uint16 index: a uint32 key takes
-	// the map's fast path, where a uint16 takes its generic hash, which cost
-	// the ANTH → SSE bridge a lookup a frame (issue 26).
-	blocks map[uint32]bool
+	blocks openBlocks // the blocks open
 	text   frame.Text // their text, whole characters at a time
 
 	usage        usageState
@@ -183,21 +180,18 @@ func (s *toSSE) message(b []byte) []byte {
 
 // open records block as started.
 func (s *toSSE) open(block uint16) error {
-	if s.blocks[uint32(block)] {
+	if s.blocks.has(block) {
 		return nil
 	}
-	if len(s.blocks) >= s.maxBlocks() {
+	if s.blocks.len() >= s.maxBlocks() {
 		return &Error{Err: ErrTooLarge, Detail: "more than " + strconv.Itoa(s.maxBlocks()) + " content blocks open at once"}
 	}
-	if s.blocks == nil {
-		s.blocks = map[uint32]bool{}
-	}
-	s.blocks[uint32(block)] = true
+	s.blocks.add(block)
 	return nil
 }
 
 func (s *toSSE) startBlock(b []byte, block uint16, op frame.BlockOp) ([]byte, error) {
-	if s.blocks[uint32(block)] {
+	if s.blocks.has(block) {
 		return b, &Error{Err: ErrMalformed, Detail: "start of block " + strconv.Itoa(int(block)) + ", which is open"}
 	}
 	if err := s.open(block); err != nil {
@@ -207,7 +201,7 @@ func (s *toSSE) startBlock(b []byte, block uint16, op frame.BlockOp) ([]byte, er
 }
 
 func (s *toSSE) stopBlock(b []byte, block uint16) ([]byte, error) {
-	if !s.blocks[uint32(block)] {
+	if !s.blocks.has(block) {
 		return b, &Error{Err: ErrMalformed, Detail: "stop of block " + strconv.Itoa(int(block)) + ", which has not started"}
 	}
 	b = s.flush(b, block)
@@ -219,7 +213,7 @@ func (s *toSSE) stopBlock(b []byte, block uint16) ([]byte, error) {
 // stream every block starts explicitly.
 func (s *toSSE) ensureBlock(b []byte, block uint16) ([]byte, error) {
 	b = s.message(b)
-	if s.blocks[uint32(block)] {
+	if s.blocks.has(block) {
 		return b, nil
 	}
 	if s.bridged {
@@ -266,7 +260,7 @@ func (s *toSSE) flush(b []byte, block uint16) []byte {
 		}
 	}
 	s.text.Forget(block)
-	delete(s.blocks, uint32(block))
+	s.blocks.remove(block)
 	return b
 }
 
@@ -281,9 +275,9 @@ func (s *toSSE) done(b []byte, reason frame.StopReason, seq []byte) ([]byte, err
 	}
 	b = s.message(b)
 	if !s.bridged {
-		for len(s.blocks) > 0 {
+		for s.blocks.len() > 0 {
 			var err error
-			if b, err = s.stopBlock(b, s.lowestBlock()); err != nil {
+			if b, err = s.stopBlock(b, s.blocks.lowest()); err != nil {
 				return b, err
 			}
 		}
@@ -292,16 +286,4 @@ func (s *toSSE) done(b []byte, reason frame.StopReason, seq []byte) ([]byte, err
 		b = s.emit(b, []byte("message_delta"), appendMessageDeltaJSON(s.js[:0], reason, seq, s.usage, s.startInput))
 	}
 	return appendEvent(b, []byte("message_stop"), []byte(messageStopJSON)), nil
-}
-
-// lowestBlock returns the open block of lowest index, so blocks stop in
-// order.
-func (s *toSSE) lowestBlock() uint16 {
-	lowest := -1
-	for i := range s.blocks {
-		if lowest < 0 || int(i) < lowest {
-			lowest = int(i)
-		}
-	}
-	return uint16(lowest)
 }
