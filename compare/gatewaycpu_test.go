@@ -44,6 +44,13 @@ var gatewayResume = flag.Bool("gateway-resume", false, "with -gateway-cpu, measu
 // few cells in minutes rather than on all of them.
 var gatewayCells = flag.String("gateway-cells", "", "with -gateway-cpu, measure only the cells whose workload/pace/keys/clients matches this regular expression")
 
+// gatewayAnth, if set, are anth binaries TestGatewayCPU measures in place
+// of the one it builds from this tree, comma-separated: each cell runs
+// each in turn after the ReverseProxy, one column each, so that an old
+// build and a new one are measured in the same session, under the same
+// load, a cell apart at most.
+var gatewayAnth = flag.String("gateway-anth", "", "with -gateway-cpu, comma-separated prebuilt anth binaries to measure in turn instead of building ./cmd/anth")
+
 // TestGatewayCPU measures what issue 26 sets a goal for: the CPU a gateway
 // process spends per stream, `anth proxy` against a plain
 // httputil.ReverseProxy (./rproxy) relaying the same SSE, each in its own
@@ -65,7 +72,12 @@ func TestGatewayCPU(t *testing.T) {
 	anth, rproxy := filepath.Join(dir, "anth"), filepath.Join(dir, "rproxy")
 	// anth is built in its own module (its dependencies, Prometheus's
 	// client among them, are that module's), rproxy in this one.
-	for _, b := range [][]string{{anth, "./cmd/anth", ".."}, {rproxy, "./rproxy", "."}} {
+	builds := [][]string{{anth, "./cmd/anth", ".."}, {rproxy, "./rproxy", "."}}
+	anths := []string{anth}
+	if *gatewayAnth != "" {
+		anths, builds = strings.Split(*gatewayAnth, ","), builds[1:]
+	}
+	for _, b := range builds {
 		cmd := exec.Command("go", "build", "-o", b[0], b[1])
 		cmd.Dir = b[2]
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -82,6 +94,8 @@ func TestGatewayCPU(t *testing.T) {
 	out.WriteString("\nGateway CPU per stream, µs (its own process, the CPU time of its threads from /proc; upstream and clients in this process; HTTP/1.1 on 127.0.0.1). Paced: the upstream sends an event every 250 µs (4,000 a second, so each arrives alone); at once: as fast as it can, so events pile up and a proxy reads many at a time:\n\n")
 	if *gatewayResume {
 		out.WriteString("anth proxy without a store and with --resume memory, run in turn three times a cell: the CPU of each (µs, medians) and kept/unkept (the median of the three ratios, and their range):\n\n| workload | upstream | keys | clients at once | SSE | ANTH | anth-deflate |\n|---|---|---|---:|---:|---:|---:|\n")
+	} else if len(anths) > 1 {
+		out.WriteString("| workload | upstream | keys | clients at once | ReverseProxy, SSE | anth | anth proxy, SSE | ANTH | anth-deflate |\n|---|---|---|---:|---:|---|---:|---:|---:|\n")
 	} else {
 		out.WriteString("| workload | upstream | keys | clients at once | ReverseProxy, SSE | anth proxy, SSE | ANTH | anth-deflate |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	}
@@ -116,7 +130,7 @@ func TestGatewayCPU(t *testing.T) {
 					}
 					n -= n % len(streams)
 					kinds := []struct{ accept, encoding string }{{acceptSSE, ""}, {anthclient.Accept, ""}, {anthclient.Accept, anthhttp.AcceptEncoding}}
-					proxy := []string{anth, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL}
+					proxy := []string{anths[0], "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL}
 					if *gatewayResume {
 						// Without and with a store in turn, so that what
 						// else runs on the machine weighs on both alike.
@@ -138,12 +152,19 @@ func TestGatewayCPU(t *testing.T) {
 						continue
 					}
 					base := proxyCPU(t, []string{rproxy, "127.0.0.1:0", up.URL}, acceptSSE, "", n, clients)
-					fmt.Fprintf(&out, "| %s | %s | %s | %d | %.0f |", wl.name, paced, order, clients, base)
-					for _, c := range kinds {
-						v := proxyCPU(t, proxy, c.accept, c.encoding, n, clients)
-						fmt.Fprintf(&out, " %.0f (%.2fx) |", v, v/base)
+					for i, a := range anths {
+						if len(anths) > 1 {
+							fmt.Fprintf(&out, "| %s | %s | %s | %d | %.0f | %s |", wl.name, paced, order, clients, base, filepath.Base(a))
+						} else {
+							fmt.Fprintf(&out, "| %s | %s | %s | %d | %.0f |", wl.name, paced, order, clients, base)
+						}
+						proxy[0] = anths[i]
+						for _, c := range kinds {
+							v := proxyCPU(t, proxy, c.accept, c.encoding, n, clients)
+							fmt.Fprintf(&out, " %.0f (%.2fx) |", v, v/base)
+						}
+						out.WriteString("\n")
 					}
-					out.WriteString("\n")
 					t.Logf("%s, %s, %s keys, %d clients: done", wl.name, paced, order, clients)
 				}
 				up.Close()

@@ -409,6 +409,13 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = (&net.Dialer{Timeout: c.connect, KeepAlive: 30 * time.Second}).DialContext
 	transport.ResponseHeaderTimeout = c.upHeader
+	// One upstream host: every idle connection the transport keeps may be
+	// its. net/http keeps two a host by default, so a gateway serving
+	// more streams at once closed the connection of nearly every one that
+	// ended and dialled another for the next (a TCP handshake and teardown
+	// a stream: TestProxyKeepsUpstreamConnections). Idle ones still close
+	// after IdleConnTimeout (90 s).
+	transport.MaxIdleConnsPerHost = transport.MaxIdleConns
 	// Both APIs at their paths; other paths pass through, answered in the
 	// Messages API's error JSON when the gateway must answer itself.
 	api, chatAPI := messages.API{Decoders: &messages.DecoderPool{}}, chat.API{Decoders: &chat.DecoderPool{}}

@@ -2,6 +2,10 @@
 // (TestGatewayCPU): a plain httputil.ReverseProxy in front of an upstream,
 // as a user would otherwise deploy one. It flushes an event stream after
 // each write (ReverseProxy does for text/event-stream) and logs nothing.
+// It keeps as many idle upstream connections as anth proxy does (100, not
+// net/http's two a host), so that with 100 clients neither dials a new
+// connection a stream and the comparison is of the relays, not of the
+// pools.
 //
 //	rproxy LISTEN UPSTREAM
 package main
@@ -26,7 +30,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = tr.MaxIdleConns
+	rp := &httputil.ReverseProxy{Transport: tr, Rewrite: func(pr *httputil.ProxyRequest) {
 		pr.SetURL(up)
 		pr.Out.Host = up.Host
 		// The request is read before it goes upstream, as anth proxy
