@@ -53,11 +53,12 @@ var lengthBits = func() (t [maxMatch + 1]uint8) {
 }()
 
 // parseSmall writes hist[start:end], at most smallParse bytes, as the
-// literals and matches of fewest bits, counting the last symbol's bits up
-// to its last 1: the end of block and the flush that follow are zero bits,
-// and a record leaves out the zero bytes it ends with (SPEC.md §11.2), so
-// a record that ends at end costs the bytes up to that bit.
-func (z *Writer) parseSmall(start, end int) {
+// literals and matches of fewest bits. If the record ends at end (last),
+// it counts the last symbol's bits up to its last 1: the end of block and
+// the flush that follow are zero bits, and a record leaves out the zero
+// bytes it ends with (SPEC.md §11.2), so the record costs the bytes up to
+// that bit.
+func (z *Writer) parseSmall(start, end int, last bool) {
 	p := &z.small
 	h := z.hist
 	n := end - start
@@ -81,7 +82,7 @@ func (z *Writer) parseSmall(start, end int) {
 	for k := n - 1; k >= 0; k-- {
 		c := h[start+k]
 		var lb uint32
-		if k == n-1 {
+		if last && k == n-1 {
 			lb = uint32(max(bits.Len16(fixedLitCode[c]), int(fixedLitLen[c])-keptZeros))
 		} else {
 			lb = uint32(fixedLitLen[c])
@@ -94,7 +95,7 @@ func (z *Writer) parseSmall(start, end int) {
 			db := uint32(5 + distExtra[dc])
 			for l := shorter + 1; l <= int(m.length); l++ {
 				var b uint32
-				if k+l == n {
+				if last && k+l == n {
 					b = uint32(lastMatchBits(l, d))
 				} else {
 					b = uint32(lengthBits[l]) + db + p.cost[k+l]

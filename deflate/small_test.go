@@ -39,16 +39,20 @@ func smallPiece(t *rapid.T, written []byte) []byte {
 	return rapid.SliceOfN(rapid.Byte(), 1, smallParse).Draw(t, "bytes")
 }
 
-// TestParseSmallNoLarger: a Write of smallParse bytes or fewer, then a
-// Flush, makes a record no larger than lazy matching's from the same state
-// (parseSmall's candidates include every match it takes), and what is
-// written reads back exactly.
+// TestParseSmallNoLarger: a record of Writes, some of smallParse bytes or
+// fewer, is no larger than lazy matching's of the same Writes from the
+// same state (parseSmall's candidates include every match it takes, and
+// it prices a Write's last symbol by its bits up to its last 1 only when
+// the record ends there), and what is written reads back exactly.
 func TestParseSmallNoLarger(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		dict := rapid.SampledFrom([]*Dictionary{nil, testDict}).Draw(t, "dict")
 		var out bytes.Buffer
 		w := NewWriter(&out, dict)
 		want := []byte{}
+		var lazy bytes.Buffer
+		l := w.clone(&lazy)
+		n := 0 // out.Len() when the record began
 		for range rapid.IntRange(1, 60).Draw(t, "writes") {
 			var p []byte
 			if rapid.IntRange(0, 9).Draw(t, "longer") == 0 {
@@ -57,21 +61,25 @@ func TestParseSmallNoLarger(t *testing.T) {
 			} else {
 				p = smallPiece(t, want)
 			}
-			var lazy bytes.Buffer
-			l := w.clone(&lazy)
-			n := out.Len()
 			w.Write(p)
-			w.Flush()
 			// The same Write, lazily matched.
 			start := len(l.hist)
 			l.hist = append(l.hist, p...)
-			l.encode(start, 0)
-			l.Flush()
-			if len(p) <= smallParse && out.Len()-n > lazy.Len() {
-				t.Fatalf("% x after %d bytes: record % x, larger than lazy matching's % x", p, len(want), out.Bytes()[n:], lazy.Bytes())
-			}
+			l.encode(start, 0, false)
 			want = append(want, p...)
+			if !rapid.Bool().Draw(t, "flush") {
+				continue
+			}
+			w.Flush()
+			l.Flush()
+			if out.Len()-n > lazy.Len() {
+				t.Fatalf("after %d bytes: record % x, larger than lazy matching's % x", len(want), out.Bytes()[n:], lazy.Bytes())
+			}
+			lazy.Reset()
+			l = w.clone(&lazy)
+			n = out.Len()
 		}
+		w.Flush()
 		got, err := io.ReadAll(NewReader(bytes.NewReader(out.Bytes()), dict))
 		if err != nil {
 			t.Fatal(err)

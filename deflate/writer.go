@@ -61,6 +61,7 @@ type Writer struct {
 	hashed int    // hist[:hashed] are in the hash chains
 	bw     bitWriter
 	open   bool // a block has begun since the last record
+	held   int  // the last bytes of hist, written but not yet coded: a small Write (parseSmall), until it is known whether it ends the record
 	begun  bool // the DICTID is written
 	err    error
 	head   [1 << hashBits]uint32  // per hash, 1 + the position last seen with it
@@ -84,7 +85,7 @@ func (z *Writer) Dictionary() *Dictionary { return z.dict }
 // Reset discards the Writer's state and makes it write a new stream to w,
 // from the same dictionary.
 func (z *Writer) Reset(w io.Writer) {
-	z.w, z.err, z.open, z.begun, z.base = w, nil, false, false, 0
+	z.w, z.err, z.open, z.begun, z.base, z.held = w, nil, false, false, 0, 0
 	if d := z.dict; d != nil {
 		z.head = d.head
 		z.head3 = d.head3
@@ -107,6 +108,23 @@ func (z *Writer) Write(p []byte) (int, error) {
 		return 0, z.err
 	}
 	n := len(p)
+	if n == 0 {
+		return 0, nil
+	}
+	if z.held > 0 {
+		z.encode(len(z.hist)-z.held, smallParse, false)
+		z.held = 0
+	}
+	if n <= smallParse {
+		// Coded at the next Write or Flush, which says whether its last
+		// symbol ends the record.
+		if len(z.hist)+n > cap(z.hist) {
+			z.slide()
+		}
+		z.hist = append(z.hist, p...)
+		z.held = n
+		return n, nil
+	}
 	for len(p) > 0 {
 		k := min(len(p), maxChunk)
 		if len(z.hist)+k > cap(z.hist) {
@@ -115,7 +133,7 @@ func (z *Writer) Write(p []byte) (int, error) {
 		start := len(z.hist)
 		z.hist = append(z.hist, p[:k]...)
 		p = p[k:]
-		z.encode(start, smallParse)
+		z.encode(start, smallParse, false)
 		if z.bw.Len() >= maxRecord {
 			if err := z.Flush(); err != nil {
 				return n - len(p), err
@@ -129,8 +147,15 @@ func (z *Writer) Write(p []byte) (int, error) {
 // to the underlying writer, after the dictionary's DICTID if it is the
 // first. It does not flush the underlying writer.
 func (z *Writer) Flush() error {
-	if z.err != nil || !z.open {
+	if z.err != nil {
 		return z.err
+	}
+	if z.held > 0 {
+		z.encode(len(z.hist)-z.held, smallParse, true)
+		z.held = 0
+	}
+	if !z.open {
+		return nil
 	}
 	z.bw.EndBlock()
 	z.bw.SyncFlush()
@@ -197,8 +222,9 @@ func insert(head *[1 << hashBits]uint32, head3 *[1 << hash3Bits]uint32, prev *[w
 }
 
 // encode writes the symbols for hist[start:]: for the fewest bits if they
-// are small bytes or fewer (parseSmall), else by lazy matching.
-func (z *Writer) encode(start, small int) {
+// are small bytes or fewer (parseSmall; last if the record ends after
+// them), else by lazy matching.
+func (z *Writer) encode(start, small int, last bool) {
 	if !z.open {
 		z.bw.StartBlock(false)
 		z.open = true
@@ -207,7 +233,7 @@ func (z *Writer) encode(start, small int) {
 	z.insertUpTo(start)
 	end := len(z.hist)
 	if end-start <= small {
-		z.parseSmall(start, end)
+		z.parseSmall(start, end, last)
 		return
 	}
 	for i := start; i < end; {
