@@ -30,6 +30,6 @@ func Example() {
 	fmt.Printf("%q %v\n", text, err)
 	// Output:
 	// pass 1: 9 records, 67 bytes
-	// pass 2: 9 records, 40 bytes
+	// pass 2: 9 records, 36 bytes
 	// "The model streams each token as it is sampled.The model streams each token as it is sampled." <nil>
 }

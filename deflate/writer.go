@@ -22,6 +22,7 @@ const (
 	maxRecord  = 16 << 10 // coded bytes a Writer holds before it ends a record unasked
 	idSize     = 4        // the DICTID that starts a body (§11.2)
 	lenRoom    = idSize + binary.MaxVarintLen32
+	smallParse = 5 // a Write this long or shorter is parsed for the fewest bits: a TOKEN frame of one ID (parseSmall)
 )
 
 func hash4(b []byte) uint32 { return binary.LittleEndian.Uint32(b) * 2654435761 >> (32 - hashBits) }
@@ -44,10 +45,11 @@ func hash3(b []byte) uint32 {
 // when the match it has is 8 bytes or more), and where none matches, the
 // last position with the same 3 bytes, up to 4 KiB back when its code is
 // shorter than the 3 literals': a frame's header and a token's 2-byte ID
-// repeat in 3 bytes (at 16 o200k IDs a record, 2.4 % of the body). It
-// writes fixed Huffman codes only: on a token's dozen bytes a code table
-// would cost more than it saves. A Writer is about 150 KiB; Reset reuses
-// one.
+// repeat in 3 bytes (at 16 o200k IDs a record, 2.4 % of the body). A Write
+// of 5 bytes or fewer, a TOKEN frame of one ID, is parsed for the fewest
+// bits instead (parseSmall). It writes fixed Huffman codes only: on a
+// token's dozen bytes a code table would cost more than it saves. A Writer
+// is about 150 KiB; Reset reuses one.
 //
 // Errors from the underlying writer are sticky. A Writer is not safe for
 // concurrent use.
@@ -59,11 +61,13 @@ type Writer struct {
 	hashed int    // hist[:hashed] are in the hash chains
 	bw     bitWriter
 	open   bool // a block has begun since the last record
+	held   int  // the last bytes of hist, written but not yet coded: a small Write (parseSmall), until it is known whether it ends the record
 	begun  bool // the DICTID is written
 	err    error
 	head   [1 << hashBits]uint32  // per hash, 1 + the position last seen with it
 	head3  [1 << hash3Bits]uint32 // per hash of 3 bytes, 1 + the position last seen with them
 	prev   [window]uint16         // per position mod window, the distance back to the previous one with its hash
+	small  smallParser
 }
 
 // NewWriter returns a Writer writing records to w, starting from the preset
@@ -81,7 +85,7 @@ func (z *Writer) Dictionary() *Dictionary { return z.dict }
 // Reset discards the Writer's state and makes it write a new stream to w,
 // from the same dictionary.
 func (z *Writer) Reset(w io.Writer) {
-	z.w, z.err, z.open, z.begun, z.base = w, nil, false, false, 0
+	z.w, z.err, z.open, z.begun, z.base, z.held = w, nil, false, false, 0, 0
 	if d := z.dict; d != nil {
 		z.head = d.head
 		z.head3 = d.head3
@@ -104,6 +108,23 @@ func (z *Writer) Write(p []byte) (int, error) {
 		return 0, z.err
 	}
 	n := len(p)
+	if n == 0 {
+		return 0, nil
+	}
+	if z.held > 0 {
+		z.encode(len(z.hist)-z.held, smallParse, false)
+		z.held = 0
+	}
+	if n <= smallParse {
+		// Coded at the next Write or Flush, which says whether its last
+		// symbol ends the record.
+		if len(z.hist)+n > cap(z.hist) {
+			z.slide()
+		}
+		z.hist = append(z.hist, p...)
+		z.held = n
+		return n, nil
+	}
 	for len(p) > 0 {
 		k := min(len(p), maxChunk)
 		if len(z.hist)+k > cap(z.hist) {
@@ -112,7 +133,7 @@ func (z *Writer) Write(p []byte) (int, error) {
 		start := len(z.hist)
 		z.hist = append(z.hist, p[:k]...)
 		p = p[k:]
-		z.encode(start)
+		z.encode(start, smallParse, false)
 		if z.bw.Len() >= maxRecord {
 			if err := z.Flush(); err != nil {
 				return n - len(p), err
@@ -126,8 +147,15 @@ func (z *Writer) Write(p []byte) (int, error) {
 // to the underlying writer, after the dictionary's DICTID if it is the
 // first. It does not flush the underlying writer.
 func (z *Writer) Flush() error {
-	if z.err != nil || !z.open {
+	if z.err != nil {
 		return z.err
+	}
+	if z.held > 0 {
+		z.encode(len(z.hist)-z.held, smallParse, true)
+		z.held = 0
+	}
+	if !z.open {
+		return nil
 	}
 	z.bw.EndBlock()
 	z.bw.SyncFlush()
@@ -193,8 +221,10 @@ func insert(head *[1 << hashBits]uint32, head3 *[1 << hash3Bits]uint32, prev *[w
 	*hashed = max(*hashed, end)
 }
 
-// encode writes the symbols for hist[start:].
-func (z *Writer) encode(start int) {
+// encode writes the symbols for hist[start:]: for the fewest bits if they
+// are small bytes or fewer (parseSmall; last if the record ends after
+// them), else by lazy matching.
+func (z *Writer) encode(start, small int, last bool) {
 	if !z.open {
 		z.bw.StartBlock(false)
 		z.open = true
@@ -202,6 +232,10 @@ func (z *Writer) encode(start int) {
 	// Positions near the end of the last input can be hashed now.
 	z.insertUpTo(start)
 	end := len(z.hist)
+	if end-start <= small {
+		z.parseSmall(start, end, last)
+		return
+	}
 	for i := start; i < end; {
 		length, dist := z.find(i, end, 0)
 		if length >= minLength && length < lazyMatch && i+1 < end {
