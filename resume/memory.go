@@ -26,10 +26,10 @@ const (
 )
 
 // TailOverhead is what a Memory charges each tail beside its bytes: the
-// tail's record, its map entry and its ID, rounded up (measured by
-// TestMemoryHeldPerResponse). Charging it bounds the number of tails, not
-// only their bytes, so a flood of empty responses cannot grow the map
-// without limit.
+// tail's record and its map entry (whose key is the ID's bytes), rounded
+// up (measured by TestMemoryHeldPerResponse). Charging it bounds the
+// number of tails, not only their bytes, so a flood of empty responses
+// cannot grow the map without limit.
 const TailOverhead = 512
 
 // MemoryOptions configures a Memory. The zero value is usable.
@@ -74,9 +74,9 @@ type MemoryOptions struct {
 // store's memory goes back to the garbage collector.
 type Memory struct {
 	mu     sync.Mutex
-	tails  map[ID]*tail
-	lists  [3]tailList // by class: dropped, ended, live; oldest first
-	total  int64       // charged bytes of all tails
+	tails  map[idKey]*tail // by the ID's bytes: a key with no pointer, which the garbage collector skips and a lookup compares in place
+	lists  [3]tailList     // by class: dropped, ended, live; oldest first
+	total  int64           // charged bytes of all tails
 	max    int64
 	ttl    time.Duration
 	base   time.Time // what now counts from
@@ -101,26 +101,39 @@ const (
 )
 
 type tail struct {
-	m      *Memory // the tail's store, for Append through the tail (Tail)
-	id     ID
-	info   Info
-	chunks [][]byte  // the tail's bytes, in chunks never written below their length, so slices of them handed out stay valid
-	chunk0 [4][]byte // chunks' first backing
-	size   int64     // the bytes in chunks
-	starts []int64   // offset of each Append's first byte
-	first  [16]int64 // starts' first backing: most responses take fewer Appends, and then no allocation of their own
-	ended  bool
+	m        *Memory // the tail's store, for Append through the tail (Tail)
+	owner    Owner
+	ttl      time.Duration
+	maxBytes int64     // Info.MaxBytes; Info.API is not kept, as Memory never reads it (the Owner covers the API, see anthhttp)
+	chunks   [][]byte  // the tail's bytes, in chunks never written below their length, so slices of them handed out stay valid
+	chunk0   [4][]byte // chunks' first backing
+	size     int64     // the bytes in chunks
+	starts   []int64   // offset of each Append's first byte
+	first    [16]int64 // starts' first backing: most responses take fewer Appends, and then no allocation of their own
+	ended    bool
 	// followed: Follow has been called on it, so slices of its chunks
 	// may be held outside the store, which therefore never reuses them.
 	followed bool
 	dropped  bool  // grew past MaxBytes or was evicted: ErrGone
 	removed  bool  // no longer in the map (expired): ErrGone to followers
 	class    uint8 // the list it is on: classDropped, classEnded or classLive; beside the flags, in their padding, so the record stays in the 416-byte size class (BenchmarkResumeHeld)
+	key      idKey // its key in the map, the ID's bytes, held in the record rather than as the ID's string
 	expires  int64 // Memory.now's reading past which the tail is gone
 	charged  int64
 	wake     chan struct{} // made by a waiting follower, closed by the next change
 
 	prev, next *tail
+}
+
+// idKey is an ID as a map key: its 22 bytes (ID.Valid), in the record,
+// where a string key was a pointer to an object of its own for every tail
+// (that the store kept alive and the garbage collector marked).
+type idKey [22]byte
+
+// keyOf returns id's key; id is Valid.
+func keyOf(id ID) (k idKey) {
+	copy(k[:], id)
+	return k
 }
 
 type tailList struct{ head, last *tail }
@@ -153,7 +166,7 @@ func (l *tailList) remove(t *tail) {
 // sweeps expired tails; Close stops it.
 func NewMemory(opts MemoryOptions) *Memory {
 	m := &Memory{
-		tails: make(map[ID]*tail),
+		tails: make(map[idKey]*tail),
 		max:   opts.MaxBytes,
 		ttl:   opts.TTL,
 		base:  time.Now(),
@@ -222,7 +235,8 @@ func (m *Memory) Start(ctx context.Context, id ID, info Info) (Tail, error) {
 		return nil, errClosed
 	}
 	now := m.now()
-	if t := m.tails[id]; t != nil {
+	key := keyOf(id)
+	if t := m.tails[key]; t != nil {
 		if !m.expired(t, now) {
 			return nil, ErrExists
 		}
@@ -231,9 +245,9 @@ func (m *Memory) Start(ctx context.Context, id ID, info Info) (Tail, error) {
 	if !m.makeRoom(TailOverhead, nil) {
 		return nil, fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
 	}
-	t := &tail{m: m, id: id, info: info, class: classLive, charged: TailOverhead, expires: now + int64(info.TTL)}
+	t := &tail{m: m, owner: info.Owner, ttl: info.TTL, maxBytes: info.MaxBytes, key: key, class: classLive, charged: TailOverhead, expires: now + int64(info.TTL)}
 	t.starts = t.first[:0]
-	m.tails[id] = t
+	m.tails[key] = t
 	m.lists[classLive].push(t)
 	m.total += t.charged
 	return t, nil
@@ -243,7 +257,10 @@ func (m *Memory) Start(ctx context.Context, id ID, info Info) (Tail, error) {
 func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.tails[id]
+	var t *tail
+	if id.Valid() { // else no tail has it: Start refuses it
+		t = m.tails[keyOf(id)]
+	}
 	if t == nil && !m.closed {
 		return ErrNotFound
 	}
@@ -282,7 +299,7 @@ func (m *Memory) append(t *tail, p []byte, end bool) error {
 		return ErrEnded
 	}
 	n := t.size
-	if max := t.info.MaxBytes; max > 0 && n+int64(len(p)) > max {
+	if max := t.maxBytes; max > 0 && n+int64(len(p)) > max {
 		m.drop(t, true)
 		return fmt.Errorf("%w: %d bytes kept, %d appended, at most %d", ErrTooLarge, n, len(p), max)
 	}
@@ -327,7 +344,7 @@ func (m *Memory) append(t *tail, p []byte, end bool) error {
 		t.size += int64(len(p))
 		t.starts = append(starts, n)
 	}
-	t.expires = now + int64(t.info.TTL)
+	t.expires = now + int64(t.ttl)
 	// To the back of its class's list, as the most recently appended: a
 	// tail that is there already, as a lone stream's always is, stays
 	// without touching its neighbours' records.
@@ -358,9 +375,9 @@ func (t *tail) addChunk(c []byte) {
 // a spare fits or a new chunk does; but the chunks of a tail it drops
 // become spares, so that they serve this one.
 func (m *Memory) chunkFor(t *tail, size int64, need int) (c []byte, spared bool) {
-	want := chunkSize(size, need, t.info.MaxBytes)
+	want := chunkSize(size, need, t.maxBytes)
 	most := int64(-1) // the largest chunk t may take, if it is bounded
-	if limit := t.info.MaxBytes; limit > 0 {
+	if limit := t.maxBytes; limit > 0 {
 		most = limit - size
 	}
 	for {
@@ -497,8 +514,11 @@ func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Fo
 	if m.closed {
 		return nil, errClosed
 	}
-	t := m.tails[id]
-	if t == nil || t.info.Owner != owner || m.expired(t, m.now()) {
+	if !id.Valid() {
+		return nil, ErrNotFound
+	}
+	t := m.tails[keyOf(id)]
+	if t == nil || t.owner != owner || m.expired(t, m.now()) {
 		return nil, ErrNotFound
 	}
 	if t.dropped {
@@ -572,7 +592,7 @@ func (m *Memory) delete(t *tail) {
 	t.charged = 0
 	t.removed = true
 	m.lists[t.class].remove(t)
-	delete(m.tails, t.id)
+	delete(m.tails, t.key)
 	t.wakeAll()
 }
 
