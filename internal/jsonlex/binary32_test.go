@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,6 +150,79 @@ func TestBinary32Property(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestParseBinary32: the fast reading of a number agrees with
+// strconv.ParseFloat(num, 32) wherever it answers: random decimals of up
+// to 12 digits and exponents of up to 50, float32 midpoints (16777217 is
+// one: it must round to even) and the layouts of random floats.
+func TestParseBinary32(t *testing.T) {
+	for _, s := range []string{"16777217.0", "16777219.0", "0.0", "-0.0", "1e-45", "3.4028235e38", "1e39"} {
+		checkParse(t, s)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringMatching(`-?(0|[1-9][0-9]{0,11})(\.[0-9]{1,12})?(e-?[0-9]{1,2})?`).Draw(t, "decimal")
+		checkParse(t, s)
+		bits := rapid.Uint32().Draw(t, "bits")
+		if bits&0x7F800000 != 0x7F800000 {
+			checkParse(t, string(AppendBinary32(nil, math.Float32frombits(bits))))
+		}
+	})
+}
+
+// TestShortestDigits: the exact test of Binary32's fast path agrees with
+// the formatter: yes exactly for v's shortest closest digits, no for other
+// digits that read back as v (one more digit, one unit off, a digit
+// dropped), and unsure, for the formatter, never wrong. Every logprob of
+// testdata/chat that is binary32 is decided by the fast path (zero by its
+// own rule).
+func TestShortestDigits(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		bits := rapid.OneOf(rapid.Uint32(), rapid.Uint32Range(0xB0000000, 0xC1000000)).Draw(t, "bits")
+		if bits&0x7F800000 == 0x7F800000 || bits&0x7FFFFFFF == 0 {
+			return
+		}
+		f := math.Float32frombits(bits)
+		e := strconv.FormatFloat(float64(f), 'e', -1, 32)
+		mant, exp, _ := strings.Cut(strings.TrimPrefix(e, "-"), "e")
+		digits := strings.Replace(mant, ".", "", 1)
+		x, _ := strconv.Atoi(exp)
+		d, _ := strconv.ParseUint(digits, 10, 64)
+		q := x - len(digits) + 1
+		got := shortestDigits(f, decimal{d, q})
+		if got == verdictNo {
+			t.Fatalf("%s: no, want yes (or unsure)", e)
+		}
+		for _, alt := range []decimal{{d*10 + uint64(rapid.IntRange(1, 9).Draw(t, "extra")), q - 1}, {d + 1, q}, {d - 1, q}, {d / 10, q + 1}, {d/10 + 1, q + 1}} {
+			if alt.d == 0 || alt.d%10 == 0 {
+				continue
+			}
+			r, err := strconv.ParseFloat(strconv.FormatUint(alt.d, 10)+"e"+strconv.Itoa(alt.q), 32)
+			if err != nil || float32(r) != float32(math.Abs(float64(f))) {
+				continue // does not read back as v: never asked
+			}
+			if a := shortestDigits(f, alt); a == verdictYes {
+				t.Fatalf("%s: %de%d is not its shortest closest digits, got yes", e, alt.d, alt.q)
+			}
+		}
+	})
+	re := regexp.MustCompile(`"logprob":(-?[0-9.e-]+)`)
+	for name, b := range testdata.Chat(t) {
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			v, dec, ok := parseBinary32(m[1])
+			if _, exact := Binary32(m[1]); exact && v != 0 && (!ok || shortestDigits(v, dec) != verdictYes) {
+				t.Errorf("%s: logprob %s not decided by the fast path", name, m[1])
+			}
+		}
+	}
+}
+
+func checkParse(t interface{ Fatalf(string, ...any) }, s string) {
+	got, _, ok := parseBinary32([]byte(s))
+	want, err := strconv.ParseFloat(s, 32)
+	if ok && (err != nil || math.Float32bits(got) != math.Float32bits(float32(want))) {
+		t.Fatalf("parseBinary32(%s) = %g (%08X), strconv %g, %v", s, got, math.Float32bits(got), want, err)
+	}
 }
 
 func TestBinary32Allocs(t *testing.T) {
