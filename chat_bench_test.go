@@ -7,9 +7,11 @@ import (
 	"io"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/cputime"
 	"github.com/layer0/anth/internal/jsonlex"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
@@ -88,14 +90,19 @@ func BenchmarkChatBridge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		perChunk := func(b *testing.B) {
+		// perChunk reports, beside wall time, the process's CPU time a
+		// chunk since cpu (cputime.Process at the start): on a shared
+		// machine, time spent waiting for a core is not the bridge's.
+		perChunk := func(b *testing.B, cpu time.Duration) {
 			b.ReportMetric(float64(len(in))/float64(chunks), "SSE-B/chunk")
 			b.ReportMetric(float64(len(anth))/float64(chunks), "ANTH-B/chunk")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(chunks), "ns/chunk")
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N)/float64(chunks), "cpu-ns/chunk")
 		}
 		b.Run(s.name+"/sse-to-anth", func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
+			cpu := cputime.Process()
 			d := chat.NewDecoder(nil, chat.DecoderOptions{})
 			r := bytes.NewReader(in)
 			for b.Loop() {
@@ -109,11 +116,12 @@ func BenchmarkChatBridge(b *testing.B) {
 					}
 				}
 			}
-			perChunk(b)
+			perChunk(b, cpu)
 		})
 		b.Run(s.name+"/anth-to-sse", func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
+			cpu := cputime.Process()
 			e := chat.NewEncoder(io.Discard, chat.EncoderOptions{})
 			for b.Loop() {
 				e.Reset(io.Discard)
@@ -126,13 +134,14 @@ func BenchmarkChatBridge(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			perChunk(b)
+			perChunk(b, cpu)
 		})
 		b.Run(s.name+"/server-gzip-5-sse", func(b *testing.B) {
 			// The baseline of the bridge's server CPU: what a server that
 			// compresses its SSE spends, gzip level 5 flushed per chunk.
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
+			cpu := cputime.Process()
 			z, _ := gzip.NewWriterLevel(io.Discard, 5)
 			events := bytes.SplitAfter(in, []byte("\n\n"))
 			for b.Loop() {
@@ -143,11 +152,12 @@ func BenchmarkChatBridge(b *testing.B) {
 				}
 				z.Close()
 			}
-			perChunk(b)
+			perChunk(b, cpu)
 		})
 		b.Run(s.name+"/client-sse-encoding-json", func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
+			cpu := cputime.Process()
 			sc := sse.NewScanner(nil, 0)
 			r := bytes.NewReader(in)
 			for b.Loop() {
@@ -174,11 +184,12 @@ func BenchmarkChatBridge(b *testing.B) {
 					b.Fatal("no text")
 				}
 			}
-			perChunk(b)
+			perChunk(b, cpu)
 		})
 		b.Run(s.name+"/client-anth-frames", func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
+			cpu := cputime.Process()
 			r := bytes.NewReader(anth)
 			fr := frame.NewReader(r, frame.ReaderOptions{})
 			for b.Loop() {
@@ -202,7 +213,7 @@ func BenchmarkChatBridge(b *testing.B) {
 					b.Fatal("no text")
 				}
 			}
-			perChunk(b)
+			perChunk(b, cpu)
 		})
 	}
 }

@@ -101,7 +101,7 @@ func (m *toFrames) fastChunk(b, data []byte) ([]byte, bool) {
 		return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), obfN, hasIDs, true, text), true
 	}
 	b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), obfN, hasIDs, false, nil)
-	b = frame.AppendEvent(b, frame.EventJSON, []byte("logprob"), lp)
+	b = appendLogprob(b, lp)
 	m.last = block
 	return m.textFrame(b, block, sh.field, text), true
 }

@@ -3,11 +3,15 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/jsonlex"
 )
 
 // member is one key and raw JSON value of an object being generated.
@@ -41,6 +45,29 @@ func jsonString(s string) string {
 // textGen draws the text of a delta: ASCII, accents, CJK, emoji, controls
 // and quotes, possibly empty.
 var textGen = rapid.StringOfN(rapid.SampledFrom([]rune("ab Z.,\"\\\n\té中😀\u2028/")), 0, 12, -1)
+
+// logprobText draws a logprob as a server might write it: a float32 in
+// the layout of SPEC.md §3.10 (the OpenAI API's), the same float written
+// by other rules (Go's, with an exponent, with more digits than the
+// shortest), or a decimal of any length that is no float32's shortest.
+var logprobText = rapid.Custom(func(t *rapid.T) string {
+	bits := rapid.OneOf(rapid.Uint32(), rapid.Uint32Range(0xB0000000, 0xC1000000)).Draw(t, "bits") // any, or -1e-9 to -8
+	if bits&0x7F800000 == 0x7F800000 {
+		bits &^= 0x40000000
+	}
+	f := float64(math.Float32frombits(bits))
+	switch rapid.IntRange(0, 5).Draw(t, "layout") {
+	case 0, 1:
+		return string(jsonlex.AppendBinary32(nil, float32(f)))
+	case 2:
+		return strconv.FormatFloat(f, rapid.SampledFrom([]byte("egf")).Draw(t, "fmt"), -1, 32)
+	case 3:
+		return strconv.FormatFloat(f, 'g', -1, 64) // the float32's value as float64 digits
+	case 4:
+		return string(jsonlex.AppendBinary32(nil, float32(f))) + "0"
+	}
+	return rapid.StringMatching(`-?(0|[1-9][0-9]{0,3})(\.[0-9]{1,9})?([eE][-+]?[0-9]{1,2})?`).Draw(t, "decimal")
+})
 
 // genStream draws a Chat Completions stream: chunks of 1–3 choices of
 // content, refusal, reasoning, tool calls, logprobs, token IDs, role,
@@ -109,7 +136,7 @@ func genStream(t *rapid.T) []byte {
 				}
 				bs, _ = json.Marshal(ints)
 			}
-			lp := `[{"token":` + jsonString(text) + `,"logprob":-` + rapid.SampledFrom([]string{"0.5", "1.2e-5", "0", "3"}).Draw(t, "lp") + `,"bytes":` + string(bs) + `,"top_logprobs":[]}]`
+			lp := `[{"token":` + jsonString(text) + `,"logprob":` + logprobText.Draw(t, "lp") + `,"bytes":` + string(bs) + `,"top_logprobs":[]}]`
 			ch = append(ch, member{"logprobs", `{"content":` + lp + `,"refusal":null}`})
 		case 3:
 			ch = append(ch, member{"logprobs", `{"content":[],"refusal":null}`})
@@ -167,6 +194,40 @@ func TestRoundTripProperty(t *testing.T) {
 		}
 		if again := toANTH(t, back, DecoderOptions{RawEvents: raw}); !bytes.Equal(again, anth) {
 			t.Fatalf("ANTH → SSE → ANTH differs:\n% X\n% X", anth, again)
+		}
+	})
+}
+
+// TestLogprobProperty: a chunk's logprob, however it is written, comes
+// back as the same text through SSE → ANTH → SSE, and it travels as 4
+// bytes of binary32 exactly when the text is the layout of SPEC.md §3.10
+// of the float32 it reads as (jsonlex's tests check that layout).
+func TestLogprobProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		lp := logprobText.Draw(t, "logprob")
+		src := []byte(`data: {"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":{"content":[{"token":"Hi","logprob":` + lp +
+			`,"bytes":[72,105],"top_logprobs":[]}],"refusal":null}}]}` + "\n\ndata: [DONE]\n\n")
+		anth := toANTH(t, src, DecoderOptions{})
+		back := toSSEBytes(t, anth, EncoderOptions{})
+		if !bytes.Equal(back, src) {
+			t.Fatalf("SSE → ANTH → SSE:\n%s\nwant\n%s", back, src)
+		}
+		want := byte(frame.EventJSON)
+		if v, err := strconv.ParseFloat(lp, 32); err == nil && lp == string(jsonlex.AppendBinary32(nil, float32(v))) {
+			want = frame.EventBinary32
+		}
+		r := frame.NewReader(bytes.NewReader(anth), frame.ReaderOptions{RawFrames: true})
+		for {
+			f, err := r.Next()
+			if err != nil {
+				t.Fatalf("no EVENT logprob: %v", err)
+			}
+			if ev, err := f.Event(); err == nil && string(ev.Name) == "logprob" {
+				if ev.Encoding != want {
+					t.Fatalf("logprob %s as encoding %d, want %d", lp, ev.Encoding, want)
+				}
+				return
+			}
 		}
 	})
 }

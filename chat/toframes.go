@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 
 	"github.com/layer0/anth/deflate"
@@ -191,7 +193,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		// The logprob goes between the PAD and TOKEN frames and the text
 		// (§7b.2): holeFrames writes the first two, then this, then text.
 		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), false, nil)
-		b = frame.AppendEvent(b, frame.EventJSON, []byte("logprob"), m.rd.lp.in(js))
+		b = appendLogprob(b, m.rd.lp.in(js))
 		m.last = block
 		return m.textFrame(b, block, sh.field, m.rd.text), true
 	}
@@ -312,6 +314,19 @@ func (m *toFrames) errorChunk(b, js, errv []byte) []byte {
 		b = m.whole(b, "error", js)
 	}
 	return frame.AppendError(b, code, string(msg))
+}
+
+// appendLogprob appends the EVENT logprob of a logprobs hole (SPEC.md
+// §7b.2, item 4): the number as 4 bytes of binary32 when writing those
+// back gives exactly num (§3.10, encoding 2: OpenAI's logprobs, a float32's
+// shortest digits, 10 bytes of text and more), else num as written.
+func appendLogprob(b, num []byte) []byte {
+	if f, ok := jsonlex.Binary32(num); ok {
+		var data [4]byte
+		binary.LittleEndian.PutUint32(data[:], math.Float32bits(f))
+		return frame.AppendEvent(b, frame.EventBinary32, []byte("logprob"), data[:])
+	}
+	return frame.AppendEvent(b, frame.EventJSON, []byte("logprob"), num)
 }
 
 // whole appends an EVENT named name carrying js.

@@ -1,8 +1,10 @@
 package frame
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,6 +62,9 @@ var validVectors = map[string]func() []byte{
 	"block-start":        func() []byte { return AppendBlock(nil, 2, BlockStartThinking) },
 	"block-stop":         func() []byte { return AppendBlock(nil, 2, BlockStop) },
 	"event":              func() []byte { return AppendEvent(nil, EventJSON, []byte("ping"), []byte(`{"type":"ping"}`)) },
+	"event-binary32": func() []byte {
+		return AppendEvent(nil, EventBinary32, []byte("logprob"), binary.LittleEndian.AppendUint32(nil, math.Float32bits(-2.3433902)))
+	},
 	"stream": func() []byte {
 		b := AppendMagic(nil)
 		b = AppendText(b, 0, []byte("Hi"))

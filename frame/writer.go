@@ -434,8 +434,9 @@ func (w *Writer) WriteBlock(block uint16, op BlockOp) error {
 }
 
 // WriteEvent writes an event as EVENT frames (see AppendEvent). A name over
-// MaxEventName bytes is ErrTooLarge and an unknown encoding ErrMalformed;
-// both write nothing.
+// MaxEventName bytes is ErrTooLarge; an unknown encoding, or binary32 data
+// that is not 4 bytes of a finite float (SPEC.md §3.10), ErrMalformed; both
+// write nothing.
 func (w *Writer) WriteEvent(encoding uint8, name, data []byte) error {
 	start, err := w.begin()
 	if err != nil {
@@ -445,7 +446,7 @@ func (w *Writer) WriteEvent(encoding uint8, name, data []byte) error {
 		return w.abort(frameErr(w.off, TypeEvent, ErrTooLarge, "event name of "+strconv.Itoa(len(name))+" bytes, want at most 255"))
 	}
 	if encoding&eventMore != 0 {
-		return w.abort(frameErr(w.off, TypeEvent, ErrMalformed, "event encoding "+strconv.Itoa(int(encoding))+", want 0 or 1"))
+		return w.abort(frameErr(w.off, TypeEvent, ErrMalformed, "event encoding "+strconv.Itoa(int(encoding))+", want 0, 1 or 2"))
 	}
 	w.pending = AppendEvent(w.pending, encoding, name, data)
 	return w.commit(start)

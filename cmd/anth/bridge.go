@@ -364,9 +364,8 @@ func jsonlFields(off int64, f frame.Frame, api *streamAPI) map[string]any {
 	case frame.TypeEvent:
 		ev, _ := f.Event()
 		data := ev.Data
-		m["encoding"] = "json"
-		if ev.Encoding == frame.EventDeflate {
-			m["encoding"] = "deflate"
+		m["encoding"] = eventEncodingName(ev.Encoding)
+		if ev.Encoding != frame.EventJSON {
 			if d, ok := api.eventData(f); ok {
 				data = d
 			}

@@ -150,9 +150,8 @@ func describe(f frame.Frame, api *streamAPI) string {
 	case frame.TypeEvent:
 		ev, _ := f.Event()
 		data := ev.Data
-		enc := "json"
-		if ev.Encoding == frame.EventDeflate {
-			enc = "deflate"
+		enc := eventEncodingName(ev.Encoding)
+		if ev.Encoding != frame.EventJSON {
 			if d, ok := api.eventData(f); ok { // one frame at a time: continuations show as they are
 				data = d
 			}
@@ -164,4 +163,16 @@ func describe(f frame.Frame, api *streamAPI) string {
 		return fmt.Sprintf("%s (%s, %d bytes)%s %s", ev.Name, enc, len(ev.Data), more, data)
 	}
 	return fmt.Sprintf("skipped ignorable type: % X", f.Payload)
+}
+
+// eventEncodingName names an EVENT's encoding (SPEC.md §3.10) as dump and
+// decode --to jsonl show it.
+func eventEncodingName(enc uint8) string {
+	switch enc {
+	case frame.EventDeflate:
+		return "deflate"
+	case frame.EventBinary32:
+		return "binary32"
+	}
+	return "json"
 }

@@ -7,7 +7,9 @@ package eventframe
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math"
 	"strconv"
 
 	"github.com/layer0/anth/deflate"
@@ -29,7 +31,8 @@ func fault(kind error, detail string) error { return &Fault{Kind: kind, Detail: 
 
 // Reader joins a stream's EVENT frames into the events they carry: it
 // follows continuation frames, inflates deflated data with the bridge's
-// dictionary, and checks that the result is JSON, compacting it. The zero
+// dictionary, writes binary32 data as the JSON number it stands for
+// (SPEC.md §3.10), and checks that the result is JSON, compacting it. The zero
 // value is ready to use; it allocates an inflater on the first deflated
 // event.
 type Reader struct {
@@ -55,6 +58,9 @@ func (r *Reader) Add(f frame.Frame, dict *deflate.Dictionary, max int, rawOnly b
 	if rawOnly && ev.Encoding == frame.EventDeflate {
 		return nil, nil, false, fault(errkind.Malformed, "a deflated EVENT inside anth-deflate, whose EVENTs are raw")
 	}
+	if ev.Encoding == frame.EventBinary32 && ev.More {
+		return nil, nil, false, fault(errkind.Malformed, "EVENT binary32 data continued")
+	}
 	if r.pending && (string(ev.Name) != string(r.name) || ev.Encoding != r.enc) {
 		return nil, nil, false, fault(errkind.Malformed, "EVENT continuation with another name or encoding")
 	}
@@ -69,6 +75,15 @@ func (r *Reader) Add(f frame.Frame, dict *deflate.Dictionary, max int, rawOnly b
 		return nil, nil, false, nil
 	}
 	js := r.data
+	if r.enc == frame.EventBinary32 {
+		// §3.10: 4 bytes in one frame, finite (frame.Parse checks as much;
+		// a Frame made by hand is checked here).
+		if len(js) != 4 || binary.LittleEndian.Uint32(js)&0x7F800000 == 0x7F800000 || bytes.ContainsAny(r.name, "\r\n") {
+			return nil, nil, false, fault(errkind.Malformed, "EVENT binary32 data that is not one finite float, or a name with a line break")
+		}
+		r.compact = jsonlex.AppendBinary32(r.compact[:0], math.Float32frombits(binary.LittleEndian.Uint32(js)))
+		return r.name, r.compact, true, nil
+	}
 	if r.enc == frame.EventDeflate {
 		if js, err = r.inflate(js, dict, max); err != nil {
 			return nil, nil, false, err

@@ -305,15 +305,20 @@ export function encodePad(n) {
  * encodeEvent encodes an event as EVENT frames (SPEC.md §3.10): data too
  * long for one frame continues in further frames, all but the last flagged
  * EVENT_MORE. The name is at most 255 bytes.
- * @param {number} encoding EventEncoding.JSON or EventEncoding.DEFLATE
+ * @param {number} encoding EventEncoding.JSON, EventEncoding.DEFLATE or
+ *   EventEncoding.BINARY32 (data then 4 bytes of a finite float32, little-endian)
  * @param {string | Uint8Array} name
  * @param {string | Uint8Array} data
  */
 export function encodeEvent(encoding, name, data) {
   const nm = bytesOf(name);
   if (nm.length > 0xff) throw new AnthError('TooLarge', -1, `event name of ${nm.length} bytes, want at most 255`, Type.EVENT);
-  if (encoding !== EventEncoding.JSON && encoding !== EventEncoding.DEFLATE) {
-    throw new AnthError('Malformed', -1, `event encoding ${encoding}, want 0 or 1`, Type.EVENT);
+  if (encoding !== EventEncoding.JSON && encoding !== EventEncoding.DEFLATE && encoding !== EventEncoding.BINARY32) {
+    throw new AnthError('Malformed', -1, `event encoding ${encoding}, want 0, 1 or 2`, Type.EVENT);
+  }
+  const d = bytesOf(data);
+  if (encoding === EventEncoding.BINARY32 && (d.length !== 4 || ((d[3] & 0x7f) === 0x7f && d[2] & 0x80))) {
+    throw new AnthError('Malformed', -1, 'binary32 event data that is not 4 bytes of a finite float', Type.EVENT);
   }
   return valueFrames(
     Type.EVENT,
@@ -323,7 +328,7 @@ export function encodeEvent(encoding, name, data) {
       b[i + 1] = nm.length;
       b.set(nm, i + 2);
     },
-    bytesOf(data),
+    d,
     MAX_PAYLOAD - 2 - nm.length,
   );
 }

@@ -6,7 +6,9 @@
 import { EVENT_DICTIONARY } from './dictionary.js';
 import { AnthError } from './errors.js';
 import { EventEncoding } from './frame.js';
-import { compact } from './json.js';
+import { binary32, compact } from './json.js';
+
+const utf8 = new TextEncoder();
 
 /** An event's data, joined and inflated, is at most this long unless configured: Go's sse.DefaultMaxEvent. */
 export const DEFAULT_MAX_EVENT = 1 << 20;
@@ -146,6 +148,7 @@ export class EventReader {
     const ev = f.event();
     let data = this.#join(ev);
     if (!data) return null;
+    if (this.#enc === EventEncoding.BINARY32) return this.#number(data);
     if (this.#enc === EventEncoding.DEFLATE) data = await inflateEvent(data, this.#max, this.#dict);
     return this.#finish(data);
   }
@@ -161,7 +164,23 @@ export class EventReader {
     const ev = f.event();
     if (ev.encoding === EventEncoding.DEFLATE && !this.#rawOnly) return undefined;
     const data = this.#join(ev);
+    if (data && this.#enc === EventEncoding.BINARY32) return this.#number(data);
     return data ? this.#finish(data) : null;
+  }
+
+  /**
+   * number returns a binary32 event (SPEC.md §3.10, encoding 2): its JSON
+   * is the number the layout rule writes for its 4 bytes. A frame that
+   * frame's checks would refuse, made by hand, is refused here too.
+   * @param {Uint8Array} data
+   * @returns {JoinedEvent}
+   */
+  #number(data) {
+    if (data.length !== 4 || ((data[3] & 0x7f) === 0x7f && data[2] & 0x80) || this.#name.includes(0x0a) || this.#name.includes(0x0d)) {
+      throw new AnthError('Malformed', -1, 'EVENT binary32 data that is not one finite float, or a name with a line break');
+    }
+    const bits = (data[0] | (data[1] << 8) | (data[2] << 16) | (data[3] << 24)) >>> 0;
+    return { name: this.#name, data: utf8.encode(binary32(bits)) };
   }
 
   /**
@@ -171,6 +190,7 @@ export class EventReader {
    * @returns {Uint8Array | null}
    */
   #join(ev) {
+    if (ev.encoding === EventEncoding.BINARY32 && ev.more) throw new AnthError('Malformed', -1, 'EVENT binary32 data continued');
     if (this.#rawOnly && ev.encoding === EventEncoding.DEFLATE) {
       throw new AnthError('Malformed', -1, 'a deflated EVENT inside anth-deflate, whose EVENTs are raw');
     }

@@ -449,3 +449,113 @@ function unquote(s) {
   }
   return out;
 }
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/**
+ * binary32 returns the JSON number that SPEC.md §3.10's layout rule writes
+ * for the binary32 of bits (EVENT encoding 2), as Go's
+ * jsonlex.AppendBinary32 does: the float's shortest decimal digits that
+ * read back as it (the closest of them, ties to an even digit), laid out
+ * as the OpenAI API writes logprobs: `0.0`; digits and zeros then `.0`
+ * for integers up to 13 digits; a point inside for 0 < kk ≤ 13; `0.` and
+ * zeros for -5 < kk ≤ 0; else `d.ddde-X` (no `+`, no padding). NaN and
+ * infinities give null, which no EVENT of encoding 2 carries.
+ * @param {number} bits the float's 32 bits, as an unsigned integer
+ * @returns {string}
+ */
+export function binary32(bits) {
+  u32[0] = bits;
+  const x = f32[0];
+  if (!Number.isFinite(x)) return 'null';
+  const sign = bits >>> 31 ? '-' : '';
+  if (x === 0) return `${sign}0.0`;
+  let [digits, kk] = shortest32(Math.abs(x), bits & 0x7fffffff);
+  digits = digits.replace(/0+$/, '');
+  const n = digits.length;
+  if (kk >= n && kk <= 13) return `${sign}${digits}${'0'.repeat(kk - n)}.0`;
+  if (kk > 0 && kk <= 13) return `${sign}${digits.slice(0, kk)}.${digits.slice(kk)}`;
+  if (kk > -5 && kk <= 0) return `${sign}0.${'0'.repeat(-kk)}${digits}`;
+  return `${sign}${digits[0]}${n > 1 ? '.' + digits.slice(1) : ''}e${kk - 1}`;
+}
+
+/**
+ * shortest32 finds a positive float32's shortest round-trip digits, as
+ * ryu and Go's strconv do, from toExponential's correctly rounded ones:
+ * at each length p, the nearest p-digit decimal (toExponential's, which
+ * breaks a tie upward) and its neighbour on the other side of a are the
+ * only candidates; the first length with one inside a's rounding interval
+ * wins, the nearer of two, on a tie the even one. JS has no float32
+ * shortest formatter, and fround(Number(s)) rounds twice, so the interval
+ * is tested on its bounds, exactly (BigInt) where a double cannot tell.
+ * @param {number} a the float, > 0
+ * @param {number} abits its bits without the sign
+ * @returns {[string, number]} the digits and kk (10^(kk-1) ≤ a < 10^kk)
+ */
+function shortest32(a, abits) {
+  u32[0] = abits - 1;
+  const prev = abits === 1 ? 0 : f32[0];
+  u32[0] = abits + 1;
+  const next = abits === 0x7f7fffff ? a + (a - prev) : f32[0];
+  const lo = (a + prev) / 2; // exact: 25 bits
+  const hi = (a + next) / 2;
+  const even = (abits & 1) === 0; // a tie at a bound rounds to the even float (IEEE 754 reading)
+  /** @param {bigint} n @param {number} q */
+  const inside = (n, q) => {
+    const v = Number(`${n}e${q}`);
+    const cl = v === lo ? cmpExact(n, q, lo) : v < lo ? -1 : 1;
+    const ch = v === hi ? cmpExact(n, q, hi) : v < hi ? -1 : 1;
+    return (cl > 0 || (cl === 0 && even)) && (ch < 0 || (ch === 0 && even));
+  };
+  for (let p = 1; p <= 9; p++) {
+    const s = a.toExponential(p - 1);
+    const e = Number(s.slice(s.indexOf('e') + 1));
+    const n = BigInt(s.slice(0, s.indexOf('e')).replace('.', ''));
+    const q = e - (p - 1);
+    const v = Number(`${n}e${q}`);
+    // The other neighbour: below a if n is above it, else above.
+    const c = v === a ? 0 : v > a ? -1 : 1;
+    if (inside(n, q)) {
+      // toExponential breaks a tie upward; ryu and Go take the even digit.
+      if (n % 2n === 1n && c === -1 && cmpExact(2n * n - 1n, q, 2 * a) === 0 && inside(n - 1n, q)) {
+        return [String(n - 1n), e + 1 - (String(n - 1n).length < p ? 1 : 0)];
+      }
+      return [String(n), e + 1];
+    }
+    if (c !== 0) {
+      let m = n + BigInt(c);
+      let mq = q;
+      if (String(m).length > p) [m, mq] = [m / 10n, q + 1]; // 99…9 + 1
+      if (m > 0n && String(m).length < p) [m, mq] = [m * 10n + 9n, q - 1]; // 10…0 − 1 stays p digits
+      if (m > 0n && inside(m, mq)) return [String(m), String(m).length + mq];
+    }
+  }
+  throw new Error('binary32: no shortest digits'); // unreachable: 9 digits always read back
+}
+
+/**
+ * cmpExact compares n × 10^q with the double d exactly: -1, 0 or 1.
+ * @param {bigint} n
+ * @param {number} q
+ * @param {number} d finite, > 0
+ */
+function cmpExact(n, q, d) {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, d);
+  const hiw = view.getUint32(0);
+  const low = view.getUint32(4);
+  const bexp = (hiw >>> 20) & 0x7ff;
+  let mant = (BigInt(hiw & 0xfffff) << 32n) | BigInt(low);
+  let exp = bexp - 1075;
+  if (bexp === 0) exp = -1074;
+  else mant |= 1n << 52n;
+  // n·10^q against mant·2^exp, both scaled to integers.
+  let l = n;
+  let r = mant;
+  if (q >= 0) l *= 10n ** BigInt(q);
+  else r *= 10n ** BigInt(-q);
+  if (exp >= 0) r <<= BigInt(exp);
+  else l <<= BigInt(-exp);
+  return l < r ? -1 : l > r ? 1 : 0;
+}

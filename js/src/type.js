@@ -132,11 +132,20 @@ function checkBlock(p) {
   if (p[2] > 2) return [2, `block op ${p[2]}, want 0 to 2`];
 }
 
-/** @type {Check} SPEC.md §3.10: other encodings are malformed; the name lies within the payload. */
+/**
+ * @type {Check} SPEC.md §3.10: other encodings are malformed; the name lies
+ * within the payload; binary32 data (encoding 2) is one finite float, 4
+ * bytes, in one frame.
+ */
 function checkEvent(p) {
   const enc = p[0] & 0x7f;
-  if (enc > 1) return [0, `event encoding ${enc}, want 0 or 1`];
-  if (2 + p[1] > p.length) return [1, `event name of ${p[1]} bytes past the payload`];
+  if (enc > 2) return [0, `event encoding ${enc}, want 0, 1 or 2`];
+  const n = 2 + p[1];
+  if (n > p.length) return [1, `event name of ${p[1]} bytes past the payload`];
+  if (enc !== 2) return;
+  if (p[0] & 0x80) return [0, 'binary32 event data continued'];
+  if (p.length - n !== 4) return [n, `binary32 event data of ${p.length - n} bytes, want 4`];
+  if ((p[n + 3] & 0x7f) === 0x7f && p[n + 2] & 0x80) return [n, 'binary32 event data is NaN or infinite'];
 }
 
 /** @param {number} b */

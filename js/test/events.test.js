@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import test from 'node:test';
 import zlib from 'node:zlib';
 
-import { EVENT_DICTIONARY, EventEncoding, EventReader, FrameReader, encodeEvent, encodeMagic, inflateEvent } from '../src/index.js';
+import { EVENT_DICTIONARY, EventEncoding, EventReader, Frame, FrameReader, Type, encodeEvent, encodeMagic, inflateEvent } from '../src/index.js';
 import { dictionaryFromGo, dictionaryModule, goSource, jsFile } from '../scripts/dictionary.js';
 import { concat } from './helpers.js';
 
@@ -88,4 +88,23 @@ test('EventReader refuses what Go refuses', async () => {
   await assert.rejects(add(encodeEvent(EventEncoding.DEFLATE, 'a', '{}')), (e) => e.kind === 'Malformed' && /inflate/.test(e.message));
   const ok = await add(encodeEvent(EventEncoding.JSON, '', ' [1, 2.50e+3 , "\\u00e9\\/"] '));
   assert.equal(text(ok.data), '[1,2.50e+3,"\\u00e9\\/"]');
+});
+
+test('EventReader reads a binary32 EVENT as the JSON number it stands for, and refuses a broken one made by hand', async () => {
+  const f32 = (x) => new Uint8Array(new Float32Array([x]).buffer);
+  for (const [x, want] of [[-2.3433902, '-2.3433902'], [-0, '-0.0'], [-5.3193703e-6, '-5.3193703e-6'], [1e13, '1e13']]) {
+    const [f] = frames(concat([encodeMagic(), encodeEvent(EventEncoding.BINARY32, 'logprob', f32(x))]));
+    const sync = new EventReader().addSync(f);
+    const async = await new EventReader().add(f);
+    assert.equal(text(sync.data), want);
+    assert.equal(text(async.data), want);
+    assert.equal(text(sync.name), 'logprob');
+  }
+  const ev = (enc, ...data) => new Frame(Type.EVENT, new Uint8Array([enc, 2, 0x6c, 0x70, ...data]));
+  for (const f of [ev(2, 0, 0, 0x80), ev(2, 0, 0, 0, 0x80, 0), ev(2, 0, 0, 0x80, 0x7f), ev(2, 1, 0, 0xc0, 0xff), ev(0x82, 0, 0, 0, 0x80)]) {
+    assert.throws(() => new EventReader().addSync(f), (e) => e.kind === 'Malformed', [...f.payload].join(' '));
+  }
+  for (const data of [f32(NaN), f32(Infinity), new Uint8Array(3), new Uint8Array(5)]) {
+    assert.throws(() => encodeEvent(EventEncoding.BINARY32, 'logprob', data), (e) => e.kind === 'Malformed');
+  }
 });

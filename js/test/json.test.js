@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
-import { compact, escape, field, quote, uintField } from '../src/json.js';
-import { rng } from './helpers.js';
+import { binary32, compact, escape, field, quote, uintField } from '../src/json.js';
+import { readRepo, rng } from './helpers.js';
 
 const utf8 = new TextEncoder();
 const text = (b) => (b === null ? null : new TextDecoder().decode(b));
@@ -63,4 +63,31 @@ test('field finds the first matching key on a path, escapes in keys included', (
   assert.deepEqual(uintField(utf8.encode('{"index":18446744073709551616}'), 'index'), [2 ** 64, false]);
   assert.deepEqual(uintField(utf8.encode('{"a":1}'), 'index'), [0, false]);
   assert.equal(field(utf8.encode('{"a":1}'), 'a', 'b'), null);
+});
+
+test('binary32 lays out every float of testdata/golden/binary32.txt as Go (and ryu) does', () => {
+  // Go's jsonlex writes the file (TestBinary32Golden): every binade's edges,
+  // powers of ten and their neighbours, the ties of [2^21, 2^24) and 2^-12,
+  // subnormals, random bit patterns, each with both signs.
+  const lines = new TextDecoder().decode(readRepo('testdata/golden/binary32.txt')).trim().split('\n');
+  assert.ok(lines.length > 8000, `${lines.length} lines`);
+  for (const line of lines) {
+    const [hex, want] = line.split(' ');
+    assert.equal(binary32(parseInt(hex, 16)), want, hex);
+  }
+});
+
+test('binary32 reads back: each text parses to the float it was written for', () => {
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  const r = rng(32);
+  for (let i = 0; i < 20000; i++) {
+    u[0] = Math.floor(r() * 2 ** 32);
+    if (!Number.isFinite(f[0])) continue;
+    const s = binary32(u[0]);
+    assert.equal(Object.is(Math.fround(Number(s)), f[0]), true, `${u[0].toString(16)} ${s}`);
+    assert.match(s, /^-?(0|[1-9][0-9]*)\.[0-9]+$|^-?[1-9](\.[0-9]*[1-9])?e-?[1-9][0-9]?$/);
+  }
+  assert.equal(binary32(0x7fc00000), 'null');
+  assert.equal(binary32(0xff800000), 'null');
 });

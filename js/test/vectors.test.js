@@ -82,6 +82,7 @@ const validVectors = {
   'block-start': () => encodeBlock(2, BlockOp.START_THINKING),
   'block-stop': () => encodeBlock(2, BlockOp.STOP),
   event: () => encodeEvent(EventEncoding.JSON, 'ping', '{"type":"ping"}'),
+  'event-binary32': () => encodeEvent(EventEncoding.BINARY32, 'logprob', new Uint8Array(new Float32Array([-2.3433902]).buffer)),
   stream: () =>
     concat([
       encodeMagic(),

@@ -85,7 +85,8 @@ export function encodePad(n: number): Uint8Array<ArrayBuffer>;
  * encodeEvent encodes an event as EVENT frames (SPEC.md §3.10): data too
  * long for one frame continues in further frames, all but the last flagged
  * EVENT_MORE. The name is at most 255 bytes.
- * @param {number} encoding EventEncoding.JSON or EventEncoding.DEFLATE
+ * @param {number} encoding EventEncoding.JSON, EventEncoding.DEFLATE or
+ *   EventEncoding.BINARY32 (data then 4 bytes of a finite float32, little-endian)
  * @param {string | Uint8Array} name
  * @param {string | Uint8Array} data
  */

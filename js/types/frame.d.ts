@@ -91,10 +91,16 @@ export const BlockOp: Readonly<{
  */
 export type EventEncoding = (typeof EventEncoding)[keyof typeof EventEncoding];
 /** A BlockOp, as a type: the union of the named ops. @typedef {typeof BlockOp[keyof typeof BlockOp]} BlockOp */
-/** The encodings of an EVENT's data (SPEC.md §3.10): JSON, or JSON deflated with the EVENT dictionary. */
+/**
+ * The encodings of an EVENT's data (SPEC.md §3.10): JSON, JSON deflated with
+ * the EVENT dictionary, or BINARY32, 4 bytes of a float32 little-endian that
+ * stand for the JSON number §3.10's layout rule writes for it (the Chat
+ * Completions bridge's EVENT logprob, §7b.2).
+ */
 export const EventEncoding: Readonly<{
     JSON: 0;
     DEFLATE: 1;
+    BINARY32: 2;
 }>;
 /** An EventEncoding, as a type: the union of the named encodings. @typedef {typeof EventEncoding[keyof typeof EventEncoding]} EventEncoding */
 /** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
@@ -133,7 +139,7 @@ export const VocabFlag: Readonly<{
  */
 /**
  * @typedef {object} Event
- * @property {number} encoding EventEncoding.JSON or EventEncoding.DEFLATE
+ * @property {number} encoding EventEncoding.JSON, EventEncoding.DEFLATE or EventEncoding.BINARY32
  * @property {boolean} more the data continues in the next EVENT frame
  * @property {Uint8Array} name the SSE event name
  * @property {Uint8Array} data this frame's part of the data
@@ -276,7 +282,7 @@ export type CacheUsage = {
 };
 export type Event = {
     /**
-     * EventEncoding.JSON or EventEncoding.DEFLATE
+     * EventEncoding.JSON, EventEncoding.DEFLATE or EventEncoding.BINARY32
      */
     encoding: number;
     /**

@@ -71,3 +71,16 @@ export function skipString(js: Uint8Array, i: number): number;
  * @param {number} i
  */
 export function skipValue(js: Uint8Array, i: number): number;
+/**
+ * binary32 returns the JSON number that SPEC.md §3.10's layout rule writes
+ * for the binary32 of bits (EVENT encoding 2), as Go's
+ * jsonlex.AppendBinary32 does: the float's shortest decimal digits that
+ * read back as it (the closest of them, ties to an even digit), laid out
+ * as the OpenAI API writes logprobs: `0.0`; digits and zeros then `.0`
+ * for integers up to 13 digits; a point inside for 0 < kk ≤ 13; `0.` and
+ * zeros for -5 < kk ≤ 0; else `d.ddde-X` (no `+`, no padding). NaN and
+ * infinities give null, which no EVENT of encoding 2 carries.
+ * @param {number} bits the float's 32 bits, as an unsigned integer
+ * @returns {string}
+ */
+export function binary32(bits: number): string;

@@ -163,13 +163,14 @@ export type Enums = [
   Is<Equal<StopReasonType, StopReason>>,
   Is<Equal<DeltaKind, 1 | 2 | 3 | 4>>,
   Is<Equal<BlockOp, 0 | 1 | 2>>,
-  Is<Equal<EventEncoding, 0 | 1>>,
+  Is<Equal<EventEncoding, 0 | 1 | 2>>,
   Is<Equal<Role, 0 | 1 | 2>>,
   Is<Equal<Type, 0x00 | 0x01 | 0x02 | 0x03 | 0x04 | 0x05 | 0x06 | 0x07 | 0x80 | 0x81 | 0x82 | 0x83>>,
 ];
 export const op: BlockOp = BlockOp.START_TEXT;
 export const kind: DeltaKind = DeltaKind.THINKING;
 export const enc: EventEncoding = EventEncoding.DEFLATE;
+export const enc32: EventEncoding = EventEncoding.BINARY32;
 export const role: Role = Role.ASSISTANT;
 export const type: Type = Type.EVENT;
 
