@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -166,4 +167,21 @@ func TestGatewayLogAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { g.log(rec) }); n > 1 {
 		t.Errorf("%v allocations a line, want at most 1", n)
 	}
+}
+
+// BenchmarkGatewayLog is a stream's access-log line through slog's text
+// handler (anth proxy's), the handler's own formatting and all.
+func BenchmarkGatewayLog(b *testing.B) {
+	g := &Gateway{opts: GatewayOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	rec := benchRecord()
+	b.ReportAllocs()
+	for b.Loop() {
+		g.log(rec)
+	}
+}
+
+// benchRecord is a typical stream's Record.
+func benchRecord() *Record {
+	return &Record{Method: "POST", Path: "/v1/messages", Client: "127.0.0.1:54321", ID: "0123456789abcdef", UpstreamID: "req_011CUzKx",
+		Status: 200, Kind: KindANTH, In: 312, Out: 4123, FirstByte: 1234567, Duration: 45678901, Frames: 120, InputTokens: 12, OutputTokens: 400}
 }
