@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -257,7 +258,8 @@ type Gateway struct {
 	cors     *cors           // nil for none
 	tokens   *tokens         // nil for none
 	inFlight atomic.Int64
-	tails    tails // the resumable responses this gateway is relaying
+	logPC    atomic.Uintptr // the log line's caller, found on the first line (log)
+	tails    tails          // the resumable responses this gateway is relaying
 	vocabs   vocabularies
 	named    map[string]vocabFrames // ModelVocabularies' VOCAB frames, by model
 }
@@ -462,15 +464,39 @@ func (g *Gateway) finish(ex *exchange, r *http.Request, cw *countingWriter, in *
 		rec.End = EndClientLeft
 	}
 	if g.opts.Logger != nil {
-		level := slog.LevelInfo
-		if rec.End == EndError || rec.End == EndCut {
-			level = slog.LevelWarn
-		}
-		g.opts.Logger.LogAttrs(context.Background(), level, "request", rec.attrs()...)
+		g.log(rec)
 	}
 	if g.opts.Observer != nil {
 		g.opts.Observer.Observe(rec)
 	}
+}
+
+// log writes rec's line to GatewayOptions.Logger, as Logger.LogAttrs
+// would, but with the attributes in a stack array rather than a slice of
+// their own, and with the caller's program counter found once rather than
+// by unwinding the stack per request: the line's source (a handler's
+// AddSource) is this call's in finish either way.
+func (g *Gateway) log(rec *Record) {
+	ctx := context.Background()
+	level := slog.LevelInfo
+	if rec.End == EndError || rec.End == EndCut {
+		level = slog.LevelWarn
+	}
+	h := g.opts.Logger.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	pc := g.logPC.Load()
+	if pc == 0 {
+		var pcs [1]uintptr
+		runtime.Callers(2, pcs[:]) // skip runtime.Callers and log
+		pc = pcs[0]
+		g.logPC.Store(pc)
+	}
+	r := slog.NewRecord(time.Now(), level, "request", pc)
+	var a [maxAttrs]slog.Attr
+	r.AddAttrs(rec.appendAttrs(a[:0])...)
+	_ = h.Handle(ctx, r)
 }
 
 // authenticate checks r's token (GatewayOptions.Credentials), naming its

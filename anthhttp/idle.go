@@ -1,7 +1,6 @@
 package anthhttp
 
 import (
-	"math"
 	"sync/atomic"
 	"time"
 )
@@ -21,17 +20,22 @@ type idleWatch struct {
 	origin  time.Time    // since counts from it, on the monotonic clock
 	since   atomic.Int64 // when the wait under way began, from origin; -1 between waits
 	stopped atomic.Bool
-	t       atomic.Pointer[time.Timer]
-	expire  func() // ends the stream
+	t       *time.Timer // set before check reads it: see newIdleWatch
+	expire  func()      // ends the stream
 }
 
 // newIdleWatch returns an idleWatch whose first wait begins now.
 func newIdleWatch(d time.Duration, expire func()) *idleWatch {
 	w := &idleWatch{d: d, origin: time.Now(), expire: expire}
-	// Set once it is in w.t, so that check always finds it there.
-	t := time.AfterFunc(math.MaxInt64, w.check)
-	w.t.Store(t)
-	t.Reset(d)
+	// Made set, not made and then Reset: resetting a timer the runtime
+	// holds wakes its network poller (a write to an eventfd and a thread's
+	// wakeup) a stream, where adding one set for minutes, later than the
+	// timers already held, wakes nothing. check may run before w.t is set,
+	// but then it finds the first wait (since 0, from origin) past d and
+	// ends the stream without reading w.t; it reads w.t only once the
+	// stream's goroutine has stored since (wait, done), after this
+	// returns, and since's atomics order the two.
+	w.t = time.AfterFunc(d, w.check)
 	return w
 }
 
@@ -44,7 +48,7 @@ func (w *idleWatch) done() { w.since.Store(-1) }
 // stop ends the watch; the stream is over.
 func (w *idleWatch) stop() {
 	w.stopped.Store(true)
-	w.t.Load().Stop()
+	w.t.Stop() // set by newIdleWatch, on the stream's goroutine
 }
 
 // check is the timer's: it ends the stream if the wait under way has
@@ -60,5 +64,5 @@ func (w *idleWatch) check() {
 			return
 		}
 	}
-	w.t.Load().Reset(left)
+	w.t.Reset(left)
 }

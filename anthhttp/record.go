@@ -147,9 +147,14 @@ type Observer interface {
 	Observe(rec *Record)
 }
 
-// attrs gives rec as the attributes of its log line, in a fixed order.
-func (rec *Record) attrs() []slog.Attr {
-	a := make([]slog.Attr, 0, 20)
+// maxAttrs bounds the attributes of a Record's log line: appendAttrs
+// writes at most this many.
+const maxAttrs = 22
+
+// appendAttrs appends rec's log line attributes to a, in a fixed order.
+// The gateway passes a stack array's slice, so that a line costs no slice
+// of its own (slog.Record copies what it keeps).
+func (rec *Record) appendAttrs(a []slog.Attr) []slog.Attr {
 	a = append(a,
 		slog.String("client", rec.Client),
 	)

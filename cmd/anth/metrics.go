@@ -1,9 +1,12 @@
 package main
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -34,6 +37,29 @@ type metrics struct {
 	tokens   *prometheus.CounterVec
 	resumes  *prometheus.CounterVec
 	unkept   prometheus.Counter
+
+	// The series Observe counts in, resolved once each rather than per
+	// request (a label lookup hashes and checks its values under the
+	// vector's lock), and each on its first use, so that /metrics shows
+	// the same series as resolving them per request would.
+	kinds     series[string, *kindSeries] // by anthhttp.Record.Kind
+	requested series[requestKey, prometheus.Counter]
+	tokensIn  func() prometheus.Counter
+	tokensOut func() prometheus.Counter
+}
+
+// kindSeries is the series of one wire kind.
+type kindSeries struct {
+	in, out, frames func() prometheus.Counter
+	ttfb            func() prometheus.Observer
+	stream          [4]func() prometheus.Observer // by anthhttp.End
+}
+
+// requestKey is the labels of anth_proxy_requests_total.
+type requestKey struct {
+	path   string
+	status int
+	kind   string
 }
 
 // newMetrics registers anth proxy's metrics; inFlight gives the streams in
@@ -85,6 +111,8 @@ func newMetrics(apiPaths []string, inFlight func() int) *metrics {
 		anthhttp.FaultReset, anthhttp.FaultIdleTimeout, anthhttp.FaultTruncated, anthhttp.FaultMalformed} {
 		m.faults.WithLabelValues(string(f)) // each kind at 0 before its first, so rate() sees the first
 	}
+	m.tokensIn = sync.OnceValue(func() prometheus.Counter { return m.tokens.WithLabelValues("input") })
+	m.tokensOut = sync.OnceValue(func() prometheus.Counter { return m.tokens.WithLabelValues("output") })
 	return m
 }
 
@@ -94,12 +122,13 @@ func (m *metrics) Observe(rec *anthhttp.Record) {
 	if slices.Contains(m.apiPaths, rec.Path) {
 		path = rec.Path
 	}
-	m.requests.WithLabelValues(path, strconv.Itoa(rec.Status), rec.Kind).Inc()
+	m.requestsOf(requestKey{path, rec.Status, rec.Kind}).Inc()
+	k := m.kindOf(rec.Kind)
 	if rec.FirstByte > 0 {
-		m.ttfb.WithLabelValues(rec.Kind).Observe(rec.FirstByte.Seconds())
+		k.ttfb().Observe(rec.FirstByte.Seconds())
 	}
-	m.in.WithLabelValues(rec.Kind).Add(float64(rec.In))
-	m.out.WithLabelValues(rec.Kind).Add(float64(rec.Out))
+	k.in().Add(float64(rec.In))
+	k.out().Add(float64(rec.Out))
 	if rec.Fault != "" {
 		m.faults.WithLabelValues(string(rec.Fault)).Inc()
 	}
@@ -109,11 +138,77 @@ func (m *metrics) Observe(rec *anthhttp.Record) {
 		m.unkept.Inc()
 	}
 	if rec.Kind == anthhttp.KindANTH || rec.Kind == anthhttp.KindSSE {
-		m.stream.WithLabelValues(rec.Kind, rec.End.String()).Observe(rec.Duration.Seconds())
-		m.frames.WithLabelValues(rec.Kind).Add(float64(rec.Frames))
-		m.tokens.WithLabelValues("input").Add(float64(rec.InputTokens))
-		m.tokens.WithLabelValues("output").Add(float64(rec.OutputTokens))
+		if int(rec.End) < len(k.stream) {
+			k.stream[rec.End]().Observe(rec.Duration.Seconds())
+		} else {
+			m.stream.WithLabelValues(rec.Kind, rec.End.String()).Observe(rec.Duration.Seconds())
+		}
+		k.frames().Add(float64(rec.Frames))
+		m.tokensIn().Add(float64(rec.InputTokens))
+		m.tokensOut().Add(float64(rec.OutputTokens))
 	}
+}
+
+// requestsOf is the requests_total series of labels l.
+func (m *metrics) requestsOf(l requestKey) prometheus.Counter {
+	if c, ok := m.requested.load(l); ok {
+		return c
+	}
+	return m.requested.loadOrStore(l, m.requests.WithLabelValues(l.path, strconv.Itoa(l.status), l.kind))
+}
+
+// kindOf is the series of a wire kind, made on its first request.
+func (m *metrics) kindOf(kind string) *kindSeries {
+	if k, ok := m.kinds.load(kind); ok {
+		return k
+	}
+	k := &kindSeries{
+		in:     sync.OnceValue(func() prometheus.Counter { return m.in.WithLabelValues(kind) }),
+		out:    sync.OnceValue(func() prometheus.Counter { return m.out.WithLabelValues(kind) }),
+		frames: sync.OnceValue(func() prometheus.Counter { return m.frames.WithLabelValues(kind) }),
+		ttfb:   sync.OnceValue(func() prometheus.Observer { return m.ttfb.WithLabelValues(kind) }),
+	}
+	for e := range k.stream {
+		k.stream[e] = sync.OnceValue(func() prometheus.Observer { return m.stream.WithLabelValues(kind, anthhttp.End(e).String()) })
+	}
+	return m.kinds.loadOrStore(kind, k)
+}
+
+// series is a map read at every request and written at a series' first:
+// copied on write, so that a read takes no lock and, unlike a sync.Map's,
+// boxes no key.
+type series[K comparable, V any] struct {
+	mu sync.Mutex // held by writers
+	m  atomic.Pointer[map[K]V]
+}
+
+func (s *series[K, V]) load(k K) (V, bool) {
+	var v V
+	m := s.m.Load()
+	if m == nil {
+		return v, false
+	}
+	v, ok := (*m)[k]
+	return v, ok
+}
+
+// loadOrStore is k's value, v if k had none.
+func (s *series[K, V]) loadOrStore(k K, v V) V {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.m.Load()
+	if old != nil {
+		if have, ok := (*old)[k]; ok {
+			return have
+		}
+	}
+	m := make(map[K]V, 1)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	m[k] = v
+	s.m.Store(&m)
+	return v
 }
 
 // handler serves the metrics in the text exposition format.

@@ -1,10 +1,18 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -161,4 +169,115 @@ func TestProxyMetrics(t *testing.T) {
 		}
 	}
 	p.stop()
+}
+
+// observeEach is Observe as it was before the series were resolved once:
+// each label lookup per request. TestMetricsResolvedOnce's oracle.
+func (m *metrics) observeEach(rec *anthhttp.Record) {
+	path := "other"
+	if slices.Contains(m.apiPaths, rec.Path) {
+		path = rec.Path
+	}
+	m.requests.WithLabelValues(path, strconv.Itoa(rec.Status), rec.Kind).Inc()
+	if rec.FirstByte > 0 {
+		m.ttfb.WithLabelValues(rec.Kind).Observe(rec.FirstByte.Seconds())
+	}
+	m.in.WithLabelValues(rec.Kind).Add(float64(rec.In))
+	m.out.WithLabelValues(rec.Kind).Add(float64(rec.Out))
+	if rec.Fault != "" {
+		m.faults.WithLabelValues(string(rec.Fault)).Inc()
+	}
+	if rec.Resumed {
+		m.resumes.WithLabelValues(strconv.Itoa(rec.Status)).Inc()
+	} else if rec.ResumeErr != nil {
+		m.unkept.Inc()
+	}
+	if rec.Kind == anthhttp.KindANTH || rec.Kind == anthhttp.KindSSE {
+		m.stream.WithLabelValues(rec.Kind, rec.End.String()).Observe(rec.Duration.Seconds())
+		m.frames.WithLabelValues(rec.Kind).Add(float64(rec.Frames))
+		m.tokens.WithLabelValues("input").Add(float64(rec.InputTokens))
+		m.tokens.WithLabelValues("output").Add(float64(rec.OutputTokens))
+	}
+}
+
+// exposition is m's anth_proxy_ families in the text exposition format.
+func exposition(t *rapid.T, m *metrics) string {
+	mfs, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, mf := range mfs {
+		if strings.HasPrefix(mf.GetName(), "anth_proxy_") {
+			expfmt.MetricFamilyToText(&b, mf)
+		}
+	}
+	return b.String()
+}
+
+// TestMetricsResolvedOnce: counting in series resolved once gives the
+// same /metrics, series for series and value for value, as looking each
+// label up per request, for any run of requests: no series appears
+// before its first use, none is missed.
+func TestMetricsResolvedOnce(t *testing.T) {
+	apiPaths := []string{"/v1/messages", "/v1/chat/completions"}
+	rapid.Check(t, func(t *rapid.T) {
+		got, want := newMetrics(apiPaths, func() int { return 0 }), newMetrics(apiPaths, func() int { return 0 })
+		recs := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) *anthhttp.Record {
+			rec := &anthhttp.Record{
+				Path:   rapid.SampledFrom([]string{"/v1/messages", "/v1/chat/completions", "/v1/models", "/x"}).Draw(t, "path"),
+				Status: rapid.SampledFrom([]int{200, 400, 404, 502, 999}).Draw(t, "status"),
+				Kind: rapid.SampledFrom([]string{anthhttp.KindANTH, anthhttp.KindSSE, anthhttp.KindJSON, anthhttp.KindProxy,
+					anthhttp.KindPreflight, anthhttp.KindVocabulary, "new"}).Draw(t, "kind"),
+				In: rapid.Int64Range(0, 1<<20).Draw(t, "in"), Out: rapid.Int64Range(0, 1<<20).Draw(t, "out"),
+				FirstByte: time.Duration(rapid.Int64Range(0, 1e10).Draw(t, "ttfb")),
+				Duration:  time.Duration(rapid.Int64Range(0, 1e12).Draw(t, "duration")),
+				End:       anthhttp.End(rapid.IntRange(0, 4).Draw(t, "end")),
+				Fault:     rapid.SampledFrom([]anthhttp.Fault{"", anthhttp.FaultReset, anthhttp.FaultMalformed}).Draw(t, "fault"),
+				Frames:    rapid.Int64Range(0, 1000).Draw(t, "frames"), InputTokens: rapid.Int64Range(0, 1000).Draw(t, "input"),
+				OutputTokens: rapid.Int64Range(0, 1000).Draw(t, "output"),
+				Resumed:      rapid.Bool().Draw(t, "resumed"),
+			}
+			if rapid.Bool().Draw(t, "resumeErr") {
+				rec.ResumeErr = errors.New("store down")
+			}
+			return rec
+		}), 0, 30).Draw(t, "records")
+		for i, rec := range recs {
+			got.Observe(rec)
+			want.observeEach(rec)
+			if i%7 == 0 || i == len(recs)-1 {
+				if d := cmp.Diff(exposition(t, want), exposition(t, got)); d != "" {
+					t.Fatalf("after %d requests, /metrics (-per request +resolved once):\n%s", i+1, d)
+				}
+			}
+		}
+	})
+}
+
+// TestMetricsObserveAllocs: counting a request in series it has seen
+// before allocates nothing.
+func TestMetricsObserveAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	m := newMetrics([]string{"/v1/messages"}, func() int { return 0 })
+	rec := &anthhttp.Record{Path: "/v1/messages", Status: 200, Kind: anthhttp.KindANTH, In: 300, Out: 4000,
+		FirstByte: time.Millisecond, Duration: time.Second, Frames: 100, InputTokens: 10, OutputTokens: 90}
+	m.Observe(rec)
+	if n := testing.AllocsPerRun(100, func() { m.Observe(rec) }); n != 0 {
+		t.Errorf("%v allocations a request, want 0", n)
+	}
+}
+
+// BenchmarkMetricsObserve is a stream's Record counted in series seen
+// before.
+func BenchmarkMetricsObserve(b *testing.B) {
+	m := newMetrics([]string{"/v1/messages"}, func() int { return 0 })
+	rec := &anthhttp.Record{Path: "/v1/messages", Status: 200, Kind: anthhttp.KindANTH, In: 300, Out: 4000,
+		FirstByte: time.Millisecond, Duration: time.Second, Frames: 100, InputTokens: 10, OutputTokens: 90}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Observe(rec)
+	}
 }
