@@ -191,14 +191,7 @@ func (z *Writer) candidates(i, end int, c *[smallParse - minLength + 1]match) in
 			d += step
 		}
 		if z.hashed == i {
-			z.head3[h3] = pos + 1
-			step := pos - (head - 1)
-			if head == 0 || step >= window {
-				step = 0
-			}
-			z.prev[pos%window] = uint16(step)
-			z.head[h4] = pos + 1
-			z.hashed = i + 1
+			z.put(i, pos, h3, h4, head)
 		}
 	}
 	// The 4th byte, if there is one, does not match (or the chain would

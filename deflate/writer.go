@@ -205,6 +205,20 @@ func (z *Writer) insertUpTo(end int) {
 	insert(&z.head, &z.head3, &z.prev, z.hist, z.base, &z.hashed, end)
 }
 
+// put puts position i, pos in the stream, in the chains as insert does,
+// given its hashes and head, the head of its 4-byte chain before it went
+// in: for a matcher that found them on its way (find, parseSmall).
+func (z *Writer) put(i int, pos, h3, h4, head uint32) {
+	z.head3[h3] = pos + 1
+	step := pos - (head - 1)
+	if head == 0 || step >= window {
+		step = 0
+	}
+	z.prev[pos%window] = uint16(step)
+	z.head[h4] = pos + 1
+	z.hashed = i + 1
+}
+
 func insert(head *[1 << hashBits]uint32, head3 *[1 << hash3Bits]uint32, prev *[window]uint16, hist []byte, base uint32, hashed *int, end int) {
 	end = min(end, len(hist)-minMatch+1)
 	for i := *hashed; i < end; i++ {
@@ -329,14 +343,7 @@ func (z *Writer) find(i, end, longer int) (length, dist int) {
 	if z.hashed == i {
 		// i goes in the chains as insert puts it, with the hashes and
 		// the chain's head found above.
-		z.head3[h3] = pos + 1
-		step := pos - (c - 1)
-		if c == 0 || step >= window {
-			step = 0
-		}
-		z.prev[pos%window] = uint16(step)
-		z.head[h4] = pos + 1
-		z.hashed = i + 1
+		z.put(i, pos, h3, h4, c)
 	}
 	if dist == 0 {
 		return 0, 0
