@@ -124,7 +124,7 @@ func readANTH(r io.Reader) int {
 			return -1
 		}
 		switch f.Type {
-		case frame.TypeToken, frame.TypeToken32:
+		case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 			n += f.TokenCount()
 		case frame.TypeText:
 			n++

@@ -156,16 +156,15 @@ func (r *resumer) scan() {
 		r.buf = append(r.buf[:r.ready], r.buf[r.ready+r.magic:]...)
 		r.magic = 0
 	}
-	for len(r.buf)-r.ready >= frame.HeaderSize {
+	for {
 		b := r.buf[r.ready:]
-		payload := int(b[1])<<8 | int(b[2])
-		size := frame.HeaderSize + payload
-		if len(b) < size {
+		t, size, ok := frame.ParseHeader(b)
+		if !ok || len(b) < size {
 			return
 		}
 		// §4: a DONE or ERROR value ends with its first frame that is not
 		// full.
-		if t := frame.Type(b[0]); (t == frame.TypeDone || t == frame.TypeError) && payload < frame.MaxPayload {
+		if (t == frame.TypeDone || t == frame.TypeError) && size-frame.HeaderSize < frame.MaxPayload {
 			r.ended = true
 		}
 		r.ready += size

@@ -99,3 +99,25 @@ func TestResumerHoldsOneFrame(t *testing.T) {
 		t.Errorf("%d resume requests, want %d: none gave a frame", srv.reqs, DefaultResumeTries)
 	}
 }
+
+// TestResumerShortTokenFrames: a response of short token frames, which
+// have no length field (SPEC.md §2), cut at every offset, resumes whole:
+// the resumer finds their boundaries by their type.
+func TestResumerShortTokenFrames(t *testing.T) {
+	whole := frame.AppendMagic(nil)
+	for _, id := range []uint32{42, 0x0A0B, 200018, 7, 65535, 65536} {
+		whole = frame.AppendShortToken(whole, id)
+	}
+	whole = frame.AppendDone(whole, frame.StopEndTurn, "")
+	for cut := range len(whole) {
+		srv := &stubServer{stream: whole}
+		req, _ := http.NewRequest(http.MethodPost, "http://gateway.test/v1/messages", nil)
+		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {anthhttp.ContentType}, anthhttp.ResumeIDHeader: {"AAAAAAAAAAAAAAAAAAAAAA"}}, Request: req,
+			Body: io.NopCloser(io.MultiReader(io.LimitReader(bytes.NewReader(whole), int64(cut)), iotest.ErrReader(errors.New("test: connection cut"))))}
+		rs := newResumer(req, resp, resp.Body, messages.API{}, srv.RoundTrip, ResumeOptions{Backoff: time.Nanosecond})
+		got, err := io.ReadAll(rs)
+		if err != nil || !bytes.Equal(got, whole) {
+			t.Fatalf("cut at %d: %v, got\n% X\nwant\n% X", cut, err, got, whole)
+		}
+	}
+}

@@ -158,9 +158,9 @@ func (r *relay) count(b []byte, first bool) {
 	if first {
 		b = b[min(len(b), len(frame.Magic)):]
 	}
-	for len(b) >= frame.HeaderSize {
-		end := frame.HeaderSize + (int(b[1])<<8 | int(b[2]))
-		if end > len(b) {
+	for {
+		_, end, ok := frame.ParseHeader(b)
+		if !ok || end > len(b) {
 			return
 		}
 		switch frame.Type(b[0]) {
@@ -257,21 +257,25 @@ func (r *relay) keptEvents(b []byte, end bool) []byte {
 }
 
 // nameVocab returns b, the frames of one event as the Decoder gave them
-// (the magic first if first), with r.vocab put before its first TOKEN or
-// TOKEN32 frame if it has one; then r.vocab is spent. It walks headers
-// only: the Decoder made the frames.
+// (the magic first if first), with r.vocab put before its first token
+// frame if it has one; then r.vocab is spent. It walks headers only: the
+// Decoder made the frames.
 func (r *relay) nameVocab(b []byte, first bool) []byte {
 	i := 0
 	if first {
 		i = min(len(b), len(frame.Magic))
 	}
-	for len(b)-i >= frame.HeaderSize {
-		if t := frame.Type(b[i]); t == frame.TypeToken || t == frame.TypeToken32 {
+	for {
+		t, size, ok := frame.ParseHeader(b[i:])
+		if !ok {
+			break
+		}
+		if t.IsToken() {
 			r.named = append(append(append(r.named[:0], b[:i]...), r.vocab...), b[i:]...)
 			r.vocab = nil
 			return r.named
 		}
-		i += frame.HeaderSize + (int(b[i+1])<<8 | int(b[i+2]))
+		i += size
 	}
 	return b
 }

@@ -372,9 +372,9 @@ func (rs *resumed) copy(ctx context.Context, f resume.Follower) error {
 // they take.
 func (rs *resumed) frames(p []byte) (int, error) {
 	n := 0
-	for len(p)-n >= frame.HeaderSize {
-		size := frame.HeaderSize + (int(p[n+1])<<8 | int(p[n+2]))
-		if len(p)-n < size {
+	for {
+		_, size, ok := frame.ParseHeader(p[n:])
+		if !ok || len(p)-n < size {
 			break
 		}
 		if err := rs.give(p[n:n+size], nil); err != nil {

@@ -869,6 +869,9 @@ func TestResumeWritesBounded(t *testing.T) {
 		item   []byte // one frame, or one event, of the tail
 	}{
 		{anthclient.Accept, WireANTH, frame.AppendText(nil, 0, text)},
+		// Short token frames have no length field (SPEC.md §2): the
+		// tail is walked by their types.
+		{anthclient.Accept, WireANTH, frame.AppendShortToken(frame.AppendShortToken(frame.AppendShortToken(nil, 42), 200018), 0x0A00)},
 		{"text/event-stream", WireStream, sse.AppendEvent(nil, []byte("content_block_delta"), []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+string(text)+`"}}`))},
 	} {
 		id := resume.NewID()

@@ -66,7 +66,7 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 		return s.event(b, f)
 	case frame.TypePad:
 		s.obf = len(f.Payload)
-	case frame.TypeToken, frame.TypeToken32:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 		if s.markContent(); s.native {
 			return b, nil // a stream's own token IDs: no chunk field spells them
 		}

@@ -16,13 +16,21 @@ type Frame struct {
 	Payload []byte
 }
 
-// Size returns the frame's encoded size, header included.
-func (f Frame) Size() int { return HeaderSize + len(f.Payload) }
+// Size returns the frame's encoded size, header included (the type byte
+// alone for a short token frame, SPEC.md §2).
+func (f Frame) Size() int { return types[f.Type].hdr + len(f.Payload) }
 
 // Append appends f exactly as it travels on the wire. It does not check the
-// payload; it is the inverse of Parse for every frame Parse returns.
+// payload; it is the inverse of Parse for every frame Parse returns. A
+// short token frame has no length field (SPEC.md §2): its payload follows
+// its type, and must be the type's size for a reader to find the next
+// frame.
 func (f Frame) Append(b []byte) []byte {
-	b = appendHeader(b, f.Type, len(f.Payload))
+	if types[f.Type].short > 0 {
+		b = append(b, byte(f.Type))
+	} else {
+		b = appendHeader(b, f.Type, len(f.Payload))
+	}
 	return append(b, f.Payload...)
 }
 
@@ -69,38 +77,41 @@ func Parse(b []byte) (f Frame, n int, err error) {
 }
 
 // parseFast parses the frames whose validity their header decides (TOKEN,
-// TEXT, … : the types with no payload check) when they are complete, and
-// reports false for anything else, which parse then handles. It is the
-// per-token path: small enough to inline, one table lookup.
+// SHORT_TOKEN, TEXT, … : the types with no payload check) when they are
+// complete, and reports false for anything else, which parse then handles.
+// It is the per-token path: small enough to inline, one table lookup, and
+// no branch on whether the type has a length field (typeInfo's derived
+// fields). The shortest frame is 3 bytes, so b always holds a length's
+// place, read or not.
 func parseFast(b []byte) (Frame, int, bool) {
 	if len(b) < HeaderSize {
 		return Frame{}, 0, false
 	}
 	ti := &types[b[0]]
-	n := int(b[1])<<8 | int(b[2])
-	end := HeaderSize + n
-	if !ti.fast || len(b) < end || n < ti.min || n&ti.mask != 0 {
+	end := ti.end0 + (int(b[1])<<8|int(b[2]))&ti.lenMask
+	if (end-ti.fastEnd)&ti.fastMask != 0 || len(b) < end {
 		return Frame{}, 0, false
 	}
-	return Frame{Type: Type(b[0]), Payload: b[HeaderSize:end:end]}, end, true
+	return Frame{Type: Type(b[0]), Payload: b[ti.hdr:end:end]}, end, true
 }
 
 // parse is Parse with offsets reported from base. It returns *Error rather
 // than error so callers can keep it without an interface conversion.
 func parse(b []byte, base int64) (Frame, int, *Error) {
-	if len(b) < HeaderSize {
+	t, size, ok := ParseHeader(b)
+	if !ok {
 		return Frame{}, 0, errAt(base+int64(len(b)), ErrTruncated, "frame header needs 3 bytes, have "+strconv.Itoa(len(b)))
 	}
-	t := Type(b[0])
-	n := int(b[1])<<8 | int(b[2])
+	h := types[t].hdr
+	n := size - h
 	if e := checkHeader(t, n, base); e != nil {
 		return Frame{}, 0, e
 	}
-	end := HeaderSize + n
-	if len(b) < end {
-		return Frame{}, 0, frameErr(base+int64(len(b)), t, ErrTruncated, "payload of "+strconv.Itoa(n)+" bytes, have "+strconv.Itoa(len(b)-HeaderSize))
+	if len(b) < size {
+		return Frame{}, 0, frameErr(base+int64(len(b)), t, ErrTruncated, "payload of "+strconv.Itoa(n)+" bytes, have "+strconv.Itoa(len(b)-h))
 	}
-	p := b[HeaderSize:end:end]
+	end := size
+	p := b[h:end:end]
 	if e := checkPayload(t, p, base); e != nil {
 		return Frame{}, 0, e
 	}

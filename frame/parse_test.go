@@ -45,8 +45,20 @@ func TestTypeTable(t *testing.T) {
 		if ti.known != (ti.name != "") || (ti.known && (ti.max > MaxPayload || ti.min > ti.max)) {
 			t.Errorf("type 0x%02X: inconsistent entry %+v", typ, ti)
 		}
-		if fast := ti.known && ti.check == nil && ti.max == MaxPayload; ti.fast != fast {
+		if fast := ti.known && ti.check == nil && (ti.max == MaxPayload || ti.short > 0); ti.fast != fast {
 			t.Errorf("type 0x%02X: fast is %v, want %v", typ, ti.fast, fast)
+		}
+		// SPEC.md §2: a type without a length field fixes its payload's
+		// size and is must-understand (a reader that does not know it
+		// could not skip it).
+		if ti.fast && ti.min&ti.mask != 0 {
+			t.Errorf("type 0x%02X: min %d not aligned to mask %d: parseFast's one test needs it", typ, ti.min, ti.mask)
+		}
+		if ti.short > 0 && (ti.min != ti.short || ti.max != ti.short || ti.hdr != 1 || ti.lenMask != 0 || Type(typ).Ignorable()) {
+			t.Errorf("type 0x%02X: inconsistent short entry %+v", typ, ti)
+		}
+		if ti.short == 0 && (ti.hdr != HeaderSize || ti.lenMask != 0xFFFF) {
+			t.Errorf("type 0x%02X: a length-field type with header %d, mask %#x", typ, ti.hdr, ti.lenMask)
 		}
 		if ti.known && ti.min != ti.max && ti.min > 0 && ti.want == "" {
 			t.Errorf("type 0x%02X: no description of its lengths", typ)

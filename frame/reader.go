@@ -1,7 +1,6 @@
 package frame
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"iter"
@@ -290,16 +289,18 @@ func (r *Reader) keep(f Frame, p []byte) error {
 func (r *Reader) frame() (Frame, error) {
 	avail := r.end - r.start
 	if avail < HeaderSize {
+		// Every frame is 3 bytes or more (a SHORT_TOKEN is 3, with no
+		// length field), so this reads no further than the frame.
 		if err := r.fill(HeaderSize); err != nil {
 			return Frame{}, err
 		}
 		avail = r.end - r.start
 	}
 	b := r.buf[r.start:r.end]
-	if n := HeaderSize + int(binary.BigEndian.Uint16(b[1:])); avail < n {
+	if t, n, _ := ParseHeader(b); avail < n {
 		// Decide what the header alone can before making room for the
 		// payload: an unknown type or impossible length costs no read.
-		if e := checkHeader(Type(b[0]), n-HeaderSize, r.off); e != nil {
+		if e := checkHeader(t, n-types[t].hdr, r.off); e != nil {
 			return Frame{}, e
 		}
 		if err := r.fill(n); err != nil {

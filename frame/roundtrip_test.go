@@ -33,6 +33,8 @@ func (v value) append(b []byte) []byte {
 	switch v.Type {
 	case TypeToken, TypeToken32:
 		return AppendToken(b, v.IDs...)
+	case TypeShortToken, TypeShortToken24:
+		return AppendShortToken(b, v.IDs[0])
 	case TypeUsage:
 		return AppendUsage(b, v.Usage)
 	case TypeCacheUsage:
@@ -61,6 +63,8 @@ func (v value) size() int {
 	switch v.Type {
 	case TypeToken, TypeToken32:
 		return SizeToken(v.IDs...)
+	case TypeShortToken, TypeShortToken24:
+		return SizeShortToken(v.IDs[0])
 	case TypeUsage:
 		return SizeUsage
 	case TypeCacheUsage:
@@ -90,7 +94,7 @@ func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
 	v := value{Type: f.Type}
 	var err error
 	switch f.Type {
-	case TypeToken, TypeToken32:
+	case TypeToken, TypeToken32, TypeShortToken, TypeShortToken24:
 		v.IDs, err = f.Tokens(nil)
 	case TypeUsage:
 		v.Usage, err = f.Usage()
@@ -134,7 +138,7 @@ func decode(t interface{ Fatalf(string, ...any) }, f Frame) value {
 func genValue() *rapid.Generator[value] {
 	small := rapid.SliceOfN(rapid.Byte(), 0, 40)
 	return rapid.Custom(func(t *rapid.T) value {
-		switch rapid.IntRange(0, 12).Draw(t, "kind") {
+		switch rapid.IntRange(0, 13).Draw(t, "kind") {
 		case 0:
 			ids := rapid.SliceOfN(rapid.Uint32Range(0, 0xFFFF), 1, 20).Draw(t, "ids")
 			return value{Type: TypeToken, IDs: ids}
@@ -168,6 +172,12 @@ func genValue() *rapid.Generator[value] {
 			return value{Type: TypeEvent, Kind: uint8(rapid.IntRange(0, 1).Draw(t, "enc")), Name: rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "name"), Bytes: small.Draw(t, "data")}
 		case 11:
 			return value{Type: TypeVocab, Vocab: genVocab(t)}
+		case 12:
+			id := rapid.Uint32Range(0, 0xFFFFFF).Draw(t, "id")
+			if id <= 0xFFFF {
+				return value{Type: TypeShortToken, IDs: []uint32{id}}
+			}
+			return value{Type: TypeShortToken24, IDs: []uint32{id}}
 		}
 		typ := Type(rapid.IntRange(0x84, 0xFF).Draw(t, "type"))
 		return value{Type: typ, Bytes: small.Draw(t, "raw")}
@@ -259,7 +269,7 @@ func TestWriterMatchesAppend(t *testing.T) {
 		for _, v := range vs {
 			var err error
 			switch v.Type {
-			case TypeToken, TypeToken32:
+			case TypeToken, TypeToken32, TypeShortToken, TypeShortToken24:
 				err = w.WriteToken(v.IDs...)
 			case TypeUsage:
 				err = w.WriteUsage(v.Usage)
@@ -287,8 +297,14 @@ func TestWriterMatchesAppend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.Type == TypeToken || v.Type == TypeToken32 {
-				want = AppendTokenRuns(want, v.IDs...) // WriteToken splits runs
+			if v.Type.IsToken() {
+				// WriteToken writes one ID in a short frame, and splits
+				// several into runs.
+				if len(v.IDs) == 1 {
+					want = AppendShortToken(want, v.IDs[0])
+				} else {
+					want = AppendTokenRuns(want, v.IDs...)
+				}
 				continue
 			}
 			want = v.append(want)

@@ -35,6 +35,34 @@ func AppendToken(b []byte, ids ...uint32) []byte {
 	return b
 }
 
+// AppendShortToken appends one ID in the smallest frame that holds it
+// alone (SPEC.md §3.1): a SHORT_TOKEN (3 bytes) when it fits in 16 bits, a
+// SHORT_TOKEN24 (4 bytes) when it fits in 24, as every current vocabulary's
+// IDs do, and a TOKEN32 frame otherwise. It is how a server that flushes
+// each token as it samples it sends it: 40 % fewer bytes than a TOKEN
+// frame's 5, and less than the token's text in anth-deflate.
+func AppendShortToken(b []byte, id uint32) []byte {
+	switch {
+	case id <= 0xFFFF:
+		return append(b, byte(TypeShortToken), byte(id>>8), byte(id))
+	case id <= 0xFFFFFF:
+		return append(b, byte(TypeShortToken24), byte(id>>16), byte(id>>8), byte(id))
+	}
+	return AppendToken(b, id)
+}
+
+// SizeShortToken returns the number of bytes AppendShortToken appends for
+// id.
+func SizeShortToken(id uint32) int {
+	switch {
+	case id <= 0xFFFF:
+		return 3
+	case id <= 0xFFFFFF:
+		return 4
+	}
+	return HeaderSize + 4
+}
+
 // AppendTokenRuns appends ids as AppendToken does, but split into runs
 // (SPEC.md §3.1): a TOKEN frame for each run of IDs below 65,536 and a
 // TOKEN32 frame for each run of wider ones, a narrow run between wide IDs
@@ -95,10 +123,19 @@ func wide(ids []uint32) bool {
 }
 
 // Tokens appends the frame's token IDs to dst and returns the extended
-// slice. It reads TOKEN and TOKEN32 frames alike.
+// slice. It reads the four token frames alike (TOKEN, TOKEN32,
+// SHORT_TOKEN, SHORT_TOKEN24; Type.IsToken).
 func (f Frame) Tokens(dst []uint32) ([]uint32, error) {
 	p := f.Payload
 	switch f.Type {
+	case TypeShortToken:
+		if len(p) == 2 {
+			dst = append(dst, uint32(p[0])<<8|uint32(p[1]))
+		}
+	case TypeShortToken24:
+		if len(p) == 3 {
+			dst = append(dst, uint32(p[0])<<16|uint32(p[1])<<8|uint32(p[2]))
+		}
 	case TypeToken:
 		for i := 0; i+1 < len(p); i += 2 {
 			dst = append(dst, uint32(p[i])<<8|uint32(p[i+1]))
@@ -108,19 +145,21 @@ func (f Frame) Tokens(dst []uint32) ([]uint32, error) {
 			dst = append(dst, binary.BigEndian.Uint32(p[i:]))
 		}
 	default:
-		return dst, f.wrongType("TOKEN or TOKEN32")
+		return dst, f.wrongType("a token frame")
 	}
 	return dst, nil
 }
 
-// TokenCount returns the number of token IDs in a TOKEN or TOKEN32 frame,
-// and 0 for frames of other types.
+// TokenCount returns the number of token IDs in a token frame (1 in a
+// short one), and 0 for frames of other types.
 func (f Frame) TokenCount() int {
 	switch f.Type {
 	case TypeToken:
 		return len(f.Payload) / 2
 	case TypeToken32:
 		return len(f.Payload) / 4
+	case TypeShortToken, TypeShortToken24:
+		return 1
 	}
 	return 0
 }

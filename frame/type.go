@@ -1,12 +1,17 @@
 package frame
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // Wire constants of SPEC.md §2.
 const (
 	// Magic is the 4 bytes that start every ANTH stream and request.
 	Magic = "ANTH"
 	// HeaderSize is the size of a frame header: type u8, payload length u16.
+	// The short token frames have no length: their header is their type
+	// byte alone (SPEC.md §2; see ParseHeader).
 	HeaderSize = 3
 	// MaxPayload is the largest payload one frame can declare. Longer values
 	// are split across frames by the rules of SPEC.md §4.
@@ -26,18 +31,22 @@ type Type uint8
 
 // The frame types of SPEC.md §3.
 const (
-	TypeToken      Type = 0x00 // token IDs, u16 each (the seed's TOKEN frame)
-	TypeUsage      Type = 0x01 // input, output token counts and cache hit ratio
-	TypeError      Type = 0x02 // an error the server reports mid-stream
-	TypeDone       Type = 0x03 // end of the response, with an optional stop reason
-	TypeToken32    Type = 0x04 // token IDs, u32 each, for vocabularies past 65,536
-	TypeText       Type = 0x05 // UTF-8 bytes of one content block
-	TypeDelta      Type = 0x06 // tool input JSON, thinking or signature bytes of a block
-	TypeBlock      Type = 0x07 // a content block starts or stops
-	TypePad        Type = 0x80 // padding that hides frame sizes; ignorable
-	TypeCacheUsage Type = 0x81 // prompt-cache token counts; ignorable
-	TypeEvent      Type = 0x82 // an event of a bridged stream, kept whole; ignorable
-	TypeVocab      Type = 0x83 // the vocabulary the token frames index; ignorable
+	TypeToken   Type = 0x00 // token IDs, u16 each (the seed's TOKEN frame)
+	TypeUsage   Type = 0x01 // input, output token counts and cache hit ratio
+	TypeError   Type = 0x02 // an error the server reports mid-stream
+	TypeDone    Type = 0x03 // end of the response, with an optional stop reason
+	TypeToken32 Type = 0x04 // token IDs, u32 each, for vocabularies past 65,536
+	TypeText    Type = 0x05 // UTF-8 bytes of one content block
+	TypeDelta   Type = 0x06 // tool input JSON, thinking or signature bytes of a block
+	TypeBlock   Type = 0x07 // a content block starts or stops
+	// The short token frames: one ID each, with no length field, so a
+	// token sent alone is a 3-byte frame (SPEC.md §2, §3.1).
+	TypeShortToken   Type = 0x08 // one token ID, u16: 3 bytes in all
+	TypeShortToken24 Type = 0x09 // one token ID, u24: 4 bytes in all
+	TypePad          Type = 0x80 // padding that hides frame sizes; ignorable
+	TypeCacheUsage   Type = 0x81 // prompt-cache token counts; ignorable
+	TypeEvent        Type = 0x82 // an event of a bridged stream, kept whole; ignorable
+	TypeVocab        Type = 0x83 // the vocabulary the token frames index; ignorable
 )
 
 // typeInfo is what this package knows of a frame type: its name and the
@@ -61,21 +70,79 @@ type typeInfo struct {
 	// MaxPayload past min (TestTypeTable keeps it so).
 	check func(p []byte) (at int, detail string, ok bool)
 	fast  bool
+	// short is the payload size of a type with no length field (SPEC.md
+	// §2: the short token frames), 0 for a type with one.
+	short int
+	// What init derives for parseFast, which reads any frame without a
+	// branch on its kind: hdr is the header's size (1 or HeaderSize);
+	// a frame ends at end0 + length&lenMask (end0 is hdr + short, lenMask
+	// 0 or 0xFFFF); and a frame ending at end is one parseFast may take
+	// when (end-fastEnd)&fastMask == 0, one test for fast, min and mask
+	// together: fastEnd is hdr + min for a fast type and past any frame
+	// for the rest, fastMask is mask with the sign bit, and end-fastEnd
+	// is negative below min and keeps the length's alignment above it
+	// (min is aligned).
+	hdr, end0, lenMask, fastEnd, fastMask int
 }
 
 var types = [256]typeInfo{
-	TypeToken:      {name: "TOKEN", known: true, fast: true, min: 2, max: MaxPayload, mask: 1, want: "a positive multiple of 2"},   // §3.1
-	TypeUsage:      {name: "USAGE", known: true, min: usageSize, max: usageSize, want: "12", check: checkUsage},                    // §3.2
-	TypeError:      {name: "ERROR", known: true, fast: true, min: 2, max: MaxPayload, want: "at least 2"},                          // §3.3
-	TypeDone:       {name: "DONE", known: true, min: 0, max: MaxPayload, check: checkDone},                                         // §3.4
-	TypeToken32:    {name: "TOKEN32", known: true, fast: true, min: 4, max: MaxPayload, mask: 3, want: "a positive multiple of 4"}, // §3.1
-	TypeText:       {name: "TEXT", known: true, fast: true, min: 2, max: MaxPayload, want: "at least 2"},                           // §3.5
-	TypeDelta:      {name: "DELTA", known: true, min: 3, max: MaxPayload, want: "at least 3", check: checkDelta},                   // §3.8
-	TypeBlock:      {name: "BLOCK", known: true, min: 3, max: 3, want: "3", check: checkBlock},                                     // §3.9
-	TypePad:        {name: "PAD", known: true, fast: true, min: 0, max: MaxPayload},                                                // §3.6
-	TypeCacheUsage: {name: "CACHE_USAGE", known: true, min: cacheUsageSize, max: cacheUsageSize, want: "8"},                        // §3.7
-	TypeEvent:      {name: "EVENT", known: true, min: 2, max: MaxPayload, want: "at least 2", check: checkEvent},                   // §3.10
-	TypeVocab:      {name: "VOCAB", known: true, min: vocabFixed + 4, max: MaxPayload, want: "at least 39", check: checkVocab},     // §3.13
+	TypeToken:        {name: "TOKEN", known: true, fast: true, min: 2, max: MaxPayload, mask: 1, want: "a positive multiple of 2"},   // §3.1
+	TypeUsage:        {name: "USAGE", known: true, min: usageSize, max: usageSize, want: "12", check: checkUsage},                    // §3.2
+	TypeError:        {name: "ERROR", known: true, fast: true, min: 2, max: MaxPayload, want: "at least 2"},                          // §3.3
+	TypeDone:         {name: "DONE", known: true, min: 0, max: MaxPayload, check: checkDone},                                         // §3.4
+	TypeToken32:      {name: "TOKEN32", known: true, fast: true, min: 4, max: MaxPayload, mask: 3, want: "a positive multiple of 4"}, // §3.1
+	TypeText:         {name: "TEXT", known: true, fast: true, min: 2, max: MaxPayload, want: "at least 2"},                           // §3.5
+	TypeDelta:        {name: "DELTA", known: true, min: 3, max: MaxPayload, want: "at least 3", check: checkDelta},                   // §3.8
+	TypeBlock:        {name: "BLOCK", known: true, min: 3, max: 3, want: "3", check: checkBlock},                                     // §3.9
+	TypeShortToken:   {name: "SHORT_TOKEN", known: true, fast: true, min: 2, max: 2, short: 2, want: "2"},                            // §3.1
+	TypeShortToken24: {name: "SHORT_TOKEN24", known: true, fast: true, min: 3, max: 3, short: 3, want: "3"},                          // §3.1
+	TypePad:          {name: "PAD", known: true, fast: true, min: 0, max: MaxPayload},                                                // §3.6
+	TypeCacheUsage:   {name: "CACHE_USAGE", known: true, min: cacheUsageSize, max: cacheUsageSize, want: "8"},                        // §3.7
+	TypeEvent:        {name: "EVENT", known: true, min: 2, max: MaxPayload, want: "at least 2", check: checkEvent},                   // §3.10
+	TypeVocab:        {name: "VOCAB", known: true, min: vocabFixed + 4, max: MaxPayload, want: "at least 39", check: checkVocab},     // §3.13
+}
+
+func init() {
+	for t := range types {
+		ti := &types[t]
+		if ti.short > 0 {
+			ti.hdr = 1
+		} else {
+			ti.hdr, ti.lenMask = HeaderSize, 0xFFFF
+		}
+		ti.end0 = ti.hdr + ti.short
+		ti.fastEnd, ti.fastMask = MaxFrameSize+1, ti.mask|math.MinInt
+		if ti.fast {
+			ti.fastEnd = ti.hdr + ti.min
+		}
+	}
+}
+
+// ParseHeader reads the header of the frame b starts with and returns its
+// type and the whole frame's size, header included, or ok false when b is
+// shorter than the header: one byte for a short token frame, which has no
+// length field (SPEC.md §2), HeaderSize for any other. It checks nothing
+// else: Parse does. It is for code that walks frames it has already
+// checked, as a relay cutting a stream at frame boundaries does.
+func ParseHeader(b []byte) (t Type, size int, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	ti := &types[b[0]]
+	if ti.short > 0 {
+		return Type(b[0]), 1 + ti.short, true
+	}
+	if len(b) < HeaderSize {
+		return 0, 0, false
+	}
+	return Type(b[0]), HeaderSize + (int(b[1])<<8 | int(b[2])), true
+}
+
+// IsToken reports whether t is one of the token frames, whose payload is
+// token IDs: TOKEN, TOKEN32, SHORT_TOKEN, SHORT_TOKEN24 (SPEC.md §3.1).
+// Frame.Tokens reads them all.
+func (t Type) IsToken() bool {
+	return t == TypeToken || t == TypeToken32 || t == TypeShortToken || t == TypeShortToken24
 }
 
 // Ignorable reports whether a reader that does not know t may skip it.
@@ -118,7 +185,7 @@ func checkHeader(t Type, n int, base int64) *Error {
 func checkPayload(t Type, p []byte, base int64) *Error {
 	if check := types[t].check; check != nil {
 		if at, detail, ok := check(p); !ok {
-			return frameErr(base+HeaderSize+int64(at), t, ErrMalformed, detail)
+			return frameErr(base+int64(types[t].hdr)+int64(at), t, ErrMalformed, detail)
 		}
 	}
 	return nil

@@ -49,6 +49,8 @@ var validVectors = map[string]func() []byte{
 	"token-multi":        func() []byte { return AppendToken(nil, 1, 2, 65535) },
 	"token32":            func() []byte { return AppendToken(nil, 100276) },
 	"token32-multi":      func() []byte { return AppendToken(nil, 42, 200018) },
+	"short-token":        func() []byte { return AppendShortToken(nil, 42) },
+	"short-token24":      func() []byte { return AppendShortToken(nil, 200018) },
 	"usage":              func() []byte { return AppendUsage(nil, Usage{25, 1, 250_000}) },
 	"error":              func() []byte { return AppendError(nil, CodeOverloaded, "Overloaded") },
 	"done":               func() []byte { return AppendDone(nil, StopUnspecified, "") },

@@ -42,7 +42,7 @@ func TestWriterOneWritePerCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]byte{
-		AppendToken(AppendMagic(nil), 42), // Magic rides with the first frame.
+		AppendShortToken(AppendMagic(nil), 42), // Magic rides with the first frame.
 		AppendText(nil, 3, []byte("hi")),
 		AppendDone(nil, StopEndTurn, ""),
 	}
@@ -83,7 +83,7 @@ func TestWriterFlushesUnderlying(t *testing.T) {
 			want := AppendMagic(nil)
 			for _, id := range tokens {
 				_ = w.WriteToken(id) // with coalescing, the second waits
-				want = AppendToken(want, id)
+				want = AppendShortToken(want, id)
 			}
 			if err := w.Flush(); err != nil || fc.flushes != 1 {
 				t.Errorf("options %+v, %d tokens: Flush: %v, %d underlying flushes; want 1", opts, len(tokens), err, fc.flushes)
@@ -139,7 +139,7 @@ func TestWriterRejectsBadValues(t *testing.T) {
 	if err := w.WriteToken(5); err != nil {
 		t.Fatal(err)
 	}
-	if want := AppendToken(AppendMagic(nil), 5); !bytes.Equal(out.Bytes(), want) {
+	if want := AppendShortToken(AppendMagic(nil), 5); !bytes.Equal(out.Bytes(), want) {
 		t.Fatalf("wrote % X, want % X", out.Bytes(), want)
 	}
 }
@@ -241,8 +241,8 @@ func TestWriterBatching(t *testing.T) {
 		}
 		close(bw.entered)
 		want := [][]byte{
-			AppendToken(AppendMagic(nil), 1),
-			AppendToken(AppendToken(AppendToken(nil, 2), 3), 4),
+			AppendShortToken(AppendMagic(nil), 1),
+			AppendShortToken(AppendShortToken(AppendShortToken(nil, 2), 3), 4),
 		}
 		if d := cmp.Diff(want, bw.writes); d != "" {
 			t.Errorf("%s: writes (-want +got):\n%s", name, d)
@@ -528,7 +528,7 @@ func TestWriterBackPressure(t *testing.T) {
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		want := [][]byte{AppendToken(AppendMagic(nil), 1), AppendText(nil, 0, text)}
+		want := [][]byte{AppendShortToken(AppendMagic(nil), 1), AppendText(nil, 0, text)}
 		if !slices.EqualFunc(want, bw.writes, bytes.Equal) {
 			t.Fatalf("%d bytes waiting: %d writes, want the token, then the text", SizeText(fill+extra), len(bw.writes))
 		}
@@ -581,7 +581,7 @@ func TestWriterFlushErrors(t *testing.T) {
 		if err := w.WriteToken(2); err != boom || fw.flushes != 1 {
 			t.Errorf("options %+v: after a failed Flush: %v, %d underlying flushes", opts, err, fw.flushes)
 		}
-		if want := AppendToken(AppendMagic(nil), 1); !bytes.Equal(fw.Bytes(), want) {
+		if want := AppendShortToken(AppendMagic(nil), 1); !bytes.Equal(fw.Bytes(), want) {
 			t.Errorf("options %+v: wrote % X, want % X", opts, fw.Bytes(), want)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 func FuzzReader(f *testing.F) {
 	f.Add([]byte("ANTH"))
 	f.Add(frame.AppendDone(frame.AppendToken(frame.AppendMagic(nil), 1, 70000), frame.StopEndTurn, ""))
+	f.Add(frame.AppendDone(frame.AppendShortToken(frame.AppendShortToken(frame.AppendMagic(nil), 42), 200018), frame.StopEndTurn, ""))
 	f.Add(frame.AppendError(frame.AppendMagic(nil), frame.CodeAPI, string(make([]byte, 70000))))
 	f.Add(frame.AppendDone(frame.AppendVocab(frame.AppendMagic(nil), frame.Vocab{Name: []byte("ab"), Specials: []byte("\x00\x00\x00\x01\x00\x00\x00\x02\x00\x01s")}), 0, ""))
 	f.Add(frame.AppendVocab(frame.AppendMagic(nil), frame.Vocab{Flags: frame.VocabDigest | frame.VocabText, Kind: 1}))

@@ -147,9 +147,10 @@ func TestVocabOracle(t *testing.T) {
 	}
 }
 
-// decodeFramed writes ids as TOKEN/TOKEN32 frames of random runs of 1 to 8
-// IDs, then DONE, to a push frame.Reader in random pieces of 1 to 40
-// bytes, and decodes the token frames it returns.
+// decodeFramed writes ids as token frames, TOKEN/TOKEN32 frames of random
+// runs of 1 to 8 IDs and short token frames of one (SPEC.md §3.1), then
+// DONE, to a push frame.Reader in random pieces of 1 to 40 bytes, and
+// decodes the token frames it returns.
 func decodeFramed(v *vocab.Vocabulary, ids []uint32, rng *rand.Rand) (string, []string, error) {
 	body := frame.AppendMagic(nil)
 	for i := 0; i < len(ids); {
@@ -157,7 +158,11 @@ func decodeFramed(v *vocab.Vocabulary, ids []uint32, rng *rand.Rand) (string, []
 		if rng.IntN(3) == 0 {
 			n = 1
 		}
-		body = frame.AppendToken(body, ids[i:i+n]...)
+		if n == 1 && rng.IntN(2) == 0 {
+			body = frame.AppendShortToken(body, ids[i])
+		} else {
+			body = frame.AppendToken(body, ids[i:i+n]...)
+		}
 		i += n
 	}
 	body = frame.AppendDone(body, frame.StopEndTurn, "")
@@ -176,7 +181,7 @@ func decodeFramed(v *vocab.Vocabulary, ids []uint32, rng *rand.Rand) (string, []
 				return err
 			}
 			switch f.Type {
-			case frame.TypeToken, frame.TypeToken32:
+			case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 				if buf, err = f.Tokens(buf[:0]); err != nil {
 					return err
 				}

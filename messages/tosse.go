@@ -86,7 +86,7 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 			return s.citation(b, block, data)
 		}
 		return s.delta(b, block, kind, data)
-	case frame.TypeToken, frame.TypeToken32:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 		if s.opts.Detokenize == nil {
 			return b, &Error{Err: ErrMalformed, Detail: "token frames need EncoderOptions.Detokenize"}
 		}

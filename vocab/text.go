@@ -49,15 +49,20 @@ func (t *Text) AppendFrame(dst []byte, f frame.Frame) ([]byte, error) {
 		return dst, t.err
 	}
 	switch f.Type {
-	case frame.TypeToken, frame.TypeToken32:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 		t.tokens = true
 		if t.textToo {
 			return dst, nil
 		}
 		// A stream flushed at every token has one ID a frame: its common
-		// case costs no further call.
-		if p := f.Payload; f.Type == frame.TypeToken && len(p) == 2 && t.d.v != nil {
-			if out, ok := t.d.appendWhole(dst, uint32(p[0])<<8|uint32(p[1])); ok {
+		// case costs no further call. A token frame of 2 or 3 bytes is
+		// one ID, u16 (TOKEN, SHORT_TOKEN) or u24 (SHORT_TOKEN24).
+		if p := f.Payload; uint(len(p)-2) <= 1 && t.d.v != nil {
+			id := uint32(p[0])<<8 | uint32(p[1])
+			if len(p) == 3 {
+				id = id<<8 | uint32(p[2])
+			}
+			if out, ok := t.d.appendWhole(dst, id); ok {
 				return out, nil
 			}
 		}
@@ -81,7 +86,12 @@ func (t *Text) appendTokens(dst []byte, f frame.Frame) ([]byte, error) {
 	var err error
 	// Each ID tries Next's common case inline first (appendWhole), so
 	// most IDs cost no call; any other goes through Next.
-	if f.Type == frame.TypeToken {
+	switch f.Type {
+	case frame.TypeShortToken24:
+		if len(p) == 3 { // as a Reader returns it; a hand-made frame of another length holds no ID
+			dst, _, err = t.d.Next(dst, uint32(p[0])<<16|uint32(p[1])<<8|uint32(p[2]))
+		}
+	case frame.TypeToken, frame.TypeShortToken:
 		for i := 0; i+1 < len(p) && err == nil; i += 2 {
 			id := uint32(p[i])<<8 | uint32(p[i+1])
 			if out, ok := t.d.appendWhole(dst, id); ok {
@@ -90,7 +100,7 @@ func (t *Text) appendTokens(dst []byte, f frame.Frame) ([]byte, error) {
 			}
 			dst, _, err = t.d.Next(dst, id)
 		}
-	} else {
+	default:
 		for i := 0; i+3 < len(p) && err == nil; i += 4 {
 			id := binary.BigEndian.Uint32(p[i:])
 			if out, ok := t.d.appendWhole(dst, id); ok {

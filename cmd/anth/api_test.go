@@ -416,7 +416,7 @@ func TestChatDump(t *testing.T) {
 	}
 	out.Reset()
 	run([]string{"dump", "--api", "chat"}, bytes.NewReader(frame.AppendDone(frame.AppendMagic(nil), frame.StopToolUse, "")), &out)
-	if !strings.Contains(out.String(), "DONE            1  tool_calls") {
+	if !strings.Contains(out.String(), "DONE              1  tool_calls") {
 		t.Errorf("dump --api chat of a DONE: %q", out.String())
 	}
 }

@@ -323,7 +323,7 @@ func decodeJSONL(out io.Writer, in io.Reader, api *streamAPI) error {
 func jsonlFields(off int64, f frame.Frame, api *streamAPI) map[string]any {
 	m := map[string]any{"offset": off, "type": f.Type.String(), "length": len(f.Payload)}
 	switch f.Type {
-	case frame.TypeToken, frame.TypeToken32:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 		ids, _ := f.Tokens(nil)
 		if ids == nil {
 			ids = []uint32{}

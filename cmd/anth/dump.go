@@ -77,8 +77,8 @@ func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error 
 			return err
 		}
 		off := r.Offset() - int64(f.Size())
-		if v != nil && (f.Type == frame.TypeToken || f.Type == frame.TypeToken32) {
-			fmt.Fprintf(w, "%6d  %-11s %5d  %s\n", off, f.Type, len(f.Payload), describeTokens(f, v))
+		if v != nil && f.Type.IsToken() {
+			fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describeTokens(f, v))
 		} else {
 			printFrame(w, off, f, api)
 		}
@@ -99,15 +99,19 @@ func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error 
 	return werr
 }
 
+// dumpLine is a frame's line: offset, type (SHORT_TOKEN24, the longest
+// name, fits), payload length, payload.
+const dumpLine = "%6d  %-13s %5d  %s\n"
+
 func printFrame(w io.Writer, off int64, f frame.Frame, api *streamAPI) {
-	fmt.Fprintf(w, "%6d  %-11s %5d  %s\n", off, f.Type, len(f.Payload), describe(f, api))
+	fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describe(f, api))
 }
 
 // describe renders a frame's payload for people, naming stop reasons and
 // error types as api does and inflating EVENT data with its dictionary.
 func describe(f frame.Frame, api *streamAPI) string {
 	switch f.Type {
-	case frame.TypeToken, frame.TypeToken32:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 		ids, _ := f.Tokens(nil)
 		s := make([]string, len(ids))
 		for i, id := range ids {

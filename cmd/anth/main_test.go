@@ -16,7 +16,7 @@ func TestDemo(t *testing.T) {
 	if err := run([]string{"demo"}, nil, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"decode to the same response", "DONE            1  end_turn", "the size of SSE"} {
+	for _, want := range []string{"decode to the same response", "DONE              1  end_turn", "the size of SSE"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
@@ -39,6 +39,8 @@ func TestSamplePieces(t *testing.T) {
 func TestDump(t *testing.T) {
 	b := frame.AppendMagic(nil)
 	b = frame.AppendToken(b, 42, 100276)
+	b = frame.AppendShortToken(b, 7)
+	b = frame.AppendShortToken(b, 200018)
 	b = frame.AppendText(b, 2, []byte("hi"))
 	b = frame.Frame{Type: 0x99, Payload: []byte{1, 2}}.Append(b)
 	b = frame.AppendError(b, frame.CodeOverloaded, "Overloaded")
@@ -47,11 +49,13 @@ func TestDump(t *testing.T) {
 	if err := run([]string{"dump"}, bytes.NewReader(b), &out); err != nil {
 		t.Fatal(err)
 	}
-	want := `     4  TOKEN32         8  42 100276
-    15  TEXT            4  block 2 "hi"
-    22  TYPE(0x99)      2  skipped ignorable type: 01 02
-    27  ERROR          12  529 overloaded_error "Overloaded"
-    42  DONE            4  stop_sequence "END"
+	want := `     4  TOKEN32           8  42 100276
+    15  SHORT_TOKEN       2  7
+    18  SHORT_TOKEN24     3  200018
+    22  TEXT              4  block 2 "hi"
+    29  TYPE(0x99)        2  skipped ignorable type: 01 02
+    34  ERROR            12  529 overloaded_error "Overloaded"
+    49  DONE              4  stop_sequence "END"
 `
 	if out.String() != want {
 		t.Fatalf("dump printed\n%s\nwant\n%s", out.String(), want)
@@ -63,7 +67,7 @@ func TestDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := run([]string{"dump", path}, nil, &bytes.Buffer{})
-	if !errors.Is(err, frame.ErrTruncated) || !strings.Contains(err.Error(), "offset 51") {
+	if !errors.Is(err, frame.ErrTruncated) || !strings.Contains(err.Error(), "offset 58") {
 		t.Fatalf("dump of a cut stream: %v", err)
 	}
 }
