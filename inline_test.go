@@ -35,6 +35,7 @@ func TestInlined(t *testing.T) {
 		{"tiling/layout.go", "Layout.Size"},
 		{"tiling/layout.go", "Layout.Mask"},
 		{"frame/frame.go", "parseFast"},
+		{"frame/frame.go", "parseShort"},
 		// Text's loop over a frame's IDs runs it inline (issue 23).
 		{"vocab/detokenizer.go", "(*Detokenizer).appendWhole"},
 		// The matchers put each position in the hash chains through it.
@@ -45,21 +46,24 @@ func TestInlined(t *testing.T) {
 			t.Errorf("%s: %s no longer inlines:\n%s", c.file, c.fn, grepLines(report, c.fn))
 		}
 	}
-	// Reader.Next is one call a frame: parseFast is inlined in Next itself,
-	// not in a function Next calls.
+	// Reader.Next is one call a frame: parseFast and parseShort (a short
+	// token frame) are inlined in Next itself, not in a function Next
+	// calls.
 	src, err := os.ReadFile("frame/reader.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	from, to := funcLines(string(src), "func (r *Reader) Next()")
-	inlined := false
-	for _, m := range regexp.MustCompile(`(?m)^frame/reader\.go:(\d+):\d+: inlining call to parseFast`).FindAllStringSubmatch(report, -1) {
-		if line, _ := strconv.Atoi(m[1]); from <= line && line < to {
-			inlined = true
+	for _, fn := range []string{"parseFast", "parseShort"} {
+		inlined := false
+		for _, m := range regexp.MustCompile(`(?m)^frame/reader\.go:(\d+):\d+: inlining call to `+fn+`\b`).FindAllStringSubmatch(report, -1) {
+			if line, _ := strconv.Atoi(m[1]); from <= line && line < to {
+				inlined = true
+			}
 		}
-	}
-	if !inlined {
-		t.Errorf("frame.Reader.Next (lines %d-%d) no longer inlines parseFast:\n%s", from, to-1, grepLines(report, "parseFast"))
+		if !inlined {
+			t.Errorf("frame.Reader.Next (lines %d-%d) no longer inlines %s:\n%s", from, to-1, fn, grepLines(report, fn))
+		}
 	}
 }
 

@@ -21,6 +21,14 @@ func TestFastPathAgrees(t *testing.T) {
 		if !ok && e == nil && types[g.Type].fast {
 			t.Fatalf("% X: the fast path refused a %v frame the general path accepts", b, g.Type)
 		}
+		// parseShort likewise, for the short token frames.
+		f, n, ok = parseShort(b)
+		if ok && (e != nil || g.Type != f.Type || m != n || !bytes.Equal(g.Payload, f.Payload)) {
+			t.Fatalf("% X: short path %v %d, general path %v %d %v", b, f.Type, n, g.Type, m, e)
+		}
+		if !ok && e == nil && types[g.Type].short > 0 {
+			t.Fatalf("% X: the short path refused a %v frame the general path accepts", b, g.Type)
+		}
 	}
 	for typ := range 256 {
 		for n := range 20 {
@@ -45,20 +53,17 @@ func TestTypeTable(t *testing.T) {
 		if ti.known != (ti.name != "") || (ti.known && (ti.max > MaxPayload || ti.min > ti.max)) {
 			t.Errorf("type 0x%02X: inconsistent entry %+v", typ, ti)
 		}
-		if fast := ti.known && ti.check == nil && (ti.max == MaxPayload || ti.short > 0); ti.fast != fast {
+		if fast := ti.known && ti.check == nil && ti.max == MaxPayload; ti.fast != fast {
 			t.Errorf("type 0x%02X: fast is %v, want %v", typ, ti.fast, fast)
 		}
 		// SPEC.md §2: a type without a length field fixes its payload's
 		// size and is must-understand (a reader that does not know it
 		// could not skip it).
-		if ti.fast && ti.min&ti.mask != 0 {
-			t.Errorf("type 0x%02X: min %d not aligned to mask %d: parseFast's one test needs it", typ, ti.min, ti.mask)
-		}
-		if ti.short > 0 && (ti.min != ti.short || ti.max != ti.short || ti.hdr != 1 || ti.lenMask != 0 || Type(typ).Ignorable()) {
+		if ti.short > 0 && (ti.min != ti.short || ti.max != ti.short || ti.hdr != 1 || ti.check != nil || Type(typ).Ignorable()) {
 			t.Errorf("type 0x%02X: inconsistent short entry %+v", typ, ti)
 		}
-		if ti.short == 0 && (ti.hdr != HeaderSize || ti.lenMask != 0xFFFF) {
-			t.Errorf("type 0x%02X: a length-field type with header %d, mask %#x", typ, ti.hdr, ti.lenMask)
+		if ti.short == 0 && ti.hdr != HeaderSize {
+			t.Errorf("type 0x%02X: a length-field type with header %d", typ, ti.hdr)
 		}
 		if ti.known && ti.min != ti.max && ti.min > 0 && ti.want == "" {
 			t.Errorf("type 0x%02X: no description of its lengths", typ)

@@ -160,7 +160,12 @@ func (r *Reader) Next() (Frame, error) {
 	// unknown type) needs no more than that ERROR is not among them. The
 	// state is set by next, where it changes, not tested frame by frame.
 	if r.body {
-		if f, n, ok := parseFast(r.buf[r.start:r.end]); ok && f.Type != TypeError {
+		b := r.buf[r.start:r.end]
+		f, n, ok := parseShort(b)
+		if !ok {
+			f, n, ok = parseFast(b)
+		}
+		if ok && f.Type != TypeError {
 			r.start += n
 			r.off += int64(n)
 			return f, nil

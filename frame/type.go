@@ -1,9 +1,6 @@
 package frame
 
-import (
-	"math"
-	"strconv"
-)
+import "strconv"
 
 // Wire constants of SPEC.md §2.
 const (
@@ -71,18 +68,10 @@ type typeInfo struct {
 	check func(p []byte) (at int, detail string, ok bool)
 	fast  bool
 	// short is the payload size of a type with no length field (SPEC.md
-	// §2: the short token frames), 0 for a type with one.
-	short int
-	// What init derives for parseFast, which reads any frame without a
-	// branch on its kind: hdr is the header's size (1 or HeaderSize);
-	// a frame ends at end0 + length&lenMask (end0 is hdr + short, lenMask
-	// 0 or 0xFFFF); and a frame ending at end is one parseFast may take
-	// when (end-fastEnd)&fastMask == 0, one test for fast, min and mask
-	// together: fastEnd is hdr + min for a fast type and past any frame
-	// for the rest, fastMask is mask with the sign bit, and end-fastEnd
-	// is negative below min and keeps the length's alignment above it
-	// (min is aligned).
-	hdr, end0, lenMask, fastEnd, fastMask int
+	// §2: the short token frames, which parseShort takes), 0 for a type
+	// with one; hdr, which init sets, is the header's size: 1 then,
+	// HeaderSize otherwise.
+	short, hdr int
 }
 
 var types = [256]typeInfo{
@@ -94,8 +83,8 @@ var types = [256]typeInfo{
 	TypeText:         {name: "TEXT", known: true, fast: true, min: 2, max: MaxPayload, want: "at least 2"},                           // §3.5
 	TypeDelta:        {name: "DELTA", known: true, min: 3, max: MaxPayload, want: "at least 3", check: checkDelta},                   // §3.8
 	TypeBlock:        {name: "BLOCK", known: true, min: 3, max: 3, want: "3", check: checkBlock},                                     // §3.9
-	TypeShortToken:   {name: "SHORT_TOKEN", known: true, fast: true, min: 2, max: 2, short: 2, want: "2"},                            // §3.1
-	TypeShortToken24: {name: "SHORT_TOKEN24", known: true, fast: true, min: 3, max: 3, short: 3, want: "3"},                          // §3.1
+	TypeShortToken:   {name: "SHORT_TOKEN", known: true, min: 2, max: 2, short: 2, want: "2"},                                        // §3.1
+	TypeShortToken24: {name: "SHORT_TOKEN24", known: true, min: 3, max: 3, short: 3, want: "3"},                                      // §3.1
 	TypePad:          {name: "PAD", known: true, fast: true, min: 0, max: MaxPayload},                                                // §3.6
 	TypeCacheUsage:   {name: "CACHE_USAGE", known: true, min: cacheUsageSize, max: cacheUsageSize, want: "8"},                        // §3.7
 	TypeEvent:        {name: "EVENT", known: true, min: 2, max: MaxPayload, want: "at least 2", check: checkEvent},                   // §3.10
@@ -104,16 +93,9 @@ var types = [256]typeInfo{
 
 func init() {
 	for t := range types {
-		ti := &types[t]
-		if ti.short > 0 {
-			ti.hdr = 1
-		} else {
-			ti.hdr, ti.lenMask = HeaderSize, 0xFFFF
-		}
-		ti.end0 = ti.hdr + ti.short
-		ti.fastEnd, ti.fastMask = MaxFrameSize+1, ti.mask|math.MinInt
-		if ti.fast {
-			ti.fastEnd = ti.hdr + ti.min
+		types[t].hdr = HeaderSize
+		if types[t].short > 0 {
+			types[t].hdr = 1
 		}
 	}
 }
