@@ -161,11 +161,12 @@ func (r *Reader) Next() (Frame, error) {
 	// state is set by next, where it changes, not tested frame by frame.
 	if r.body {
 		b := r.buf[r.start:r.end]
-		f, n, ok := parseShort(b)
-		if !ok {
-			f, n, ok = parseFast(b)
+		if f, n, ok := parseShort(b); ok {
+			r.start += n
+			r.off += int64(n)
+			return f, nil
 		}
-		if ok && f.Type != TypeError {
+		if f, n, ok := parseFast(b); ok && f.Type != TypeError {
 			r.start += n
 			r.off += int64(n)
 			return f, nil
