@@ -29,7 +29,8 @@ func sseResponse() []byte {
 // BenchmarkSSEBridge converts the 1,000-token response SSE → ANTH and
 // ANTH → SSE, and reports the sizes per token: the SSE, the bridged ANTH
 // (TEXT frames and the message events), and what a server that sends
-// token IDs instead (TOKEN frames) would send.
+// token IDs instead (a short token frame each, as frame.Writer's
+// WriteToken sends a token at a time) would send.
 func BenchmarkSSEBridge(b *testing.B) {
 	in := sseResponse()
 	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(in), messages.DecoderOptions{}))
@@ -38,7 +39,7 @@ func BenchmarkSSEBridge(b *testing.B) {
 	}
 	tokenMode := frame.AppendMagic(nil)
 	for _, t := range benchTokens {
-		tokenMode = frame.AppendToken(tokenMode, t.id)
+		tokenMode = frame.AppendShortToken(tokenMode, t.id)
 	}
 	tokenMode = frame.AppendUsage(tokenMode, frame.Usage{InputTokens: 25, OutputTokens: streamTokens})
 	tokenMode = frame.AppendDone(tokenMode, frame.StopEndTurn, "")
