@@ -191,7 +191,7 @@ type GatewayOptions struct {
 	// vocabulary whose IDs that model's streams carry as the API's own
 	// data (vLLM's token_ids, SPEC.md §7b.2), which the bridge cannot
 	// name. An ANTH client of such a stream gets a VOCAB frame naming it
-	// before the first TOKEN or TOKEN32 frame (§3.13: with the text flag,
+	// before the first token frame (§3.13: with the text flag,
 	// as the text travels too; by its special table's digest when the
 	// request's vocab.Header lists its hash), so a client that holds it
 	// can read the IDs, and the gateway serves it as it serves

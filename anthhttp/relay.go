@@ -58,7 +58,7 @@ type relay struct {
 	canonp *[]byte // where canon goes back to gatherBufs
 
 	// vocab, until it is written, is a VOCAB frame to put before the
-	// stream's first TOKEN or TOKEN32 frame (SPEC.md §3.13): the
+	// stream's first token frame (SPEC.md §3.13): the
 	// vocabulary the gateway knows the upstream's token IDs index
 	// (vLLM's token_ids, §7b.2), which the bridge itself cannot name.
 	vocab []byte

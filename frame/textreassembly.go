@@ -20,8 +20,8 @@ import (
 // citations too. The Encoder, which must pass every kind on, calls Append
 // with the kind itself.
 //
-// TOKEN and TOKEN32 frames give no text here: their IDs need a vocabulary,
-// which this layer does not know. Package vocab's Text embeds a Text and
+// Token frames (TOKEN, TOKEN32, SHORT_TOKEN, SHORT_TOKEN24) give no text
+// here: their IDs need a vocabulary, which this layer does not know. Package vocab's Text embeds a Text and
 // reads them through the same AppendFrame (SPEC.md §3.12–3.14).
 type Text struct {
 	blocks  map[uint16]*[DeltaSignature + 1]anthutf8.Decoder

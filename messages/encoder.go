@@ -24,8 +24,8 @@ type EncoderOptions struct {
 	// anth-deflate whose EVENTs inflated again made 1,000 MiB of SSE).
 	// anthclient.Transport sets it for an anth-deflate response.
 	Coded bool
-	// Detokenize, if set, spells token IDs for TOKEN and TOKEN32 frames,
-	// appending their bytes (any UTF-8 split is reassembled) to dst.
+	// Detokenize, if set, spells token IDs for token frames (TOKEN,
+	// TOKEN32, SHORT_TOKEN, SHORT_TOKEN24), appending their bytes (any UTF-8 split is reassembled) to dst.
 	// Without it token frames are an error: SSE carries text.
 	Detokenize func(dst []byte, ids []uint32) []byte
 }

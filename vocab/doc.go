@@ -1,4 +1,4 @@
-// Package vocab turns the token IDs of TOKEN and TOKEN32 frames (SPEC.md
+// Package vocab turns the token IDs of token frames (SPEC.md
 // §3.1) back into text. A Vocabulary maps each ID to its bytes and marks the
 // special tokens (end of text, BOS, …) by name. It is loaded from a tiktoken
 // .tiktoken file (cl100k_base, o200k_base, Llama 3's tokenizer.model) with
@@ -20,7 +20,7 @@
 //
 // A response names its vocabulary in a VOCAB frame (SPEC.md §3.13):
 // Vocabulary.Vocab makes its payload for a server, and Text reads a
-// response's text from TOKEN and TOKEN32 frames through the call that reads
+// response's text from token frames through the call that reads
 // TEXT frames, checking the VOCAB frame against the Vocabulary it holds
 // (ErrUnknownVocabulary when they differ). ParseHolds and AppendHolds read
 // and write the Anth-Vocabularies request header (SPEC.md §3.14), in which a

@@ -7,7 +7,7 @@ import (
 )
 
 // Text gives a response's text from its frames through the call that gives
-// TEXT frames' text, frame.Text's AppendFrame, and reads TOKEN and TOKEN32
+// TEXT frames' text, frame.Text's AppendFrame, and reads the token
 // frames as text with a Vocabulary (SPEC.md §3.12–3.14):
 //
 //   - A VOCAB frame is checked against the Vocabulary (Vocabulary.Check): a
