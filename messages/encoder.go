@@ -25,8 +25,9 @@ type EncoderOptions struct {
 	// anthclient.Transport sets it for an anth-deflate response.
 	Coded bool
 	// Detokenize, if set, spells token IDs for token frames (TOKEN,
-	// TOKEN32, SHORT_TOKEN, SHORT_TOKEN24), appending their bytes (any UTF-8 split is reassembled) to dst.
-	// Without it token frames are an error: SSE carries text.
+	// TOKEN32, SHORT_TOKEN, SHORT_TOKEN24), appending their bytes (any
+	// UTF-8 split is reassembled) to dst. Without it token frames are an
+	// error: SSE carries text.
 	Detokenize func(dst []byte, ids []uint32) []byte
 }
 
