@@ -370,7 +370,9 @@ class ToChat {
         this.obf = f.payload.length;
         return;
       case Type.TOKEN:
-      case Type.TOKEN32: {
+      case Type.TOKEN32:
+      case Type.SHORT_TOKEN:
+      case Type.SHORT_TOKEN24: {
         this.markContent();
         if (this.native) return; // a stream's own token IDs: no chunk field spells them
         const ids = f.tokens();

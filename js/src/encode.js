@@ -5,7 +5,7 @@
 
 import { AnthError } from './errors.js';
 import { BlockOp, DeltaKind, EVENT_MORE, EventEncoding, Frame, StopReason, VocabFlag, checkHeader, checkPayload } from './frame.js';
-import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, PPM, Type, VOCAB_DIGEST_SIZE, VOCAB_FIXED, VOCAB_HASH_SIZE } from './type.js';
+import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, PPM, Type, VOCAB_DIGEST_SIZE, VOCAB_FIXED, VOCAB_HASH_SIZE, headerSize } from './type.js';
 
 const utf8 = new TextEncoder();
 
@@ -23,6 +23,8 @@ export function encodeMagic() {
 }
 
 /**
+ * header writes a frame header at b[i] and returns where the payload goes:
+ * the type byte alone for a type with no length field (SPEC.md §2).
  * @param {Uint8Array} b
  * @param {number} i
  * @param {number} t
@@ -30,6 +32,7 @@ export function encodeMagic() {
  */
 function header(b, i, t, n) {
   b[i] = t;
+  if (headerSize(t) !== HEADER_SIZE) return i + 1;
   b[i + 1] = n >> 8;
   b[i + 2] = n & 0xff;
   return i + HEADER_SIZE;
@@ -111,6 +114,29 @@ export function encodeToken(ids) {
       b[i++] = ids[k] & 0xff;
     }
   }
+  return b;
+}
+
+/**
+ * encodeShortToken encodes one token ID in the smallest frame that holds it
+ * (SPEC.md §3.1, Go's AppendShortToken): a SHORT_TOKEN frame (3 bytes) for
+ * an ID below 65,536, a SHORT_TOKEN24 frame (4 bytes) below 2^24, else a
+ * TOKEN32 frame of the one ID (7 bytes). It is the frame of a server that
+ * flushes each token as it samples it; several IDs at a flush go in
+ * encodeToken's or encodeTokenRuns' frames, which a length makes smaller
+ * from three IDs on.
+ * @param {number} id
+ * @returns {Uint8Array}
+ */
+export function encodeShortToken(id) {
+  checkInt(id, 0xffffffff, 'token ID');
+  if (id > 0xffffff) return encodeToken([id]);
+  const wide = id > 0xffff;
+  const b = new Uint8Array(wide ? 4 : 3);
+  let i = header(b, 0, wide ? Type.SHORT_TOKEN24 : Type.SHORT_TOKEN, b.length - 1);
+  if (wide) b[i++] = id >> 16;
+  b[i++] = (id >> 8) & 0xff;
+  b[i] = id & 0xff;
   return b;
 }
 
@@ -335,8 +361,8 @@ export function encodeEvent(encoding, name, data) {
 
 /**
  * encodeVocab encodes a VOCAB frame (SPEC.md §3.13), naming the vocabulary
- * the response's TOKEN and TOKEN32 frames index; send it before the first
- * of them. v is as Frame.vocab gives it (name a string or bytes): the
+ * the response's token frames index; send it before the first of them. v
+ * is as Frame.vocab gives it (name a string or bytes): the
  * special table without VocabFlag.DIGEST, its 8-byte digest with it. A v
  * that a reader would reject (unknown flags or kind, a hash not of 32
  * bytes, a name over 255 bytes, a malformed or too long table) throws an
@@ -388,7 +414,7 @@ export function encodeFrame(f) {
     return encodeDone(reason, stopSequence);
   }
   if (p.length > MAX_PAYLOAD) throw new AnthError('TooLarge', -1, `payload of ${p.length} bytes, want at most 65535`, f.type);
-  const b = new Uint8Array(HEADER_SIZE + p.length);
+  const b = new Uint8Array(headerSize(f.type) + p.length);
   b.set(p, header(b, 0, f.type, p.length));
   const e = checkHeader(f.type, p.length, 0) ?? checkPayload(f.type, p, 0);
   if (e) throw e;

@@ -3,7 +3,7 @@
 // follows live in type.js's table.
 
 import { AnthError } from './errors.js';
-import { HEADER_SIZE, MAGIC, Type, VOCAB_DIGEST_SIZE, VOCAB_FIXED, VOCAB_HASH_SIZE, isIgnorable, typeInfo, u32 } from './type.js';
+import { HEADER_SIZE, MAGIC, Type, VOCAB_DIGEST_SIZE, VOCAB_FIXED, VOCAB_HASH_SIZE, frameSize, headerSize, isIgnorable, typeInfo, u24, u32 } from './type.js';
 
 /** Why the model stopped (SPEC.md §3.4); reasons 8–255 are carried as numbers. */
 export const StopReason = Object.freeze({
@@ -53,7 +53,7 @@ export const VocabFlag = Object.freeze({ TEXT: 1, DIGEST: 2 });
 
 /**
  * @typedef {object} VocabPayload a VOCAB frame's payload (SPEC.md §3.13):
- *   the vocabulary a response's TOKEN and TOKEN32 frames index (Go's
+ *   the vocabulary a response's token frames index (Go's
  *   frame.Vocab). The byte fields are views of the payload.
  * @property {number} flags VocabFlag bits
  * @property {number} kind 0 byte-level, 1 SentencePiece (SPEC.md §3.12)
@@ -145,13 +145,17 @@ export class Frame {
     this.payload = payload;
   }
 
-  /** The frame's encoded size, header included. */
+  /**
+   * The frame's encoded size, header included: 1 + the payload for a short
+   * token frame, which has no length field (SPEC.md §2).
+   */
   get size() {
-    return HEADER_SIZE + this.payload.length;
+    return headerSize(this.type) + this.payload.length;
   }
 
   /**
-   * tokens returns the token IDs of a TOKEN or TOKEN32 frame.
+   * tokens returns the token IDs of a token frame (SPEC.md §3.1): TOKEN,
+   * TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, the short two one ID each.
    * @returns {number[]}
    */
   tokens() {
@@ -161,8 +165,12 @@ export class Frame {
       for (let i = 0; i + 1 < p.length; i += 2) ids.push((p[i] << 8) | p[i + 1]);
     } else if (this.type === Type.TOKEN32) {
       for (let i = 0; i + 3 < p.length; i += 4) ids.push(u32(p, i));
+    } else if (this.type === Type.SHORT_TOKEN && p.length === 2) {
+      ids.push((p[0] << 8) | p[1]);
+    } else if (this.type === Type.SHORT_TOKEN24 && p.length === 3) {
+      ids.push(u24(p, 0));
     } else {
-      throw this.#wrongType('TOKEN or TOKEN32');
+      throw this.#wrongType('a token frame');
     }
     return ids;
   }
@@ -290,7 +298,7 @@ export function checkHeader(t, n, base) {
 export function checkPayload(t, p, base) {
   const check = typeInfo(t)?.check;
   const fault = check?.(p);
-  if (fault) return new AnthError('Malformed', base + HEADER_SIZE + fault[0], fault[1], t);
+  if (fault) return new AnthError('Malformed', base + headerSize(t) + fault[0], fault[1], t);
 }
 
 /**
@@ -306,17 +314,19 @@ export function checkPayload(t, p, base) {
  */
 export function parseFrame(b, base = 0) {
   if (b.length < HEADER_SIZE) {
-    throw new AnthError('Truncated', base + b.length, `frame header needs 3 bytes, have ${b.length}`);
+    // Every frame has 3 bytes: a header, or a short token frame's type and ID.
+    throw new AnthError('Truncated', base + b.length, `frame needs at least 3 bytes, have ${b.length}`);
   }
   const t = b[0];
-  const n = (b[1] << 8) | b[2];
+  const h = headerSize(t);
+  const end = frameSize(b, 0);
+  const n = end - h;
   const e = checkHeader(t, n, base);
   if (e) throw e;
-  const end = HEADER_SIZE + n;
   if (b.length < end) {
-    throw new AnthError('Truncated', base + b.length, `payload of ${n} bytes, have ${b.length - HEADER_SIZE}`, t);
+    throw new AnthError('Truncated', base + b.length, `payload of ${n} bytes, have ${b.length - h}`, t);
   }
-  const p = b.subarray(HEADER_SIZE, end);
+  const p = b.subarray(h, end);
   const pe = checkPayload(t, p, base);
   if (pe) throw pe;
   return { frame: new Frame(t, p), n: end };

@@ -5,11 +5,12 @@
 // the official Anthropic and OpenAI TypeScript SDKs.
 
 export { AnthError, StatusError, VocabError } from './errors.js';
-export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable } from './type.js';
+export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable, isToken } from './type.js';
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, VocabFlag, parseFrame, parseMagic } from './frame.js';
 export {
   encodeMagic,
   encodeToken,
+  encodeShortToken,
   encodeTokenRuns,
   encodeUsage,
   encodeCacheUsage,

@@ -7,7 +7,7 @@ import { AnthError } from './errors.js';
 import { ACCEPT, CONTENT_TYPE, checkedBody, isResponse } from './http.js';
 import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } from './resume.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
-import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, isIgnorable, typeInfo } from './type.js';
+import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, frameSize, headerSize, isIgnorable, typeInfo } from './type.js';
 
 /**
  * What the reader's steps return when the input given so far is not enough;
@@ -214,7 +214,7 @@ export class FrameReader {
 
   /**
    * fast takes the frames that lie whole in the piece being fed and whose
-   * header alone decides them (TEXT, TOKEN, TOKEN32, PAD: type.js's fast
+   * header alone decides them (TEXT, the token frames, PAD: type.js's fast
    * flag), while nothing is held or being joined and the response has not
    * ended: the per-token path. #next takes everything else, as Go's
    * parseFast leaves the rest to parse.
@@ -225,13 +225,16 @@ export class FrameReader {
     const b = this.#chunk;
     let i = this.#cPos;
     for (;;) {
-      if (b.length - i < HEADER_SIZE) break;
+      if (b.length - i < HEADER_SIZE) break; // the least frame
       const t = b[i];
-      const n = (b[i + 1] << 8) | b[i + 2];
-      const end = i + HEADER_SIZE + n;
       const ti = typeInfo(t);
-      if (end > b.length || !ti?.fast || n < ti.min || (n & ti.mask) !== 0) break;
-      frames.push(new Frame(t, b.subarray(i + HEADER_SIZE, end)));
+      if (!ti?.fast) break;
+      // A short token frame has no length field (SPEC.md §2): its type fixes it.
+      const h = ti.fixed === undefined ? HEADER_SIZE : 1;
+      const n = ti.fixed ?? ((b[i + 1] << 8) | b[i + 2]);
+      const end = i + h + n;
+      if (end > b.length || n < ti.min || (n & ti.mask) !== 0) break;
+      frames.push(new Frame(t, b.subarray(i + h, end)));
       this.#starts?.push(this.#off + i - this.#cPos);
       i = end;
     }
@@ -342,24 +345,27 @@ export class FrameReader {
    * @returns {Frame | typeof NEED_MORE}
    */
   #frame() {
+    // Every frame has HEADER_SIZE bytes: a header, or a short token frame's
+    // type and (at least) two bytes of ID.
     if (!this.#window(HEADER_SIZE)) return NEED_MORE;
     let b = this.#wBuf;
     let i = this.#wAt;
     const t = b[i];
-    const n = (b[i + 1] << 8) | b[i + 2];
+    const h = headerSize(t);
+    const size = frameSize(b, i);
     // Decide what the header alone can before waiting for the payload.
-    const e = checkHeader(t, n, this.#off);
+    const e = checkHeader(t, size - h, this.#off);
     if (e) throw e;
-    if (this.#wHave < HEADER_SIZE + n) {
-      if (!this.#window(HEADER_SIZE + n)) return NEED_MORE;
+    if (this.#wHave < size) {
+      if (!this.#window(size)) return NEED_MORE;
       b = this.#wBuf;
       i = this.#wAt;
     }
-    const p = b.subarray(i + HEADER_SIZE, i + HEADER_SIZE + n);
+    const p = b.subarray(i + h, i + size);
     const pe = checkPayload(t, p, this.#off);
     if (pe) throw pe;
-    this.#consume(HEADER_SIZE + n);
-    this.#lastSize = HEADER_SIZE + n;
+    this.#consume(size);
+    this.#lastSize = size;
     return new Frame(t, p);
   }
 

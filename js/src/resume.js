@@ -9,7 +9,7 @@
 import { DeflateReader, isCoded } from './deflate.js';
 import { AnthError } from './errors.js';
 import { checkedBody } from './http.js';
-import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type } from './type.js';
+import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, frameSize } from './type.js';
 
 /**
  * The response header in which a server that keeps tails names a streamed
@@ -164,7 +164,8 @@ export async function* resumingANTH(res, body, id, again, options = {}, signal =
         // Complete what is held from the piece before: the magic, a
         // resumed body's magic, or a frame.
         while (i < b.length && (have > 0 || !magic || drop > 0)) {
-          const want = !magic || drop > 0 ? MAGIC.length : have < HEADER_SIZE ? HEADER_SIZE : HEADER_SIZE + ((pend[1] << 8) | pend[2]);
+          // A frame's first HEADER_SIZE bytes (every frame has them) give its size.
+          const want = !magic || drop > 0 ? MAGIC.length : have < HEADER_SIZE ? HEADER_SIZE : frameSize(pend, 0);
           const k = Math.min(want - have, b.length - i);
           reserve(want); // once a frame's header is in, its size: a frame in 1-byte pieces is copied once, not once a piece
           pend.set(b.subarray(i, i + k), have);
@@ -180,7 +181,7 @@ export async function* resumingANTH(res, body, id, again, options = {}, signal =
             yield pend.slice(0, have);
             given += have;
             have = 0;
-          } else if (want > HEADER_SIZE || pend[1] === 0 && pend[2] === 0) {
+          } else if (have === frameSize(pend, 0)) {
             ended ||= isEnd(pend, 0);
             const f = pend.subarray(0, have);
             pend = new Uint8Array(0);
@@ -194,7 +195,7 @@ export async function* resumingANTH(res, body, id, again, options = {}, signal =
         // The whole frames the piece holds, given as one view of it.
         const start = i;
         while (b.length - i >= HEADER_SIZE) {
-          const size = HEADER_SIZE + ((b[i + 1] << 8) | b[i + 2]);
+          const size = frameSize(b, i);
           if (b.length - i < size) break;
           ended ||= isEnd(b, i);
           i += size;

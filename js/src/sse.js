@@ -26,7 +26,7 @@ export const DEFAULT_MAX_OPEN_BLOCKS = 64;
  * @property {string} [model] the model named in the message_start written for a stream that has none; default "unknown"
  * @property {string} [messageId] the id of that message_start; default "msg_anth"
  * @property {(ids: number[]) => Uint8Array} [detokenize] spells the token IDs
- *   of TOKEN and TOKEN32 frames as UTF-8 bytes (a split character is put
+ *   of token frames (SPEC.md §3.1) as UTF-8 bytes (a split character is put
  *   together); without it, token frames are an error: SSE carries text
  */
 
@@ -164,6 +164,8 @@ class ToSSE {
       }
       case Type.TOKEN:
       case Type.TOKEN32:
+      case Type.SHORT_TOKEN:
+      case Type.SHORT_TOKEN24:
         if (!this.opts.detokenize) throw new AnthError('Malformed', -1, 'token frames need the detokenize option');
         return this.delta(0, 0, this.opts.detokenize(f.tokens()));
       case Type.BLOCK: {

@@ -4,7 +4,11 @@
 
 /** The 4 bytes that start every ANTH stream and request: "ANTH". */
 export const MAGIC = Object.freeze([0x41, 0x4e, 0x54, 0x48]);
-/** The size of a frame header: type u8, payload length u16. */
+/**
+ * The size of a frame header: type u8, payload length u16. It is also the
+ * least size of any frame: a type with no length field (TypeInfo.fixed)
+ * fixes a payload of at least 2 bytes.
+ */
 export const HEADER_SIZE = 3;
 /** The largest payload one frame can declare (SPEC.md §2). */
 export const MAX_PAYLOAD = 0xffff;
@@ -19,6 +23,8 @@ export const Type = Object.freeze({
   TEXT: 0x05,
   DELTA: 0x06,
   BLOCK: 0x07,
+  SHORT_TOKEN: 0x08,
+  SHORT_TOKEN24: 0x09,
   PAD: 0x80,
   CACHE_USAGE: 0x81,
   EVENT: 0x82,
@@ -58,6 +64,9 @@ export const PPM = 1_000_000;
  * @property {boolean} [fast] the header alone decides the frame's validity
  *   and the response grammar does not look at it: FrameReader's per-token
  *   path takes it
+ * @property {number} [fixed] the payload length of a type with no length
+ *   field (SPEC.md §2): its header is the type byte alone, and min and max
+ *   are this length. headerSize and frameSize read it for every parser.
  */
 
 /** @type {(TypeInfo | undefined)[]} */
@@ -70,6 +79,8 @@ types[Type.TOKEN32] = { name: 'TOKEN32', fast: true, min: 4, max: MAX_PAYLOAD, m
 types[Type.TEXT] = { name: 'TEXT', fast: true, min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2' }; // §3.5
 types[Type.DELTA] = { name: 'DELTA', min: 3, max: MAX_PAYLOAD, mask: 0, want: 'at least 3', check: checkDelta }; // §3.8
 types[Type.BLOCK] = { name: 'BLOCK', min: 3, max: 3, mask: 0, want: '3', check: checkBlock }; // §3.9
+types[Type.SHORT_TOKEN] = { name: 'SHORT_TOKEN', fast: true, fixed: 2, min: 2, max: 2, mask: 0, want: '2' }; // §3.1, no length field (§2)
+types[Type.SHORT_TOKEN24] = { name: 'SHORT_TOKEN24', fast: true, fixed: 3, min: 3, max: 3, mask: 0, want: '3' }; // §3.1, no length field (§2)
 types[Type.PAD] = { name: 'PAD', fast: true, min: 0, max: MAX_PAYLOAD, mask: 0, want: '' }; // §3.6
 types[Type.CACHE_USAGE] = { name: 'CACHE_USAGE', min: 8, max: 8, mask: 0, want: '8' }; // §3.7
 types[Type.EVENT] = { name: 'EVENT', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2', check: checkEvent }; // §3.10
@@ -83,6 +94,40 @@ types[Type.VOCAB] = { name: 'VOCAB', min: VOCAB_FIXED + 4, max: MAX_PAYLOAD, mas
  */
 export function typeInfo(t) {
   return types[t];
+}
+
+/**
+ * headerSize returns the size of the header of a frame of type t: the type
+ * byte alone for a type with no length field (the short token frames,
+ * SPEC.md §2), else HEADER_SIZE. An unknown type has a length field: a
+ * reader skips an unknown ignorable type by it.
+ * @param {number} t
+ */
+export function headerSize(t) {
+  return types[t]?.fixed === undefined ? HEADER_SIZE : 1;
+}
+
+/**
+ * frameSize returns the size of the frame at b[i], header included, from
+ * its first HEADER_SIZE bytes, which b must hold (every frame has that
+ * many): the type byte and the payload its type fixes, or the header and
+ * the length it declares.
+ * @param {Uint8Array} b
+ * @param {number} i
+ */
+export function frameSize(b, i) {
+  const fixed = types[b[i]]?.fixed;
+  return fixed === undefined ? HEADER_SIZE + ((b[i + 1] << 8) | b[i + 2]) : 1 + fixed;
+}
+
+/**
+ * isToken reports whether frame type t is a token frame (SPEC.md §3.1):
+ * TOKEN, TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, whose IDs a receiver reads
+ * the same way, in order.
+ * @param {number} t
+ */
+export function isToken(t) {
+  return t === Type.TOKEN || t === Type.TOKEN32 || t === Type.SHORT_TOKEN || t === Type.SHORT_TOKEN24;
 }
 
 /**
@@ -103,6 +148,11 @@ export function isIgnorable(t) {
 export function typeName(t) {
   const ti = types[t];
   return ti ? ti.name : 'TYPE(0x' + t.toString(16).toUpperCase().padStart(2, '0') + ')';
+}
+
+/** @param {Uint8Array} p @param {number} i */
+export function u24(p, i) {
+  return (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
 }
 
 /** @param {Uint8Array} p @param {number} i */

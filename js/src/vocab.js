@@ -1,4 +1,4 @@
-// Vocabularies (SPEC.md §3.12): what a token ID of a TOKEN or TOKEN32 frame
+// Vocabularies (SPEC.md §3.12): what a token ID of a token frame (§3.1)
 // stands for, and the hash that names a vocabulary. The JavaScript twin of
 // Go's package vocab (vocab.go); the loaders are in tiktoken.js, hf.js,
 // llama2c.js and vocabfile.js, the streaming decoder in detokenizer.js.

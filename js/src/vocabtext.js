@@ -1,7 +1,7 @@
 // Text from a response's frames whatever carries it (SPEC.md §3.12–3.14):
-// TEXT frames through a TextReassembler, TOKEN and TOKEN32 frames through a
-// Detokenizer, a VOCAB frame checked against the vocabularies held. The
-// twin of Go's vocab.Text.
+// TEXT frames through a TextReassembler, token frames (TOKEN, TOKEN32,
+// SHORT_TOKEN, SHORT_TOKEN24) through a Detokenizer, a VOCAB frame checked
+// against the vocabularies held. The twin of Go's vocab.Text.
 
 import { Detokenizer } from './detokenizer.js';
 import { encodeMagic, encodeText } from './encode.js';
@@ -10,7 +10,7 @@ import { VocabError } from './errors.js';
 import { VocabFlag } from './frame.js';
 import { TextReassembler } from './text.js';
 import { FrameReader, readFrames } from './reader.js';
-import { HEADER_SIZE, Type, u32 } from './type.js';
+import { Type, headerSize, isToken, u24, u32 } from './type.js';
 
 const KINDS = ['byte-level', 'sentencepiece'];
 
@@ -128,8 +128,8 @@ export class VocabText {
   }
 
   /**
-   * add returns the text a frame completes: for a TOKEN or TOKEN32 frame
-   * the text of its IDs (whole characters; '' when held back), and for
+   * add returns the text a frame completes: for a token frame (SPEC.md
+   * §3.1) the text of its IDs (whole characters; '' when held back), and for
    * every other frame what TextReassembler.add gives (null for a frame
    * that carries no text, a VOCAB frame among them). It throws a
    * VocabError as the class comment says.
@@ -142,6 +142,8 @@ export class VocabText {
     switch (f.type) {
       case Type.TOKEN:
       case Type.TOKEN32:
+      case Type.SHORT_TOKEN:
+      case Type.SHORT_TOKEN24:
         this.#tokens = true;
         return this.#textToo ? '' : this.#ids(f);
       case Type.VOCAB:
@@ -180,11 +182,12 @@ export class VocabText {
     }
     const d = this.#d;
     const p = f.payload;
-    if (p.length === 2) {
-      // One ID a frame: the per-token path.
+    if (p.length === 2 || f.type === Type.SHORT_TOKEN24) {
+      // One ID a frame: the per-token path (a TOKEN or SHORT_TOKEN's u16,
+      // a SHORT_TOKEN24's u24).
       let s;
       try {
-        s = d.next((p[0] << 8) | p[1]);
+        s = d.next(p.length === 2 ? (p[0] << 8) | p[1] : u24(p, 0));
       } catch (e) {
         throw (this.#err = /** @type {Error} */ (e));
       }
@@ -330,7 +333,7 @@ export async function* tokensAsText(source, vocabularies, chat) {
         t.add(f);
         continue;
       }
-      if ((f.type === Type.TOKEN || f.type === Type.TOKEN32) && t.named) {
+      if (isToken(f.type) && t.named) {
         if (t.textToo) {
           if (chat) out.push(raw(f));
           continue;
@@ -360,11 +363,14 @@ export async function* tokensAsText(source, vocabularies, chat) {
  * @param {import('./frame.js').Frame} f
  */
 function raw(f) {
-  const b = new Uint8Array(HEADER_SIZE + f.payload.length);
+  const h = headerSize(f.type);
+  const b = new Uint8Array(h + f.payload.length);
   b[0] = f.type;
-  b[1] = f.payload.length >> 8;
-  b[2] = f.payload.length & 0xff;
-  b.set(f.payload, HEADER_SIZE);
+  if (h > 1) {
+    b[1] = f.payload.length >> 8;
+    b[2] = f.payload.length & 0xff;
+  }
+  b.set(f.payload, h);
   return b;
 }
 

@@ -19,11 +19,17 @@ import {
   encodeFrame,
   encodeMagic,
   encodePad,
+  encodeShortToken,
   encodeText,
   encodeToken,
   readFrames,
 } from '../src/index.js';
 import { chunk, concat, goldens, rng } from './helpers.js';
+
+/** @param {import('../src/index.js').Frame[]} frames */
+function toHexAll(frames) {
+  return frames.map((f) => `${f.type}:${Buffer.from(f.payload).toString('hex')}`).join(' ');
+}
 
 /** @param {Uint8Array[]} pieces */
 function readAll(pieces, options) {
@@ -68,6 +74,8 @@ test('a full DONE or ERROR followed by anything but its rest is malformed, and c
     [encodeError(529, 'x'), 'Malformed', at], // another code
     [encodeDone(StopReason.END_TURN), 'Malformed', at],
     [encodePad(2), 'Malformed', at],
+    [encodeShortToken(42), 'Malformed', at],
+    [encodeShortToken(200018), 'Malformed', at],
     [new Uint8Array(0), 'Truncated', at],
     [encodeError(500, 'xy').subarray(0, 4), 'Truncated', at + 4],
   ]) {
@@ -81,12 +89,67 @@ test('a full DONE or ERROR followed by anything but its rest is malformed, and c
 test('after the end of a response only ignorable frames may follow', () => {
   const end = concat([encodeMagic(), encodeDone(StopReason.END_TURN)]);
   assert.equal(readAll([concat([end, encodePad(5), new Uint8Array([0x90, 0, 0])])]).length, 2);
-  for (const more of [encodeText(0, 'x'), encodeToken([1]), encodeDone(StopReason.END_TURN)]) {
+  for (const more of [encodeText(0, 'x'), encodeToken([1]), encodeShortToken(42), encodeShortToken(200018), encodeDone(StopReason.END_TURN)]) {
     assert.throws(
       () => readAll([concat([end, more])]),
       (e) => e.kind === 'Malformed' && e.offset === end.length && e.type === more[0],
     );
     assert.equal(readAll([concat([end, more])], { rawFrames: true }).length, 2);
+  }
+});
+
+test('short token frames (no length field, SPEC.md §2) read the same whole, byte by byte and in random pieces', () => {
+  const ids = [0, 42, 255, 256, 65535, 65536, 100276, 200018, 0xffffff, 0x1000000, 7, 0xffffffff];
+  const parts = [encodeMagic(), ...ids.map(encodeShortToken), encodeText(0, 'x'), encodeShortToken(9), encodePad(3), encodeShortToken(70000), encodeToken([1, 2]), encodeShortToken(3)];
+  const stream = concat([...parts, encodeDone(StopReason.END_TURN)]);
+  // Where each frame starts: the magic's end, then each part's.
+  const starts = [];
+  for (let i = 1, at = 4; i < parts.length + 1; i++) {
+    starts.push(at);
+    at += (parts[i] ?? encodeDone(StopReason.END_TURN)).length;
+  }
+  const want = readAll([stream]);
+  const shape = (/** @type {import('../src/index.js').Frame[]} */ fs) => fs.map((f) => [f.type, f.size, [...f.payload]]);
+  const wantIds = want.filter((f) => f.type !== Type.TEXT && f.type !== Type.PAD && f.type !== Type.DONE).flatMap((f) => f.tokens());
+  assert.deepEqual(wantIds, [...ids, 9, 70000, 1, 2, 3]);
+  assert.deepEqual(
+    want.map((f) => f.type),
+    [...ids.map((id) => (id < 65536 ? Type.SHORT_TOKEN : id < 2 ** 24 ? Type.SHORT_TOKEN24 : Type.TOKEN32)), Type.TEXT, Type.SHORT_TOKEN, Type.PAD, Type.SHORT_TOKEN24, Type.TOKEN, Type.SHORT_TOKEN, Type.DONE],
+  );
+  assert.equal(toHexAll(want), toHexAll(readAll([stream], { rawFrames: true })));
+  assert.equal(concat([encodeMagic(), ...want.map(encodeFrame)]).length, stream.length);
+  const rand = rng(stream.length);
+  for (const pieces of [chunk(stream, 1), chunk(stream, 2), chunk(stream, 3), chunk(stream, 5), chunk(stream, () => rand()), chunk(stream, () => rand()), chunk(stream, () => rand())]) {
+    const r = new FrameReader({ frameStarts: true });
+    const got = [];
+    const gotStarts = [];
+    for (const p of pieces) {
+      got.push(...r.feed(p));
+      gotStarts.push(...r.starts);
+    }
+    r.end();
+    assert.deepEqual(shape(got), shape(want), `pieces ${pieces.map((p) => p.length)}`);
+    assert.deepEqual(gotStarts, starts, `pieces ${pieces.map((p) => p.length)}`);
+  }
+  // Cut anywhere inside a short frame, the stream is Truncated at its end.
+  const one = concat([encodeMagic(), encodeShortToken(200018)]);
+  for (let n = 5; n < one.length; n++) {
+    for (const pieces of [[one.subarray(0, n)], chunk(one.subarray(0, n), 1)]) {
+      assert.throws(
+        () => readAll(pieces, { rawFrames: true }),
+        (e) => e instanceof AnthError && e.kind === 'Truncated' && e.offset === n,
+      );
+    }
+  }
+});
+
+test('a must-understand type after the short token frames, 0x0A, is UnknownType at its offset in any chunking', () => {
+  const s = concat([encodeMagic(), encodeShortToken(1), new Uint8Array([0x0a, 0, 0]), encodeDone(StopReason.END_TURN)]);
+  for (const pieces of [[s], chunk(s, 1)]) {
+    assert.throws(
+      () => readAll(pieces),
+      (e) => e instanceof AnthError && e.kind === 'UnknownType' && e.offset === 7 && e.type === 0x0a,
+    );
   }
 });
 
@@ -101,9 +164,9 @@ test('a response cut on a frame boundary is truncated; raw frames end cleanly th
 test('errors are sticky, and a piece with frames before its fault returns them first', () => {
   const good = concat([encodeMagic(), encodeText(0, 'a')]);
   const r = new FrameReader();
-  const frames = r.feed(concat([good, new Uint8Array([0x08, 0, 0])]));
+  const frames = r.feed(concat([good, new Uint8Array([0x0a, 0, 0])]));
   assert.equal(frames.length, 1);
-  const check = (e) => e.kind === 'UnknownType' && e.offset === good.length && e.type === 8;
+  const check = (e) => e.kind === 'UnknownType' && e.offset === good.length && e.type === 0x0a;
   assert.throws(() => r.feed(encodeText(0, 'b')), check);
   assert.throws(() => r.end(), check);
   assert.throws(() => r.end(), check);
@@ -320,7 +383,7 @@ test('readFrames keeps what an async generator promises: order, return, throw an
   // The reader's error cancels the stream; the stream's own error does too
   // (chunks() did), and either is the error thrown; then next is done.
   {
-    const { body, log } = source(concat([stream.subarray(0, 11), new Uint8Array([0x08, 0, 0])]), 3);
+    const { body, log } = source(concat([stream.subarray(0, 11), new Uint8Array([0x0a, 0, 0])]), 3);
     const frames = readFrames(body);
     await assert.rejects(
       (async () => {
@@ -358,7 +421,7 @@ test('readFrames keeps what an async generator promises: order, return, throw an
       async next() {
         // Whole frames: the magic and t0, t1, then t2 or a fault.
         if (at === 'throws' && this.i === 2) throw new Error('source');
-        const piece = at === 'bad' && this.i === 2 ? new Uint8Array([0x08, 0, 0]) : stream.subarray(this.i === 0 ? 0 : 4 + 7 * this.i, 4 + 7 * (this.i + 1));
+        const piece = at === 'bad' && this.i === 2 ? new Uint8Array([0x0a, 0, 0]) : stream.subarray(this.i === 0 ? 0 : 4 + 7 * this.i, 4 + 7 * (this.i + 1));
         this.i++;
         return this.i > 22 ? { value: undefined, done: true } : { value: piece, done: false };
       },

@@ -351,6 +351,58 @@ test('frames that span pieces, 64 KiB frames and a DONE value joined from full f
   }
 });
 
+test('short token frames (no length field) cut at random offsets, in pieces of 1 to 16 bytes, resume from the first frame not read whole', async () => {
+  const { encodeMagic, encodeText, encodeShortToken, encodeDone, StopReason } = await import('../src/index.js');
+  const rand = rng(8);
+  // IDs whose second and third bytes, read as a length, would run past the stream.
+  const ids = Array.from({ length: 300 }, () => Math.floor(rand() * 200_019));
+  const anth = concat([encodeMagic(), encodeText(0, 'x'), ...ids.map(encodeShortToken), encodeDone(StopReason.END_TURN)]);
+  const starts = boundaries(anth);
+  assert.equal(starts.length, ids.length + 3);
+  const headers = { 'Content-Type': CONTENT_TYPE, 'Anth-Resume-Id': 'ar_x' };
+  /**
+   * stream gives b in random pieces, then errors (a network failure) after cut bytes.
+   * @param {Uint8Array} b
+   * @param {number | undefined} cut
+   */
+  const stream = (b, cut) => {
+    const end = cut === undefined ? b.length : Math.min(cut, b.length);
+    let i = 0;
+    return new ReadableStream({
+      pull(c) {
+        if (i >= end) {
+          if (end < b.length) c.error(new TypeError('terminated'));
+          else c.close();
+          return;
+        }
+        const n = 1 + Math.floor(rand() * 16);
+        c.enqueue(b.slice(i, Math.min(end, i + n)));
+        i += n;
+      },
+    });
+  };
+  const whole = [];
+  for await (const f of readFrames(new Response(stream(anth, undefined), { headers }))) whole.push(f);
+  assert.deepEqual(whole.slice(1, -1).flatMap((f) => f.tokens()), ids);
+  const want = frameBytes(whole);
+  for (let n = 0; n < 60; n++) {
+    const plan = [5 + Math.floor(rand() * (anth.length - 5)), 4 + Math.floor(rand() * anth.length), 4 + Math.floor(rand() * anth.length)];
+    const cuts = [...plan];
+    const offsets = [];
+    /** @type {import('../src/index.js').ResumeOptions['fetch']} */
+    const fetch = async (_url, init) => {
+      const off = Number(new Headers(init.headers).get('Anth-Resume-Offset'));
+      offsets.push(off);
+      assert.ok(starts.includes(off), `cursor ${off} is a frame`);
+      return new Response(stream(concat([anth.subarray(0, 4), anth.subarray(4 + off)]), cuts.shift()), { headers });
+    };
+    const frames = [];
+    const first = new Response(stream(anth, cuts.shift()), { headers });
+    for await (const f of readFrames(first, { resume: { url: 'http://x/v1/messages', fetch, backoff: 0 } })) frames.push(f);
+    assert.ok(frameBytes(frames).equals(want), `cuts ${plan}, resumed at ${offsets}`);
+  }
+});
+
 test('a resumed body that is not what was asked for: no magic is Malformed at the offset resumed from; not ANTH is asked again, then Truncated with the StatusError as cause', async () => {
   const cut = messages.anth.subarray(0, 30);
   const headers = { 'Content-Type': CONTENT_TYPE, 'Anth-Resume-Id': 'ar_x' };

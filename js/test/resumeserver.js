@@ -127,7 +127,8 @@ function leb(n) {
 export function boundaries(anth) {
   const out = [0];
   for (let i = 4; i < anth.length; ) {
-    i += 3 + ((anth[i + 1] << 8) | anth[i + 2]);
+    // SHORT_TOKEN and SHORT_TOKEN24 have no length field (SPEC.md §2).
+    i += anth[i] === 0x08 ? 3 : anth[i] === 0x09 ? 4 : 3 + ((anth[i + 1] << 8) | anth[i + 2]);
     out.push(i - 4);
   }
   return out;

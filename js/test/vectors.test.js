@@ -11,6 +11,7 @@ import {
   BlockOp,
   DeltaKind,
   EventEncoding,
+  Frame,
   FrameReader,
   Role,
   StopReason,
@@ -25,6 +26,7 @@ import {
   encodePad,
   encodeRequest,
   encodeText,
+  encodeShortToken,
   encodeToken,
   encodeUsage,
   parseFrame,
@@ -69,6 +71,8 @@ const validVectors = {
   'token-multi': () => encodeToken([1, 2, 65535]),
   token32: () => encodeToken([100276]),
   'token32-multi': () => encodeToken([42, 200018]),
+  'short-token': () => encodeShortToken(42),
+  'short-token24': () => encodeShortToken(200018),
   usage: () => encodeUsage({ inputTokens: 25, outputTokens: 1, cacheHitRatio: 250_000 }),
   error: () => encodeError(529, 'Overloaded'),
   done: () => encodeDone(StopReason.UNSPECIFIED),
@@ -172,6 +176,9 @@ test('the accessors read the valid vectors', () => {
   const f = (name) => parseFrame(vectors.find((v) => v.name === name).bytes).frame;
   assert.deepEqual(f('token-multi').tokens(), [1, 2, 65535]);
   assert.deepEqual(f('token32-multi').tokens(), [42, 200018]);
+  assert.deepEqual(f('short-token').tokens(), [42]);
+  assert.deepEqual(f('short-token24').tokens(), [200018]);
+  assert.deepEqual([f('short-token').size, f('short-token24').size, f('token').size], [3, 4, 5]);
   assert.deepEqual(f('usage').usage(), { inputTokens: 25, outputTokens: 1, cacheHitRatio: 250000 });
   assert.deepEqual(f('cache-usage').cacheUsage(), { cacheReadInputTokens: 1000, cacheCreationInputTokens: 200 });
   const e = f('error').errorMessage();
@@ -188,4 +195,45 @@ test('the accessors read the valid vectors', () => {
   const ev = f('event').event();
   assert.deepEqual([ev.encoding, ev.more, new TextDecoder().decode(ev.name), new TextDecoder().decode(ev.data)], [0, false, 'ping', '{"type":"ping"}']);
   assert.throws(() => f('text').usage(), (e) => e instanceof AnthError && e.kind === 'WrongType' && e.offset === -1);
+});
+
+test('encodeShortToken: the smallest frame for each ID, at the edges of each (SPEC.md §3.1)', () => {
+  const cases = [
+    [0, '08 00 00'],
+    [65535, '08 FF FF'],
+    [65536, '09 01 00 00'],
+    [0xffffff, '09 FF FF FF'],
+    [0x1000000, '04 00 04 01 00 00 00'],
+    [0xffffffff, '04 00 04 FF FF FF FF'],
+  ];
+  for (const [id, hex] of cases) {
+    const b = encodeShortToken(id);
+    assert.equal(toHex(b), hex, `ID ${id}`);
+    const { frame, n } = parseFrame(b);
+    assert.equal(n, b.length);
+    assert.equal(frame.size, b.length);
+    assert.deepEqual(frame.tokens(), [id]);
+    assert.equal(toHex(encodeFrame(frame)), hex);
+  }
+  for (const id of [-1, 1.5, 2 ** 32, NaN]) assert.throws(() => encodeShortToken(id), RangeError, `ID ${id}`);
+});
+
+test('parseFrame: a short token frame has no length field, and a cut one is Truncated at the end of the input', () => {
+  // 08 00 2A followed by a TOKEN frame: read by length, 00 2A would be a 42-byte payload.
+  const b = fromHex('08 00 2A 00 00 02 00 07');
+  const first = parseFrame(b, 4);
+  assert.deepEqual([first.frame.type, first.n, first.frame.tokens()], [0x08, 3, [42]]);
+  assert.deepEqual(parseFrame(b.subarray(first.n)).frame.tokens(), [7]);
+  for (const [hex, offset] of [['08', 5], ['08 00', 6], ['09 03 0D', 7], ['09', 5]]) {
+    assert.throws(
+      () => parseFrame(fromHex(hex), 4),
+      (e) => e instanceof AnthError && e.kind === 'Truncated' && e.offset === offset,
+      hex,
+    );
+  }
+  // Type 0x0A, the first reserved type after them, is still unknown.
+  assert.throws(() => parseFrame(fromHex('0A 00 00'), 4), (e) => e instanceof AnthError && e.kind === 'UnknownType' && e.offset === 4 && e.type === 0x0a);
+  // An encoded short frame with another payload length is refused, as a reader would.
+  assert.throws(() => encodeFrame(new Frame(0x08, new Uint8Array(3))), (e) => e instanceof AnthError && e.kind === 'Malformed');
+  assert.throws(() => new Frame(0x09, new Uint8Array(2)).tokens(), (e) => e instanceof AnthError && e.kind === 'WrongType');
 });

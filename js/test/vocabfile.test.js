@@ -155,9 +155,11 @@ test('js/README.md’s "Token IDs to text" snippet prints the text and the speci
   const lib = await import('../src/index.js');
   const tok = parseLlama2c(readRepo('vocab/testdata/tok512.bin'));
   const file = await vocabularyFile(tok);
-  // 你 as three byte pieces split over two frames, then EOS, then "a" and a cut character.
-  const ids = [[1, 3 + 0xe4, 3 + 0xbd], [3 + 0xa0, 2, 3 + 0x61, 3 + 0xe4]];
-  const res = new Response(Buffer.concat([lib.encodeMagic(), ...ids.map((x) => lib.encodeToken(x)), lib.encodeDone(lib.StopReason.END_TURN)]), {
+  // 你 as three byte pieces split over two frames and a short one, then
+  // EOS, then "a" and a cut character in short frames, as a server that
+  // flushes each token sends them.
+  const frames = [lib.encodeToken([1, 3 + 0xe4]), lib.encodeShortToken(3 + 0xbd), lib.encodeToken([3 + 0xa0, 2]), lib.encodeShortToken(3 + 0x61), lib.encodeShortToken(3 + 0xe4)];
+  const res = new Response(Buffer.concat([lib.encodeMagic(), ...frames, lib.encodeDone(lib.StopReason.END_TURN)]), {
     headers: { 'content-type': 'application/x-anthropic-binary' },
   });
   let printed = '';

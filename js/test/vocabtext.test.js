@@ -18,6 +18,7 @@ import {
   VocabText,
   encodeDone,
   encodeMagic,
+  encodeShortToken,
   encodeText,
   encodeToken,
   encodeVocab,
@@ -28,6 +29,8 @@ import {
   parseTiktoken,
   parseVocabularyFile,
   readText,
+  toChatSSE,
+  toSSE,
 } from '../src/index.js';
 import { chunk, concat, fromHex, rng, root, specRows, toHex } from './helpers.js';
 
@@ -226,6 +229,12 @@ test('anthFetch with vocabularies: lists them, and a response in IDs reaches the
     assert.equal(want.headers.get('Anth-Vocabularies'), null);
     assert.equal(got.sse, want.sse, path);
     assert.match(got.sse, /"ab"/);
+    // Short token frames (SPEC.md §3.1) are IDs as well: the SSE of TOKEN
+    // frames of one ID each.
+    const oneEach = (/** @type {(id: number) => Uint8Array} */ enc) => concat([head, ...[0, 1, 2, 1, 0].map(enc), encodeDone(1)]);
+    const perToken = await sseOf(oneEach((id) => encodeToken([id])), { vocabularies: [ab] }, path);
+    assert.match(perToken.sse, /"b"/);
+    assert.equal((await sseOf(oneEach(encodeShortToken), { vocabularies: [ab] }, path)).sse, perToken.sse, path + ', short token frames');
   }
   // With the text flag, the text is the TEXT frames'; the IDs stay IDs for
   // Chat Completions (its token_ids) and are dropped for Messages.
@@ -234,6 +243,9 @@ test('anthFetch with vocabularies: lists them, and a response in IDs reaches the
   const msgWant = concat([encodeMagic(), encodeText(0, 'ab'), encodeDone(1)]);
   assert.equal((await sseOf(both, { vocabularies: [ab] }, '/v1/chat/completions')).sse, (await sseOf(chatWant, {}, '/v1/chat/completions')).sse);
   assert.equal((await sseOf(both, { vocabularies: [ab] })).sse, (await sseOf(msgWant, {})).sse);
+  const bothShort = concat([encodeMagic(), digestFrame, encodeText(0, 'ab'), encodeShortToken(0), encodeShortToken(1), encodeDone(1)]);
+  assert.equal((await sseOf(bothShort, { vocabularies: [ab] }, '/v1/chat/completions')).sse, (await sseOf(chatWant, {}, '/v1/chat/completions')).sse);
+  assert.equal((await sseOf(bothShort, { vocabularies: [ab] })).sse, (await sseOf(msgWant, {})).sse);
   // Another vocabulary named: the SDK's stream fails, with the VocabError.
   const v = frame(vocabFrame).vocab();
   const wrong = concat([encodeMagic(), encodeVocab({ ...v, kind: 1 }), encodeToken([0]), encodeDone(1)]);
@@ -286,8 +298,63 @@ test('js/README.md’s readText snippet fetches the vocabulary, sends the header
   assert.equal(sent.get('anth-vocabularies'), 'sha256=RGqVOMtsNI41FhINfAiwn1fDZJXirP/+WaW/iwz7Gi0=');
 });
 
+/** @type {import('../src/index.js').Vocabulary | undefined} */
+let cl100kOnce;
+/** cl100k_base, parsed once for the tests that need it. */
+function cl100kBase() {
+  cl100kOnce ??= parseTiktoken(gunzipSync(readFileSync(root + 'vocab/testdata/cl100k_base.tiktoken.gz')), CL100K_BASE_SPECIALS);
+  return cl100kOnce;
+}
+
+test('short token frames give the text the same IDs give in TOKEN frames: cl100k_base on testdata/tokens/english, frame by frame and through readText in any chunking', async () => {
+  const cl100k = cl100kBase();
+  const raw = readFileSync(root + 'testdata/tokens/english.cl100k_base.ids');
+  const ids = Array.from({ length: raw.length / 4 }, (_, i) => raw.readUInt32BE(4 * i));
+  const english = readFileSync(root + 'testdata/tokens/english.txt', 'utf8');
+  const short = ids.map(encodeShortToken);
+  assert.ok(short.some((b) => b[0] === Type.SHORT_TOKEN) && short.some((b) => b[0] === Type.SHORT_TOKEN24), 'both short types');
+  // Frame by frame: each short frame gives what its TOKEN frame gives.
+  const tt = await VocabText.create([cl100k]);
+  const ts = await VocabText.create([cl100k]);
+  let text = '';
+  for (let i = 0; i < ids.length; i++) {
+    const want = tt.add(frame(encodeToken([ids[i]])));
+    assert.equal(ts.add(frame(short[i])), want, `ID ${ids[i]} at ${i}`);
+    text += want;
+  }
+  assert.equal(text + tt.add(frame(done)), english);
+  assert.equal(ts.add(frame(done)), '');
+  // Whole responses, in random pieces.
+  const rand = rng(11);
+  const tokenBody = concat([encodeMagic(), ...ids.map((id) => encodeToken([id])), done]);
+  const shortBody = concat([encodeMagic(), ...short, done]);
+  for (const body of [tokenBody, shortBody, shortBody]) {
+    let got = '';
+    for await (const s of readText(chunk(body, rand), { vocabularies: [cl100k] })) got += s;
+    assert.equal(got, english);
+  }
+  let bytewise = '';
+  for await (const s of readText(chunk(shortBody, 1), { vocabularies: [cl100k] })) bytewise += s;
+  assert.equal(bytewise, english);
+});
+
+test('toSSE and toChatSSE spell short token frames as they spell TOKEN frames of the same IDs', async () => {
+  const detokenize = (/** @type {number[]} */ ids) => concat(ids.map((id) => ab.bytes(id) ?? new Uint8Array(0)));
+  const ids = [0, 1, 1, 0];
+  const tokens = concat([encodeMagic(), ...ids.map((id) => encodeToken([id])), encodeDone(1)]);
+  const short = concat([encodeMagic(), ...ids.map(encodeShortToken), encodeDone(1)]);
+  const dec = (/** @type {Uint8Array} */ b) => new TextDecoder().decode(b);
+  const want = dec(await toSSE(tokens, { detokenize }));
+  assert.match(want, /"text":"a"/);
+  assert.equal(dec(await toSSE(short, { detokenize })), want);
+  // Chat Completions: a stream's own IDs before its text are the chunk's token_ids.
+  const chatOf = async (/** @type {Uint8Array[]} */ idFrames) => dec(await toChatSSE(concat([encodeMagic(), ...idFrames, encodeText(0, 'ab'), encodeDone(1)])));
+  const chatWant = await chatOf([encodeToken([0, 1])]);
+  assert.equal(await chatOf([encodeShortToken(0), encodeShortToken(1)]), chatWant);
+});
+
 test('bound: full TOKEN frames of cl100k_base’s longest token give 64 bytes of text a payload byte, nothing held', async () => {
-  const cl100k = parseTiktoken(gunzipSync(readFileSync(root + 'vocab/testdata/cl100k_base.tiktoken.gz')), CL100K_BASE_SPECIALS);
+  const cl100k = cl100kBase();
   let longest = 0;
   for (let id = 1; id < cl100k.length; id++) if ((cl100k.bytes(id)?.length ?? 0) > (cl100k.bytes(longest)?.length ?? 0)) longest = id;
   const n = cl100k.bytes(longest)?.length ?? 0;

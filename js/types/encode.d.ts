@@ -14,6 +14,18 @@ export function encodeMagic(): Uint8Array<ArrayBuffer>;
  */
 export function encodeToken(ids: ArrayLike<number>): Uint8Array;
 /**
+ * encodeShortToken encodes one token ID in the smallest frame that holds it
+ * (SPEC.md §3.1, Go's AppendShortToken): a SHORT_TOKEN frame (3 bytes) for
+ * an ID below 65,536, a SHORT_TOKEN24 frame (4 bytes) below 2^24, else a
+ * TOKEN32 frame of the one ID (7 bytes). It is the frame of a server that
+ * flushes each token as it samples it; several IDs at a flush go in
+ * encodeToken's or encodeTokenRuns' frames, which a length makes smaller
+ * from three IDs on.
+ * @param {number} id
+ * @returns {Uint8Array}
+ */
+export function encodeShortToken(id: number): Uint8Array;
+/**
  * encodeTokenRuns encodes token IDs as encodeToken does, but split into runs
  * (SPEC.md §3.1, Go's AppendTokenRuns): a TOKEN frame for each run of IDs
  * below 65,536 and a TOKEN32 frame for each run of wider ones, a narrow run
@@ -93,8 +105,8 @@ export function encodePad(n: number): Uint8Array<ArrayBuffer>;
 export function encodeEvent(encoding: number, name: string | Uint8Array, data: string | Uint8Array): Uint8Array<ArrayBuffer>;
 /**
  * encodeVocab encodes a VOCAB frame (SPEC.md §3.13), naming the vocabulary
- * the response's TOKEN and TOKEN32 frames index; send it before the first
- * of them. v is as Frame.vocab gives it (name a string or bytes): the
+ * the response's token frames index; send it before the first of them. v
+ * is as Frame.vocab gives it (name a string or bytes): the
  * special table without VocabFlag.DIGEST, its 8-byte digest with it. A v
  * that a reader would reject (unknown flags or kind, a hash not of 32
  * bytes, a name over 255 bytes, a malformed or too long table) throws an

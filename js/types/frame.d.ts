@@ -117,7 +117,7 @@ export const VocabFlag: Readonly<{
 }>;
 /**
  * @typedef {object} VocabPayload a VOCAB frame's payload (SPEC.md §3.13):
- *   the vocabulary a response's TOKEN and TOKEN32 frames index (Go's
+ *   the vocabulary a response's token frames index (Go's
  *   frame.Vocab). The byte fields are views of the payload.
  * @property {number} flags VocabFlag bits
  * @property {number} kind 0 byte-level, 1 SentencePiece (SPEC.md §3.12)
@@ -197,10 +197,14 @@ export class Frame {
     type: number;
     /** @type {Uint8Array} */
     payload: Uint8Array;
-    /** The frame's encoded size, header included. */
+    /**
+     * The frame's encoded size, header included: 1 + the payload for a short
+     * token frame, which has no length field (SPEC.md §2).
+     */
     get size(): number;
     /**
-     * tokens returns the token IDs of a TOKEN or TOKEN32 frame.
+     * tokens returns the token IDs of a token frame (SPEC.md §3.1): TOKEN,
+     * TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, the short two one ID each.
      * @returns {number[]}
      */
     tokens(): number[];
@@ -239,7 +243,7 @@ export class Frame {
 }
 /**
  * a VOCAB frame's payload (SPEC.md §3.13):
- *   the vocabulary a response's TOKEN and TOKEN32 frames index (Go's
+ *   the vocabulary a response's token frames index (Go's
  *   frame.Vocab). The byte fields are views of the payload.
  */
 export type VocabPayload = {

@@ -97,7 +97,7 @@ export type EncoderOptions = {
     messageId?: string | undefined;
     /**
      * spells the token IDs
-     * of TOKEN and TOKEN32 frames as UTF-8 bytes (a split character is put
+     * of token frames (SPEC.md §3.1) as UTF-8 bytes (a split character is put
      * together); without it, token frames are an error: SSE carries text
      */
     detokenize?: ((ids: number[]) => Uint8Array) | undefined;

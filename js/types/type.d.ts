@@ -6,6 +6,30 @@
  */
 export function typeInfo(t: number): TypeInfo | undefined;
 /**
+ * headerSize returns the size of the header of a frame of type t: the type
+ * byte alone for a type with no length field (the short token frames,
+ * SPEC.md §2), else HEADER_SIZE. An unknown type has a length field: a
+ * reader skips an unknown ignorable type by it.
+ * @param {number} t
+ */
+export function headerSize(t: number): 3 | 1;
+/**
+ * frameSize returns the size of the frame at b[i], header included, from
+ * its first HEADER_SIZE bytes, which b must hold (every frame has that
+ * many): the type byte and the payload its type fixes, or the header and
+ * the length it declares.
+ * @param {Uint8Array} b
+ * @param {number} i
+ */
+export function frameSize(b: Uint8Array, i: number): number;
+/**
+ * isToken reports whether frame type t is a token frame (SPEC.md §3.1):
+ * TOKEN, TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, whose IDs a receiver reads
+ * the same way, in order.
+ * @param {number} t
+ */
+export function isToken(t: number): t is 0 | 4 | 8 | 9;
+/**
  * isIgnorable reports whether a reader that does not know frame type t may
  * skip it (0x80–0xFF, SPEC.md §3's type-range rule).
  * @param {number} t
@@ -19,10 +43,16 @@ export function isIgnorable(t: number): boolean;
  */
 export function typeName(t: number): string;
 /** @param {Uint8Array} p @param {number} i */
+export function u24(p: Uint8Array, i: number): number;
+/** @param {Uint8Array} p @param {number} i */
 export function u32(p: Uint8Array, i: number): number;
 /** The 4 bytes that start every ANTH stream and request: "ANTH". */
 export const MAGIC: readonly number[];
-/** The size of a frame header: type u8, payload length u16. */
+/**
+ * The size of a frame header: type u8, payload length u16. It is also the
+ * least size of any frame: a type with no length field (TypeInfo.fixed)
+ * fixes a payload of at least 2 bytes.
+ */
 export const HEADER_SIZE: 3;
 /** The largest payload one frame can declare (SPEC.md §2). */
 export const MAX_PAYLOAD: 65535;
@@ -42,6 +72,8 @@ export const Type: Readonly<{
     TEXT: 5;
     DELTA: 6;
     BLOCK: 7;
+    SHORT_TOKEN: 8;
+    SHORT_TOKEN24: 9;
     PAD: 128;
     CACHE_USAGE: 129;
     EVENT: 130;
@@ -94,4 +126,10 @@ export type TypeInfo = {
      * path takes it
      */
     fast?: boolean | undefined;
+    /**
+     * the payload length of a type with no length
+     * field (SPEC.md §2): its header is the type byte alone, and min and max
+     * are this length. headerSize and frameSize read it for every parser.
+     */
+    fixed?: number | undefined;
 };

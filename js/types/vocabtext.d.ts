@@ -118,8 +118,8 @@ export class VocabText {
     /** The vocabulary the IDs are read with, once one is chosen. */
     get vocabulary(): import("./vocab.js").Vocabulary | undefined;
     /**
-     * add returns the text a frame completes: for a TOKEN or TOKEN32 frame
-     * the text of its IDs (whole characters; '' when held back), and for
+     * add returns the text a frame completes: for a token frame (SPEC.md
+     * §3.1) the text of its IDs (whole characters; '' when held back), and for
      * every other frame what TextReassembler.add gives (null for a frame
      * that carries no text, a VOCAB frame among them). It throws a
      * VocabError as the class comment says.
