@@ -17,8 +17,9 @@ import (
 )
 
 // tokenCorpus is a real text tokenized by a real tokenizer: testdata/tokens
-// holds English prose and Go code, and the IDs tiktoken 1.0.22 gives them
-// under cl100k_base and o200k_base (testdata/tokens/README.md).
+// holds English prose, Go code, the recordings' text and compare's long
+// responses, and the IDs tiktoken 1.0.22 gives them under cl100k_base and
+// o200k_base (testdata/tokens/README.md).
 type tokenCorpus struct {
 	name string // "english/o200k_base"
 	ids  []uint32
@@ -60,6 +61,12 @@ func loadTiktoken(tb testing.TB, name string, specials map[string]uint32) *vocab
 	return v
 }
 
+// tokenTextNames are the texts of testdata/tokens: English prose (the
+// Apache License), Go code (bufio.go), the text of the recordings of
+// testdata/sse and testdata/chat, and compare's long responses in English,
+// Chinese and code (derivedTexts).
+var tokenTextNames = []string{"english", "code.go", "recordings", "long.english", "long.chinese", "long.code"}
+
 // tokenCorpora are the benchmarks' token streams: each text of
 // testdata/tokens under tok512 (a 512-token SentencePiece vocabulary,
 // greedy longest match: see greedyEncode), cl100k_base and o200k_base (the
@@ -76,7 +83,7 @@ func tokenCorpora(tb testing.TB) []tokenCorpus {
 		tb.Fatal(err)
 	}
 	var cs []tokenCorpus
-	for _, text := range []string{"english", "code.go"} {
+	for _, text := range tokenTextNames {
 		raw, err := os.ReadFile("testdata/tokens/" + text + ".txt")
 		if err != nil {
 			tb.Fatal(err)

@@ -3,7 +3,7 @@ const fs = require('fs');
 const {get_encoding} = require(process.argv[2]);
 for (const enc of ['cl100k_base', 'o200k_base']) {
   const e = get_encoding(enc);
-  for (const f of ['english.txt', 'code.go.txt']) {
+  for (const f of ['english.txt', 'code.go.txt', 'recordings.txt', 'long.english.txt', 'long.chinese.txt', 'long.code.txt']) {
     const ids = e.encode(fs.readFileSync('text/' + f, 'utf8'));
     const b = Buffer.alloc(ids.length * 4);
     ids.forEach((id, i) => b.writeUInt32BE(id, i * 4));
