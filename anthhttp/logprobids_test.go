@@ -188,7 +188,7 @@ func TestGatewayLogprobIDs(t *testing.T) {
 					if err != nil || v.Check(fv) != nil || fv.Flags != frame.VocabText|frame.VocabDigest {
 						t.Errorf("%s %q: VOCAB %+v, %v", stream, encoding, fv, err)
 					}
-				case frame.TypeToken, frame.TypeToken32:
+				case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 					if firstToken < 0 {
 						firstToken = i
 					}
@@ -289,7 +289,7 @@ func TestGatewayLogprobIDsForwardHeaders(t *testing.T) {
 		case frame.TypeVocab:
 			fv, _ := f.Vocab()
 			flags = fv.Flags
-		case frame.TypeToken, frame.TypeToken32:
+		case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 			ids, _ = f.Tokens(ids)
 		}
 	}

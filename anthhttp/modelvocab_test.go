@@ -100,7 +100,7 @@ func TestGatewayModelVocabularies(t *testing.T) {
 				if err := v.Check(fv); err != nil || fv.Flags != c.flags {
 					t.Errorf("%+v: VOCAB flags %b, want %b; check: %v", c, fv.Flags, c.flags, err)
 				}
-			case frame.TypeToken, frame.TypeToken32:
+			case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 				if firstToken < 0 {
 					firstToken = i
 				}

@@ -45,18 +45,21 @@ func TestRelayNamesVocabulary(t *testing.T) {
 			plain, named := relayed(nil), relayed(vocabFrame)
 			var frames, withoutVocab [][]byte
 			firstToken, vocabAt, vocabs := -1, -1, 0
-			for b := named[len(frame.Magic):]; len(b) >= frame.HeaderSize; {
-				n := frame.HeaderSize + (int(b[1])<<8 | int(b[2]))
-				switch frame.Type(b[0]) {
+			for b := named[len(frame.Magic):]; len(b) > 0; {
+				typ, n, ok := frame.ParseHeader(b)
+				if !ok {
+					t.Fatalf("a cut frame header: % x", b)
+				}
+				switch typ {
 				case frame.TypeVocab:
 					vocabs++
 					vocabAt = len(frames)
-				case frame.TypeToken, frame.TypeToken32:
+				case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 					if firstToken < 0 {
 						firstToken = len(frames)
 					}
 				}
-				if frame.Type(b[0]) != frame.TypeVocab {
+				if typ != frame.TypeVocab {
 					withoutVocab = append(withoutVocab, b[:n])
 				}
 				frames = append(frames, b[:n])

@@ -87,16 +87,16 @@ data: [DONE]
 		if err != nil {
 			panic(err)
 		}
-		if f.Type == frame.TypeToken {
+		if f.Type.IsToken() {
 			ids, _ := f.Tokens(nil)
-			fmt.Println("TOKEN", ids)
+			fmt.Println(f.Type, ids) // a lone ID in the 3-byte SHORT_TOKEN frame
 		}
 	}
 	e := chat.NewEncoder(os.Stdout, chat.EncoderOptions{})
 	e.Write(anth)
 	e.Close()
 	// Output:
-	// TOKEN [0]
+	// SHORT_TOKEN [0]
 	// data: {"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":{"content":[{"token":"Hi","logprob":-0.5,"bytes":[72,105],"top_logprobs":[]}],"refusal":null},"token_ids":[0]}]}
 	//
 	// data: [DONE]

@@ -319,7 +319,7 @@ func tokenIDs(t tb, anth []byte) []uint32 {
 		if err != nil {
 			t.Fatalf("frames: %v", err)
 		}
-		if f.Type == frame.TypeToken || f.Type == frame.TypeToken32 {
+		if f.Type.IsToken() {
 			if ids, err = f.Tokens(ids); err != nil {
 				t.Fatal(err)
 			}

@@ -201,7 +201,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 }
 
 // holeFrames appends a chunk's hole frames (§7b.2): a PAD of the
-// obfuscation's length, TOKEN frames of the IDs read, then the text frame
+// obfuscation's length, the token frame of the IDs read, then the text frame
 // if withText (else the caller writes it, after a logprob). The block is
 // then the one the fast path tries first.
 func (m *toFrames) holeFrames(b []byte, block, field int, obf bool, obfN int, ids, withText bool, text []byte) []byte {
@@ -209,7 +209,13 @@ func (m *toFrames) holeFrames(b []byte, block, field int, obf bool, obfN int, id
 		b = m.appendPad(b, obfN)
 	}
 	if ids {
-		b = frame.AppendToken(b, m.rd.ids...)
+		if len(m.rd.ids) == 1 {
+			// A chunk of one token, as a server streams them: 3 or 4
+			// bytes, not 5 or 7 (§7b.2).
+			b = frame.AppendShortToken(b, m.rd.ids[0])
+		} else {
+			b = frame.AppendToken(b, m.rd.ids...)
+		}
 	}
 	if !withText {
 		return b

@@ -1194,7 +1194,7 @@ func TestProxyModelVocab(t *testing.T) {
 				}
 				n++
 				first = i
-			case frame.TypeToken, frame.TypeToken32:
+			case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 				if tokenAt < 0 {
 					tokenAt = i
 				}

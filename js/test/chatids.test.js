@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
-import { ChatEncoder, FrameReader, Type } from '../src/index.js';
+import { ChatEncoder, FrameReader, Type, isToken } from '../src/index.js';
 import { chunk, concat, readRepo, rng } from './helpers.js';
 
 const dir = 'testdata/golden/chat-ids/';
@@ -22,13 +22,14 @@ async function encode(pieces) {
   return concat(out);
 }
 
-test('chat ids golden: a VOCAB frame, then 184 IDs in TOKEN frames', () => {
+test('chat ids golden: a VOCAB frame, then 184 IDs, a short token frame each (a chunk of one token)', () => {
   const r = new FrameReader();
   const types = r.feed(anth).map((f) => f.type);
   r.end();
   const vocabAt = types.indexOf(Type.VOCAB);
-  assert.ok(vocabAt >= 0 && types.indexOf(Type.TOKEN) === vocabAt + 1);
-  assert.equal(types.filter((t) => t === Type.TOKEN || t === Type.TOKEN32).length, 184);
+  assert.ok(vocabAt >= 0 && types.findIndex(isToken) === vocabAt + 1);
+  assert.equal(types.filter((t) => t === Type.SHORT_TOKEN || t === Type.SHORT_TOKEN24).length, 184);
+  assert.equal(types.filter(isToken).length, 184);
 });
 
 test("chat ids golden: written back as Go's chat.Encoder writes it, whole and in random chunkings", async () => {
