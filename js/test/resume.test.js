@@ -300,16 +300,22 @@ test('a response without Anth-Resume-Id is read as before: a cut is Truncated, n
   assert.equal(calls, 1);
 });
 
-test('frames that span pieces, 64 KiB frames and a DONE value joined from full frames, in pieces of 1 to 4,096 bytes, cut at random offsets', async () => {
-  const { encodeMagic, encodeText, encodePad, encodeDone, StopReason } = await import('../src/index.js');
-  // Full frames (65,535 bytes of payload) are the longest a resumer holds
-  // in part; a full DONE continues (SPEC.md §4), so it does not end the
-  // response and a cut after it resumes.
-  const anth = concat([encodeMagic(), encodeText(0, 'x'.repeat(150_000)), encodePad(70_000), encodeText(1, 'hi'), encodeDone(StopReason.STOP_SEQUENCE, 'y'.repeat(140_000))]);
+/**
+ * cutAndResume reads anth through readFrames whole, then 60 times cut at
+ * random offsets (the first drawn by firstCut, two more after resuming) and
+ * resumed from the cursor, and checks that each gives the frames of the
+ * whole read, every cursor a frame boundary. The stream gives its bytes in
+ * pieces of piece() bytes. It returns the whole read's frames.
+ * @param {Uint8Array} anth
+ * @param {() => number} rand
+ * @param {() => number} piece
+ * @param {() => number} firstCut
+ */
+async function cutAndResume(anth, rand, piece, firstCut) {
   const starts = boundaries(anth);
-  const rand = rng(42);
+  const headers = { 'Content-Type': CONTENT_TYPE, 'Anth-Resume-Id': 'ar_x' };
   /**
-   * stream gives b in random pieces, then errors (a network failure) after cut bytes.
+   * stream gives b in pieces, then errors (a network failure) after cut bytes.
    * @param {Uint8Array} b
    * @param {number | undefined} cut
    */
@@ -323,18 +329,17 @@ test('frames that span pieces, 64 KiB frames and a DONE value joined from full f
           else c.close();
           return;
         }
-        const n = 1 + Math.floor(rand() * (rand() < 0.5 ? 16 : 4096));
+        const n = piece();
         c.enqueue(b.slice(i, Math.min(end, i + n)));
         i += n;
       },
     });
   };
-  const headers = { 'Content-Type': CONTENT_TYPE, 'Anth-Resume-Id': 'ar_x' };
   const whole = [];
   for await (const f of readFrames(new Response(stream(anth, undefined), { headers }))) whole.push(f);
   const want = frameBytes(whole);
   for (let n = 0; n < 60; n++) {
-    const plan = [Math.floor(rand() * anth.length), 4 + Math.floor(rand() * anth.length), 4 + Math.floor(rand() * anth.length)];
+    const plan = [firstCut(), 4 + Math.floor(rand() * anth.length), 4 + Math.floor(rand() * anth.length)];
     const cuts = [...plan];
     const offsets = [];
     /** @type {import('../src/index.js').ResumeOptions['fetch']} */
@@ -349,6 +354,17 @@ test('frames that span pieces, 64 KiB frames and a DONE value joined from full f
     for await (const f of readFrames(first, { resume: { url: 'http://x/v1/messages', fetch, backoff: 0 } })) frames.push(f);
     assert.ok(frameBytes(frames).equals(want), `cuts ${plan}, resumed at ${offsets}`);
   }
+  return whole;
+}
+
+test('frames that span pieces, 64 KiB frames and a DONE value joined from full frames, in pieces of 1 to 4,096 bytes, cut at random offsets', async () => {
+  const { encodeMagic, encodeText, encodePad, encodeDone, StopReason } = await import('../src/index.js');
+  // Full frames (65,535 bytes of payload) are the longest a resumer holds
+  // in part; a full DONE continues (SPEC.md §4), so it does not end the
+  // response and a cut after it resumes.
+  const anth = concat([encodeMagic(), encodeText(0, 'x'.repeat(150_000)), encodePad(70_000), encodeText(1, 'hi'), encodeDone(StopReason.STOP_SEQUENCE, 'y'.repeat(140_000))]);
+  const rand = rng(42);
+  await cutAndResume(anth, rand, () => 1 + Math.floor(rand() * (rand() < 0.5 ? 16 : 4096)), () => Math.floor(rand() * anth.length));
 });
 
 test('short token frames (no length field) cut at random offsets, in pieces of 1 to 16 bytes, resume from the first frame not read whole', async () => {
@@ -357,50 +373,9 @@ test('short token frames (no length field) cut at random offsets, in pieces of 1
   // IDs whose second and third bytes, read as a length, would run past the stream.
   const ids = Array.from({ length: 300 }, () => Math.floor(rand() * 200_019));
   const anth = concat([encodeMagic(), encodeText(0, 'x'), ...ids.map(encodeShortToken), encodeDone(StopReason.END_TURN)]);
-  const starts = boundaries(anth);
-  assert.equal(starts.length, ids.length + 3);
-  const headers = { 'Content-Type': CONTENT_TYPE, 'Anth-Resume-Id': 'ar_x' };
-  /**
-   * stream gives b in random pieces, then errors (a network failure) after cut bytes.
-   * @param {Uint8Array} b
-   * @param {number | undefined} cut
-   */
-  const stream = (b, cut) => {
-    const end = cut === undefined ? b.length : Math.min(cut, b.length);
-    let i = 0;
-    return new ReadableStream({
-      pull(c) {
-        if (i >= end) {
-          if (end < b.length) c.error(new TypeError('terminated'));
-          else c.close();
-          return;
-        }
-        const n = 1 + Math.floor(rand() * 16);
-        c.enqueue(b.slice(i, Math.min(end, i + n)));
-        i += n;
-      },
-    });
-  };
-  const whole = [];
-  for await (const f of readFrames(new Response(stream(anth, undefined), { headers }))) whole.push(f);
+  assert.equal(boundaries(anth).length, ids.length + 3);
+  const whole = await cutAndResume(anth, rand, () => 1 + Math.floor(rand() * 16), () => 5 + Math.floor(rand() * (anth.length - 5)));
   assert.deepEqual(whole.slice(1, -1).flatMap((f) => f.tokens()), ids);
-  const want = frameBytes(whole);
-  for (let n = 0; n < 60; n++) {
-    const plan = [5 + Math.floor(rand() * (anth.length - 5)), 4 + Math.floor(rand() * anth.length), 4 + Math.floor(rand() * anth.length)];
-    const cuts = [...plan];
-    const offsets = [];
-    /** @type {import('../src/index.js').ResumeOptions['fetch']} */
-    const fetch = async (_url, init) => {
-      const off = Number(new Headers(init.headers).get('Anth-Resume-Offset'));
-      offsets.push(off);
-      assert.ok(starts.includes(off), `cursor ${off} is a frame`);
-      return new Response(stream(concat([anth.subarray(0, 4), anth.subarray(4 + off)]), cuts.shift()), { headers });
-    };
-    const frames = [];
-    const first = new Response(stream(anth, cuts.shift()), { headers });
-    for await (const f of readFrames(first, { resume: { url: 'http://x/v1/messages', fetch, backoff: 0 } })) frames.push(f);
-    assert.ok(frameBytes(frames).equals(want), `cuts ${plan}, resumed at ${offsets}`);
-  }
 });
 
 test('a resumed body that is not what was asked for: no magic is Malformed at the offset resumed from; not ANTH is asked again, then Truncated with the StatusError as cause', async () => {
