@@ -234,12 +234,25 @@ func equalObjects(a, b []byte) (equal, sure bool) {
 			return false, bytes.IndexByte(b, '\\') < 0 // b may spell key with escapes
 		}
 		if eq, sure := Equal(m.value, vb); !eq || !sure {
-			return eq, sure
+			// Values that differ decide only if neither object has a
+			// key spelled with an escape: it may repeat this one, and
+			// decoding keeps the last value.
+			return eq, sure && !escapedKey(ma) && !escapedKey(mb)
 		}
 	}
 	// Each key of a is once in b: b has no other member unless it has
 	// more, which may be a's keys spelled with escapes.
 	return len(ma) == len(mb), len(ma) == len(mb) || bytes.IndexByte(b, '\\') < 0
+}
+
+// escapedKey reports whether a key of ms has an escape.
+func escapedKey(ms []member) bool {
+	for _, m := range ms {
+		if bytes.IndexByte(m.key, '\\') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // member is an object's member as written: its raw key (quotes included)
