@@ -75,7 +75,7 @@ func writtenValue(t *testing.T, done bool, code frame.ErrorCode, value []byte, l
 		t.Fatal(err)
 	}
 	in := stream.Bytes()
-	valueStart := int64(len(frame.Magic) + frame.SizeToken(1))
+	valueStart := int64(len(frame.Magic) + frame.SizeShortToken(1)) // WriteToken sends a lone ID in a short frame
 	fits := len(want.Payload) < frame.MaxPayload || len(want.Payload) <= effective(limit)
 
 	for _, push := range []bool{false, true} {
