@@ -6,7 +6,8 @@
 // TextReassembler). Both decode-only and from an ANTH body (FrameReader.feed
 // of one frame per token), and through VocabText.add, readText's one call
 // (VOCAB-checked; its ratio is against the hand-written loop over the same
-// TOKEN body, and over TEXT frames against its own token path). The IDs
+// body of short token frames, one a token as frame.Writer's WriteToken
+// sends a lone ID, and over TEXT frames against its own token path). The IDs
 // are cl100k_base's, by js-tiktoken, of
 // this repository's README and SPEC and of multilingual and emoji text;
 // and tok512's (llama2.c, SentencePiece byte pieces) of the same text.
@@ -16,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-import { Detokenizer, FrameReader, TextReassembler, Type, VocabText, encodeDone, encodeMagic, encodeText, encodeToken, parseLlama2c, parseTiktoken, CL100K_BASE_SPECIALS } from '../src/index.js';
+import { Detokenizer, FrameReader, TextReassembler, Type, VocabText, encodeDone, encodeMagic, encodeShortToken, encodeText, parseLlama2c, parseTiktoken, CL100K_BASE_SPECIALS } from '../src/index.js';
 
 const root = new URL('../../', import.meta.url);
 const require = createRequire(new URL('interop/vocab/package.json', root));
@@ -151,7 +152,7 @@ function cases(v, ids, summary) {
   const textFrames = [encodeMagic()];
   const tokenFrames = [encodeMagic()];
   for (const id of ids) {
-    tokenFrames.push(encodeToken([id]));
+    tokenFrames.push(encodeShortToken(id)); // as a server that flushes each token sends it
     const b = v.bytes(id);
     if (b) textFrames.push(encodeText(0, b));
   }
@@ -173,7 +174,7 @@ function cases(v, ids, summary) {
       for (const id of ids) if (v.special(id) === undefined) s += d.step(id);
       return s;
     },
-    /** FrameReader.feed of one TOKEN frame a token, and the Detokenizer */
+    /** FrameReader.feed of one short token frame a token, and the Detokenizer */
     tokenFrames() {
       const r = new FrameReader({ rawFrames: true });
       const d = new Detokenizer(v);
@@ -181,22 +182,22 @@ function cases(v, ids, summary) {
       for (const chunk of tokenFrames) {
         for (const f of r.feed(chunk)) {
           const p = f.payload;
-          s += f.type === Type.TOKEN ? d.next((p[0] << 8) | p[1]) : d.decode(f.tokens());
+          s += f.type === Type.SHORT_TOKEN ? d.next((p[0] << 8) | p[1]) : d.decode(f.tokens());
         }
       }
       return s + d.flush();
     },
-    /** FrameReader.feed of the whole body of TOKEN frames, and the Detokenizer */
+    /** FrameReader.feed of the whole body of short token frames, and the Detokenizer */
     tokenBody() {
       const d = new Detokenizer(v);
       let s = '';
       for (const f of new FrameReader({ rawFrames: true }).feed(tokenBody)) {
         const p = f.payload;
-        s += f.type === Type.TOKEN ? d.next((p[0] << 8) | p[1]) : d.decode(f.tokens());
+        s += f.type === Type.SHORT_TOKEN ? d.next((p[0] << 8) | p[1]) : d.decode(f.tokens());
       }
       return s + d.flush();
     },
-    /** FrameReader.feed of the whole body of TOKEN frames, and VocabText.add: readText's one call */
+    /** FrameReader.feed of the whole body of short token frames, and VocabText.add: readText's one call */
     vocabTextBody() {
       const t = new VocabText([{ vocab: v, summary }]);
       let s = '';
