@@ -174,9 +174,13 @@ func TestStatsCountAllocations(t *testing.T) {
 	}
 }
 
-// TestSteadyState: applying deltas in a loop into one Snapshot allocates
-// nothing once the Decoder's scratch and the snapshot have grown.
-func TestSteadyState(t *testing.T) {
+// TestSteadyStateAllocations: applying deltas in a loop into one Snapshot
+// allocates nothing once the Decoder's scratch and the snapshot have grown.
+// Under -race the count is not checked: both entropy coders pool scratch
+// (huff0's 4X buffers, zstd's decoders) and the race detector drops pooled
+// items at random. .ci/run runs this test again without -race (its name
+// matches the allocation-bounds step).
+func TestSteadyStateAllocations(t *testing.T) {
 	g := tiling.Geometry{Layers: 2, KVHeads: 2, HeadDim: 64, DType: tiling.BF16, TileShift: 4}
 	gen := newSeqGen(g, 6)
 	base := gen.snapshot(200, true)
@@ -189,7 +193,7 @@ func TestSteadyState(t *testing.T) {
 				if err := d.ApplyTo(&dst, b, delta); err != nil {
 					t.Fatal(err)
 				}
-			}); n != 0 && !(raceEnabled && mode == Max) {
+			}); n != 0 && !raceEnabled {
 				t.Errorf("mode %d, base %v: %.1f allocations a call", mode, b != nil, n)
 			}
 			if s := d.Stats(); s.Allocated != 0 {
