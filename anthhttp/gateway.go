@@ -292,8 +292,11 @@ func NewGateway(api bridge.API, opts GatewayOptions, more ...bridge.API) *Gatewa
 		ModifyResponse: g.modifyResponse,
 		ErrorHandler:   g.errorHandler,
 		Transport:      withRequest{opts.Transport},
-		FlushInterval:  -1,
-		BufferPool:     &copyBuffers{},
+		// Zero: a bridged stream is flushed by its countingWriter
+		// (flushStream); any other response as ReverseProxy flushes it,
+		// at once when it is an event stream or of unknown length.
+		FlushInterval: 0,
+		BufferPool:    &copyBuffers{},
 	}
 	if opts.Logger != nil {
 		g.rp.ErrorLog = slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)
@@ -328,6 +331,7 @@ type exchange struct {
 	holds     string                  // the client's vocab.Header, when ModelVocabularies names any
 	body      bytes.Reader            // the upstream request's body, when bridged
 	id        [1]string               // the response's RequestIDHeader value
+	w         *countingWriter         // the client's
 }
 
 type exchangeKey struct{}
@@ -343,6 +347,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	api, bridged := g.apiFor(r.URL.Path)
 	ex := &exchange{rec: Record{Method: r.Method, Path: r.URL.Path, Client: r.RemoteAddr, ID: newRequestID(), Kind: KindProxy}, api: api, origin: r.Header.Get("Origin"), clientCtx: r.Context()}
 	cw := &countingWriter{ResponseWriter: w}
+	ex.w = cw
 	in := &countingReader{r: r.Body}
 	r.Body = in
 	// Deferred: httputil.ReverseProxy panics with http.ErrAbortHandler
@@ -583,7 +588,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	}
 	setStreamHeaders(resp.Header, resp.Request.Method, ex.wire)
 	resp.Header.Del("Content-Length")
-	resp.ContentLength = -1
+	ex.w.flushStream(resp)
 	var t *tail
 	if g.opts.Resume != nil {
 		t = g.startTail(ex, resp.Header)
@@ -777,7 +782,8 @@ type countingWriter struct {
 	http.ResponseWriter
 	n     int64
 	code  int
-	first time.Time // of the first byte written
+	first time.Time    // of the first byte written
+	flush func() error // a bridged stream's (flushStream)
 }
 
 func (c *countingWriter) WriteHeader(code int) {
@@ -785,6 +791,9 @@ func (c *countingWriter) WriteHeader(code int) {
 		c.code = code
 	}
 	c.ResponseWriter.WriteHeader(code)
+	if c.flush != nil {
+		c.flush() // the headers, before the first event
+	}
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
@@ -796,7 +805,29 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 		c.first = time.Now()
 	}
 	c.n += int64(n)
+	if c.flush != nil && err == nil {
+		// Its error ignored, as ReverseProxy ignores it: a writer that
+		// cannot flush still gets the stream, and a client that left
+		// fails the next write.
+		c.flush()
+	}
 	return n, err
+}
+
+// flushStream makes c flush a bridged stream's headers and its every
+// write itself, and hides from httputil.ReverseProxy what would make it
+// flush them (resp's Content-Type, moved to c's header, which the
+// proxy adds resp's to, and a ContentLength of -1, which only its choice
+// of flushing reads): for such a response it arms a timer that fires at
+// once (time.AfterFunc(-1)), to flush the headers from a goroutine of
+// its own, which woke the network poller and cost a short stream more
+// CPU than the bridge's work on it (BenchmarkGatewayStream, issue 26).
+// Flushing in WriteHeader sends the headers as early, without them.
+func (c *countingWriter) flushStream(resp *http.Response) {
+	c.flush = http.NewResponseController(c.ResponseWriter).Flush
+	c.Header()["Content-Type"] = resp.Header["Content-Type"]
+	delete(resp.Header, "Content-Type")
+	resp.ContentLength = 0
 }
 
 func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
