@@ -1,14 +1,11 @@
 package anthhttp_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -59,9 +56,9 @@ func BenchmarkGatewayStream(b *testing.B) {
 			for _, body := range wl.streams {
 				switch order {
 				case "sorted-keys":
-					body = sortedKeys(b, body)
+					body = testdata.SortedKeys(b, body)
 				case "shuffled-keys":
-					body = shuffledKeys(b, body, rng)
+					body = testdata.ShuffledKeys(b, body, rng)
 				}
 				bodies = append(bodies, body)
 			}
@@ -124,71 +121,3 @@ func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (w *discardWriter) WriteHeader(int)             {}
 func (w *discardWriter) Flush()                      {}
-
-// sortedKeys re-encodes every event's data with encoding/json, whose
-// objects come out with their keys sorted.
-func sortedKeys(b *testing.B, stream []byte) []byte {
-	var out []byte
-	for _, ev := range testdata.Events(b, stream) {
-		var v any
-		if err := json.Unmarshal([]byte(ev[1]), &v); err != nil {
-			b.Fatal(err)
-		}
-		data, _ := json.Marshal(v)
-		out = sse.AppendEvent(out, []byte(ev[0]), data)
-	}
-	return out
-}
-
-// shuffledKeys re-encodes every event's data with the members of each
-// object in an order drawn from rng: an upstream whose keys follow no
-// order at all, every event's its own. Numbers keep their text.
-func shuffledKeys(b *testing.B, stream []byte, rng *rand.Rand) []byte {
-	var out []byte
-	for _, ev := range testdata.Events(b, stream) {
-		d := json.NewDecoder(strings.NewReader(ev[1]))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			b.Fatal(err)
-		}
-		out = sse.AppendEvent(out, []byte(ev[0]), appendShuffled(nil, v, rng))
-	}
-	return out
-}
-
-func appendShuffled(dst []byte, v any, rng *rand.Rand) []byte {
-	switch v := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys) // then shuffled: the map's own order is not seeded
-		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			kj, _ := json.Marshal(k)
-			dst = append(append(dst, kj...), ':')
-			dst = appendShuffled(dst, v[k], rng)
-		}
-		return append(dst, '}')
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendShuffled(dst, e, rng)
-		}
-		return append(dst, ']')
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-}

@@ -3,10 +3,10 @@ package compare
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,7 +25,6 @@ import (
 	"github.com/layer0/anth/anthclient"
 	"github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/internal/testdata"
-	"github.com/layer0/anth/sse"
 )
 
 var gatewayCPU = flag.Bool("gateway-cpu", false, "measure anth proxy's CPU per stream against a plain httputil.ReverseProxy, each in its own process (about two minutes)")
@@ -56,8 +55,9 @@ var gatewayAnth = flag.String("gateway-anth", "", "with -gateway-cpu, comma-sepa
 // httputil.ReverseProxy (./rproxy) relaying the same SSE, each in its own
 // process, its CPU read from /proc before and after the load. An upstream in
 // this process streams the workloads, flushing after each event, with its
-// JSON keys in the API's order and sorted (as a server that decodes and
-// re-encodes JSON writes them); clients read whole streams, one at a time
+// JSON keys in the API's order, sorted (as a server that decodes and
+// re-encodes JSON writes them) and shuffled in every object (an order no
+// fast path can guess); clients read whole streams, one at a time
 // and 100 at once, as SSE, ANTH and anth-deflate. Run with -gateway-cpu; it
 // prints a Markdown table.
 func TestGatewayCPU(t *testing.T) {
@@ -101,12 +101,18 @@ func TestGatewayCPU(t *testing.T) {
 	}
 	for _, pace := range []time.Duration{250 * time.Microsecond, 0} {
 		for _, wl := range wls {
-			for _, order := range []string{"API order", "sorted"} {
+			for _, order := range []string{"API order", "sorted", "shuffled"} {
 				streams := wl.streams
-				if order == "sorted" {
+				if order != "API order" {
 					streams = nil
+					rng := rand.New(rand.NewPCG(26, 5))
 					for _, s := range wl.streams {
-						streams = append(streams, sortKeys(t, s))
+						if order == "sorted" {
+							s = testdata.SortedKeys(t, s)
+						} else {
+							s = testdata.ShuffledKeys(t, s, rng)
+						}
+						streams = append(streams, s)
 					}
 				}
 				up := upstreamOf(streams, pace)
@@ -172,21 +178,6 @@ func TestGatewayCPU(t *testing.T) {
 		}
 	}
 	fmt.Fprint(os.Stdout, out.String())
-}
-
-// sortKeys re-encodes every event's data with encoding/json, whose
-// objects come out with their keys sorted.
-func sortKeys(t *testing.T, stream []byte) []byte {
-	var out []byte
-	for _, ev := range testdata.Events(t, stream) {
-		var v any
-		if err := json.Unmarshal([]byte(ev[1]), &v); err != nil {
-			t.Fatal(err)
-		}
-		data, _ := json.Marshal(v)
-		out = sse.AppendEvent(out, []byte(ev[0]), data)
-	}
-	return out
 }
 
 // upstreamOf serves the streams in turn, flushing after each event and,
