@@ -1,6 +1,7 @@
 package anthhttp_test
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,3 +123,43 @@ func (w *flushRecorder) Flush() {
 		w.elsewhere++
 	}
 }
+
+// TestGatewayWriterWithoutFlush: a ResponseWriter that cannot flush (a
+// middleware's wrapper without Flush) still gets every byte of a bridged
+// stream, the same bytes a flushing one gets: a flush that fails is
+// ignored, as httputil.ReverseProxy ignores it.
+func TestGatewayWriterWithoutFlush(t *testing.T) {
+	body := testdata.SSE(t)["layer0-basic.sse"]
+	up, _ := url.Parse("http://upstream.test")
+	gw := NewGateway(messages.API{}, GatewayOptions{Upstream: up, Transport: &memTransport{body: body}})
+	for _, c := range gatewayCases {
+		var got [2][]byte
+		for i, w := range []http.ResponseWriter{&noFlush{h: http.Header{}}, httptest.NewRecorder()} {
+			req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+			req.Header.Set("Accept", c.accept)
+			if c.encoding != "" {
+				req.Header.Set("Accept-Encoding", c.encoding)
+			}
+			gw.ServeHTTP(w, req)
+			switch w := w.(type) {
+			case *noFlush:
+				got[i] = w.b
+			case *httptest.ResponseRecorder:
+				got[i] = w.Body.Bytes()
+			}
+		}
+		if len(got[1]) == 0 || !bytes.Equal(got[0], got[1]) {
+			t.Errorf("%s: %d bytes without Flush, %d with it", c.name, len(got[0]), len(got[1]))
+		}
+	}
+}
+
+// noFlush is a ResponseWriter with no Flush method and no Unwrap.
+type noFlush struct {
+	h http.Header
+	b []byte
+}
+
+func (w *noFlush) Header() http.Header         { return w.h }
+func (w *noFlush) WriteHeader(int)             {}
+func (w *noFlush) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
