@@ -227,7 +227,9 @@ const RequestIDHeader = "X-Request-Id"
 // when its Accept-Encoding names that too, else as the upstream's event
 // stream, checked event by event; an upstream that breaks, ends early or
 // idles past UpstreamIdleTimeout gives the client an ERROR frame or the
-// API's error event, never a shorter message. Every other request and
+// API's error event, never a shorter message. A bridged stream's headers
+// reach the client as soon as the upstream's reach the gateway, before its
+// first event, and each of its writes is flushed. Every other request and
 // response passes through as ReverseProxy passes it.
 //
 // Headers go upstream as RFC 9110 §7.6.1 says a proxy sends them: every
