@@ -782,10 +782,10 @@ func (g *Gateway) apiFor(path string) (bridge.API, bool) {
 // access log; Unwrap lets http.ResponseController reach the Flusher.
 type countingWriter struct {
 	http.ResponseWriter
-	n     int64
-	code  int
-	first time.Time    // of the first byte written
-	flush func() error // a bridged stream's (flushStream)
+	n      int64
+	code   int
+	first  time.Time // of the first byte written
+	stream bool      // a bridged stream's, which it flushes itself (flushStream)
 }
 
 func (c *countingWriter) WriteHeader(code int) {
@@ -793,8 +793,8 @@ func (c *countingWriter) WriteHeader(code int) {
 		c.code = code
 	}
 	c.ResponseWriter.WriteHeader(code)
-	if c.flush != nil {
-		c.flush() // the headers, before the first event
+	if c.stream {
+		c.Flush() // the headers, before the first event
 	}
 }
 
@@ -807,11 +807,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 		c.first = time.Now()
 	}
 	c.n += int64(n)
-	if c.flush != nil && err == nil {
+	if c.stream && err == nil {
 		// Its error ignored, as ReverseProxy ignores it: a writer that
 		// cannot flush still gets the stream, and a client that left
 		// fails the next write.
-		c.flush()
+		c.Flush()
 	}
 	return n, err
 }
@@ -826,7 +826,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // CPU than the bridge's work on it (BenchmarkGatewayStream, issue 26).
 // Flushing in WriteHeader sends the headers as early, without them.
 func (c *countingWriter) flushStream(resp *http.Response) {
-	c.flush = http.NewResponseController(c.ResponseWriter).Flush
+	c.stream = true
 	c.Header()["Content-Type"] = resp.Header["Content-Type"]
 	delete(resp.Header, "Content-Type")
 	resp.ContentLength = 0
@@ -834,7 +834,8 @@ func (c *countingWriter) flushStream(resp *http.Response) {
 
 func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
-// Flush lets httputil.ReverseProxy flush through the counter.
+// Flush lets httputil.ReverseProxy flush through the counter, and is how
+// the counter flushes a bridged stream (flushStream).
 func (c *countingWriter) Flush() { http.NewResponseController(c.ResponseWriter).Flush() }
 
 func (c *countingWriter) status() int {
