@@ -5,9 +5,13 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"io"
+	"math/bits"
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
@@ -133,6 +137,89 @@ func appendVarintFrame(b []byte, ids []uint32) []byte {
 	return append(b, p...)
 }
 
+// appendExpGolombFrame is the densest ID frame SPEC.md §3.1 weighs: a
+// frame header as TOKEN's (an unassigned type, 0x0A) whose payload is a
+// 4-bit order k and then each ID as an exponential-Golomb code of order
+// k, most significant bit first, k the order that makes the frame
+// shortest. Lower IDs, a BPE vocabulary's earlier merges, are the more
+// frequent, so a code that spends fewer bits on them is the best a frame
+// can do without a model of the tokens' frequencies.
+func appendExpGolombFrame(b []byte, ids []uint32) []byte {
+	bestK, best := 0, -1
+	for k := range 16 {
+		n := 4
+		for _, id := range ids {
+			n += expGolombBits(id, k)
+		}
+		if best < 0 || n < best {
+			bestK, best = k, n
+		}
+	}
+	size := (best + 7) / 8
+	b = append(b, 0x0A, byte(size>>8), byte(size))
+	var acc uint64 // bits not yet written, the latest lowest
+	var nacc int
+	put := func(v uint64, n int) {
+		for n > 0 {
+			m := min(n, 32)
+			acc = acc<<m | v>>(n-m)&(1<<m-1)
+			nacc += m
+			n -= m
+			for nacc >= 8 {
+				nacc -= 8
+				b = append(b, byte(acc>>nacc))
+			}
+		}
+	}
+	put(uint64(bestK), 4)
+	for _, id := range ids {
+		w := uint64(id)>>bestK + 1
+		n := bits.Len64(w) - 1
+		put(0, n)
+		put(w, n+1)
+		put(uint64(id)&(1<<bestK-1), bestK)
+	}
+	if nacc > 0 {
+		b = append(b, byte(acc<<(8-nacc)))
+	}
+	return b
+}
+
+// expGolombBits is the length of id's exponential-Golomb code of order k.
+func expGolombBits(id uint32, k int) int {
+	return 2*(bits.Len64(uint64(id)>>k+1)-1) + 1 + k
+}
+
+// readExpGolombFrame reads the IDs of one appendExpGolombFrame frame, n of
+// them, for the test that the frame the benchmark counts carries its IDs.
+func readExpGolombFrame(f []byte, n int) []uint32 {
+	p := f[3:]
+	pos := 0
+	bit := func() uint64 {
+		v := uint64(p[pos/8]>>(7-pos%8)) & 1
+		pos++
+		return v
+	}
+	get := func(n int) uint64 {
+		var v uint64
+		for range n {
+			v = v<<1 | bit()
+		}
+		return v
+	}
+	k := int(get(4))
+	ids := make([]uint32, 0, n)
+	for range n {
+		z := 0
+		for bit() == 0 {
+			z++
+		}
+		w := 1<<z | get(z)
+		ids = append(ids, uint32((w-1)<<k|get(k)))
+	}
+	return ids
+}
+
 // shortFrames writes every ID of a flush in its own short token frame
 // (SHORT_TOKEN or SHORT_TOKEN24, SPEC.md §3.1), as WriteToken writes a
 // flush of one ID.
@@ -187,10 +274,10 @@ func tokenRuns(b []byte, ids []uint32) []byte { return frame.AppendTokenRuns(b, 
 
 // BenchmarkTokenBytes reports the bytes a body spends per token, for IDs in
 // TOKEN/TOKEN32 frames (as AppendToken writes a flush's IDs, and split into
-// runs), in the varint frame SPEC.md §3.1 weighs, in short token frames
-// (one ID a frame, without a length), and for the same text in
-// TEXT frames, raw and in anth-deflate, at one flush per token and one per
-// 16; and each against the TEXT frames in anth-deflate at the same flushes
+// runs), in the varint and exp-Golomb frames SPEC.md §3.1 weighs, in
+// short token frames (one ID a frame, without a length), and for the same
+// text in TEXT frames, raw and in anth-deflate, at one flush per token and
+// one per 16; and each against the TEXT frames in anth-deflate at the same flushes
 // (x-text-deflate), the body a client that reads text gets. It measures
 // bytes, not time: the figures SPEC.md §3.1 quotes. Goals (issue 23): token
 // frames at most 0.85x the TEXT body at one flush per token, at most 2.0
@@ -206,6 +293,7 @@ func BenchmarkTokenBytes(b *testing.B) {
 				{"token", tokenFrames},
 				{"token-runs", tokenRuns},
 				{"varint", appendVarintFrame},
+				{"exp-golomb", appendExpGolombFrame},
 				{"short", shortFrames},
 				{"text", textFrames(c.v)},
 			} {
@@ -329,4 +417,34 @@ func BenchmarkVocabDecode(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestExpGolombFrame: the frame BenchmarkTokenBytes counts as
+// "exp-golomb" carries its IDs, whatever they are, and is as long as its
+// header says, so that the bytes SPEC.md §3.1 quotes for it are those of a
+// frame a reader could read.
+func TestExpGolombFrame(t *testing.T) {
+	check := func(t require, ids []uint32) {
+		f := appendExpGolombFrame(nil, ids)
+		if n := int(f[1])<<8 | int(f[2]); n != len(f)-3 {
+			t.Fatalf("header says %d bytes of payload, the frame has %d", n, len(f)-3)
+		}
+		if diff := cmp.Diff(ids, readExpGolombFrame(f, len(ids))); diff != "" {
+			t.Fatalf("IDs read back differ (-sent +read):\n%s", diff)
+		}
+	}
+	for _, c := range tokenCorpora(t) {
+		for i := 0; i < len(c.ids); i += 16 {
+			check(t, c.ids[i:min(i+16, len(c.ids))])
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		check(t, rapid.SliceOfN(rapid.Uint32(), 1, 40).Draw(t, "ids"))
+	})
+}
+
+// require is what TestExpGolombFrame's check needs of a *testing.T and a
+// *rapid.T.
+type require interface {
+	Fatalf(format string, args ...any)
 }
