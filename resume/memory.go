@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,7 +42,8 @@ type MemoryOptions struct {
 	// Create would pass it the store frees what holds nothing a resume
 	// can read, dropped tails' records and then its spare chunks, and then
 	// evicts other tails: ended tails, then live ones, each group least
-	// recently appended to first.
+	// recently appended to first (for live tails, in the second-chance
+	// order of Memory.oldest, as most Appends leave the lists alone).
 	// An evicted tail is gone (ErrGone) to its followers and to Follow
 	// until its TTL passes. Zero means DefaultMemoryMaxBytes.
 	MaxBytes int64
@@ -54,10 +56,16 @@ type MemoryOptions struct {
 }
 
 // Memory is a Store in the process's memory, for a gateway that runs as
-// one instance. It holds every tail under one mutex (the work under it is a
-// copy of the appended bytes or a slice of them), wakes followers by
-// closing a channel made only when someone waits, and bounds its memory by
-// MemoryOptions.MaxBytes.
+// one instance. It wakes followers by closing a channel made only when
+// someone waits, and bounds its memory by MemoryOptions.MaxBytes.
+//
+// Most Appends take only their tail's own lock: one that fits in the
+// room left in the tail's last chunk changes nothing but the tail. The
+// rest (a tail's first bytes, a new chunk, its end), Create, Follow and
+// eviction take the store's lock, and then the tail's; so streams do not
+// queue for one lock on every write, as they did when the store's lock
+// was taken by every Append (a third of the CPU of a busy gateway's kept
+// streams went to passing it between cores).
 //
 // A tail of n bytes in k Appends holds about n + TailOverhead bytes (and
 // 8 more an Append past its 16th), plus the room left in its last chunk
@@ -79,8 +87,8 @@ type Memory struct {
 	total  int64           // charged bytes of all tails
 	max    int64
 	ttl    time.Duration
-	base   time.Time // what now counts from
-	closed bool
+	base   time.Time   // what now counts from
+	closed atomic.Bool // set under mu; read without it by appendInPlace
 
 	// spare holds the chunks of removed tails that were never followed,
 	// by capacity: class k those of 2^k to 2^(k+1)-1 bytes. Their
@@ -100,8 +108,16 @@ const (
 	classSpare // not a list: makeRoom's turn to free spares
 )
 
+// A tail's fields are the store's: they change with Memory.mu held, and
+// with the tail's own mu too for those appendInPlace reads or writes
+// (chunks, size, starts, expires, ended, dropped, removed, touched,
+// wake), which appendInPlace changes with mu alone. So a tail's mu is
+// taken after the store's (never the other way round), and one holding
+// both may take another tail's mu (to evict it): only the holder of the
+// store's lock holds two.
 type tail struct {
-	m        *Memory // the tail's store, for Append through the tail (Tail)
+	m        *Memory    // the tail's store, for Append through the tail (Tail)
+	mu       sync.Mutex // see above
 	owner    Owner
 	ttl      time.Duration
 	maxBytes int64     // Info.MaxBytes; Info.API is not kept, as Memory never reads it (the Owner covers the API, see anthhttp)
@@ -116,6 +132,7 @@ type tail struct {
 	followed bool
 	dropped  bool  // grew past MaxBytes or was evicted: ErrGone
 	removed  bool  // no longer in the map (expired): ErrGone to followers
+	touched  bool  // appended to in place since it was put at the back of its list (oldest)
 	class    uint8 // the list it is on: classDropped, classEnded or classLive; beside the flags, in their padding, so the record stays in the 416-byte size class (BenchmarkResumeHeld)
 	key      idKey // its key in the map, the ID's bytes, held in the record rather than as the ID's string
 	expires  int64 // Memory.now's reading past which the tail is gone
@@ -202,9 +219,9 @@ func (m *Memory) sweep(every time.Duration) {
 			m.releaseSpares()
 			now := m.now()
 			for _, t := range m.tails {
-				if now > t.expires {
-					m.delete(t)
-				}
+				t.mu.Lock()
+				m.expired(t, now)
+				t.mu.Unlock()
 			}
 			m.mu.Unlock()
 		}
@@ -231,16 +248,18 @@ func (m *Memory) Start(ctx context.Context, id ID, info Info) (Tail, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
+	if m.closed.Load() {
 		return nil, errClosed
 	}
 	now := m.now()
 	key := keyOf(id)
 	if t := m.tails[key]; t != nil {
-		if !m.expired(t, now) {
+		t.mu.Lock()
+		gone := m.expired(t, now)
+		t.mu.Unlock()
+		if !gone {
 			return nil, ErrExists
 		}
-		m.delete(t)
 	}
 	if !m.makeRoom(TailOverhead, nil) {
 		return nil, fmt.Errorf("%w: MaxBytes %d holds no tail (%d bytes each)", ErrTooLarge, m.max, TailOverhead)
@@ -261,9 +280,14 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 	if id.Valid() { // else no tail has it: Start refuses it
 		t = m.tails[keyOf(id)]
 	}
-	if t == nil && !m.closed {
-		return ErrNotFound
+	if t == nil {
+		if !m.closed.Load() {
+			return ErrNotFound
+		}
+		return errClosed
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return m.append(t, p, end)
 }
 
@@ -272,20 +296,55 @@ func (m *Memory) Append(ctx context.Context, id ID, p []byte, end bool) error {
 // written to again, and a new tail under the same ID has a record of its
 // own.
 func (t *tail) Append(ctx context.Context, p []byte, end bool) error {
+	if !end && t.appendInPlace(p) {
+		return nil
+	}
 	m := t.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if t.removed && !m.closed {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.removed && !m.closed.Load() {
 		return ErrNotFound
 	}
 	return m.append(t, p, end)
 }
 
-// append appends p to t, with m.mu held. It copies p into the tail's last
+// appendInPlace appends p to t with t's lock alone, and reports whether it
+// could: when p fits in the room left in t's last chunk and in its starts,
+// and t is live, so that neither the store's charge nor its lists change.
+// The tail stays where it is on its list, marked touched, so that the
+// store moves it to the back when it next looks there for a tail to evict
+// (oldest). Otherwise Append takes the store's lock (append).
+func (t *tail) appendInPlace(p []byte) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := len(t.chunks) - 1
+	if k < 0 || t.ended || t.dropped || t.removed || t.m.closed.Load() ||
+		cap(t.chunks[k])-len(t.chunks[k]) < len(p) || len(t.starts) == cap(t.starts) ||
+		t.maxBytes > 0 && t.size+int64(len(p)) > t.maxBytes {
+		return false
+	}
+	now := t.m.now()
+	if now > t.expires {
+		return false // append deletes it
+	}
+	if len(p) > 0 {
+		t.starts = append(t.starts, t.size)
+		t.chunks[k] = append(t.chunks[k], p...)
+		t.size += int64(len(p))
+	}
+	t.expires = now + int64(t.ttl)
+	t.touched = true
+	t.wakeAll()
+	return true
+}
+
+// append appends p to t, with m.mu and t.mu held. It copies p into the tail's last
 // chunk, or a new one (newChunk) when p does not fit: an Append is never
 // split across chunks, and a tail never grows past Info.MaxBytes.
 func (m *Memory) append(t *tail, p []byte, end bool) error {
-	if m.closed {
+	if m.closed.Load() {
 		return errClosed
 	}
 	now := m.now()
@@ -356,6 +415,7 @@ func (m *Memory) append(t *tail, p []byte, end bool) error {
 		}
 		m.lists[t.class].push(t)
 	}
+	t.touched = false // it is at the back
 	t.wakeAll()
 	return nil
 }
@@ -388,7 +448,9 @@ func (m *Memory) chunkFor(t *tail, size int64, need int) (c []byte, spared bool)
 			break
 		}
 		if d := m.oldest(classDropped, t); d != nil {
+			d.mu.Lock()
 			m.delete(d)
+			d.mu.Unlock()
 			continue
 		}
 		if m.releaseSpare() {
@@ -401,15 +463,45 @@ func (m *Memory) chunkFor(t *tail, size int64, need int) (c []byte, spared bool)
 		if d == nil {
 			break // makeRoom fails too: t is dropped
 		}
+		d.mu.Lock()
 		m.drop(d, true)
+		d.mu.Unlock()
 	}
 	return newChunk(want), false
 }
 
 // oldest returns the least recently appended tail of class other than
-// keep, or nil.
+// keep, or nil. A list is in the order its tails were last put at its
+// back, by an append under the store's lock; a live tail appended to in
+// place since (touched) is put at the back when met at the front, and
+// not taken: the "second chance" order of the CLOCK algorithm, which is
+// least recently appended first but among tails appended to in place
+// since the store last looked. Ended and dropped tails are never appended
+// to. keep is the tail whose append asks, which holds its own lock.
 func (m *Memory) oldest(class int, keep *tail) *tail {
-	t := m.lists[class].head
+	l := &m.lists[class]
+	// Each turn clears a mark, which only appends in place since can set
+	// again: at most one turn a tail, and one more, unless those appends
+	// race the store round its list; then the front goes.
+	for range len(m.tails) + 1 {
+		t := l.head
+		if t != nil && t == keep {
+			t = t.next
+		}
+		if t == nil || class != classLive {
+			return t
+		}
+		t.mu.Lock()
+		touched := t.touched
+		t.touched = false
+		t.mu.Unlock()
+		if !touched {
+			return t
+		}
+		l.remove(t)
+		l.push(t)
+	}
+	t := l.head
 	if t != nil && t == keep {
 		t = t.next
 	}
@@ -511,14 +603,19 @@ func newChunk(c int64) []byte {
 func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Follower, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
+	if m.closed.Load() {
 		return nil, errClosed
 	}
 	if !id.Valid() {
 		return nil, ErrNotFound
 	}
 	t := m.tails[keyOf(id)]
-	if t == nil || t.owner != owner || m.expired(t, m.now()) {
+	if t == nil || t.owner != owner {
+		return nil, ErrNotFound
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m.expired(t, m.now()) {
 		return nil, ErrNotFound
 	}
 	if t.dropped {
@@ -544,7 +641,8 @@ func (m *Memory) Follow(ctx context.Context, id ID, owner Owner, from int64) (Fo
 // alone (time.Since) costs half of time.Now, which reads the wall clock too.
 func (m *Memory) now() int64 { return int64(time.Since(m.base)) }
 
-// expired reports whether t's TTL has passed at now, and if so deletes it.
+// expired reports whether t's TTL has passed at now, and if so deletes it;
+// m.mu and t.mu are held.
 func (m *Memory) expired(t *tail, now int64) bool {
 	if now > t.expires {
 		m.delete(t)
@@ -552,6 +650,8 @@ func (m *Memory) expired(t *tail, now int64) bool {
 	}
 	return false
 }
+
+// drop, release and delete are called with m.mu and t.mu held.
 
 // drop frees t's bytes and keeps its record, so Follow and its followers
 // learn it is gone (ErrGone) until its TTL passes; with spare, its chunks
@@ -616,11 +716,13 @@ func (m *Memory) makeRoom(need int64, keep *tail) bool {
 			if t == nil {
 				break
 			}
+			t.mu.Lock()
 			if class == classDropped {
 				m.delete(t)
 			} else {
 				m.drop(t, false)
 			}
+			t.mu.Unlock()
 		}
 	}
 	return m.total+need <= m.max
@@ -658,13 +760,15 @@ func (t *tail) wakeAll() {
 // calls get ErrUnavailable.
 func (m *Memory) Close() error {
 	m.mu.Lock()
-	if m.closed {
+	if m.closed.Load() {
 		m.mu.Unlock()
 		return nil
 	}
-	m.closed = true
+	m.closed.Store(true)
 	for _, t := range m.tails {
+		t.mu.Lock()
 		t.wakeAll()
+		t.mu.Unlock()
 	}
 	m.mu.Unlock()
 	close(m.stop)
@@ -695,47 +799,52 @@ var errFollowerClosed = errors.New("resume: follower closed")
 // is never written below its length, so the slice stays valid even after
 // the next call).
 func (f *memoryFollower) Next(ctx context.Context) (int64, []byte, error) {
-	m := f.m
-	m.mu.Lock()
+	m, t := f.m, f.t
 	for {
-		t := f.t
-		switch {
-		case f.closed:
-			m.mu.Unlock()
-			return 0, nil, errFollowerClosed
-		case m.closed:
-			m.mu.Unlock()
-			return 0, nil, errClosed
-		case t.dropped || t.removed:
-			m.mu.Unlock()
-			return 0, nil, ErrGone
-		case m.expired(t, m.now()):
-			m.mu.Unlock()
-			return 0, nil, ErrGone
-		}
-		if f.cursor < t.size {
-			start := f.cursor
-			p := t.chunkAt(start)
-			f.cursor += int64(len(p))
-			m.mu.Unlock()
-			return start, p, nil
-		}
-		if t.ended {
-			m.mu.Unlock()
-			return 0, nil, io.EOF
-		}
-		if t.wake == nil {
-			t.wake = make(chan struct{})
-		}
-		wake := t.wake
+		m.mu.Lock()
+		t.mu.Lock()
+		start, p, wake, err := f.next()
+		t.mu.Unlock()
 		m.mu.Unlock()
+		if wake == nil {
+			return start, p, err
+		}
 		select {
 		case <-ctx.Done():
 			return 0, nil, ctx.Err()
 		case <-wake:
 		}
-		m.mu.Lock()
 	}
+}
+
+// next is Next's step, with m.mu and t.mu held: the chunk past the
+// cursor, an error, or, when there is neither yet, the channel the next
+// change closes.
+func (f *memoryFollower) next() (int64, []byte, chan struct{}, error) {
+	m, t := f.m, f.t
+	switch {
+	case f.closed:
+		return 0, nil, nil, errFollowerClosed
+	case m.closed.Load():
+		return 0, nil, nil, errClosed
+	case t.dropped || t.removed:
+		return 0, nil, nil, ErrGone
+	case m.expired(t, m.now()):
+		return 0, nil, nil, ErrGone
+	}
+	if f.cursor < t.size {
+		start := f.cursor
+		p := t.chunkAt(start)
+		f.cursor += int64(len(p))
+		return start, p, nil, nil
+	}
+	if t.ended {
+		return 0, nil, nil, io.EOF
+	}
+	if t.wake == nil {
+		t.wake = make(chan struct{})
+	}
+	return 0, nil, t.wake, nil
 }
 
 // Close implements Follower.

@@ -14,13 +14,7 @@ import (
 // the steady state each response's tail evicts the oldest, as a busy
 // gateway's does.
 func BenchmarkMemoryStream(b *testing.B) {
-	for _, c := range []struct {
-		name   string
-		writes []int
-	}{
-		{"anth", []int{91, 6, 16, 17, 133, 84, 6, 74, 6, 6, 7, 6, 196, 4, 0}},
-		{"sse", []int{476, 142, 36, 147, 260, 213, 138, 194, 75, 117, 118, 79, 631, 57, 0}},
-	} {
+	for _, c := range streamWrites {
 		b.Run(c.name, func(b *testing.B) {
 			m := resume.NewMemory(resume.MemoryOptions{})
 			defer m.Close()
@@ -43,6 +37,50 @@ func BenchmarkMemoryStream(b *testing.B) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// streamWrites are the sizes of the writes of a recording of testdata/sse
+// as the gateway keeps it (BenchmarkMemoryStream).
+var streamWrites = []struct {
+	name   string
+	writes []int
+}{
+	{"anth", []int{91, 6, 16, 17, 133, 84, 6, 74, 6, 6, 7, 6, 196, 4, 0}},
+	{"sse", []int{476, 142, 36, 147, 260, 213, 138, 194, 75, 117, 118, 79, 631, 57, 0}},
+}
+
+// BenchmarkMemoryStreamParallel is BenchmarkMemoryStream on every core at
+// once (a goroutine a core, each keeping one stream after another), as a
+// busy gateway's streams are: what the store's locks cost when its
+// Appends come from every core.
+func BenchmarkMemoryStreamParallel(b *testing.B) {
+	for _, c := range streamWrites {
+		b.Run(c.name, func(b *testing.B) {
+			m := resume.NewMemory(resume.MemoryOptions{})
+			defer m.Close()
+			info := resume.Info{Owner: resume.OwnerOf("k"), API: "/v1/messages", MaxBytes: 4 << 20}
+			n := 0
+			for _, w := range c.writes {
+				n += w
+			}
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				p := make([]byte, 1024)
+				for pb.Next() {
+					t, err := m.Start(bg, resume.NewID(), info)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for i, w := range c.writes {
+						if err := t.Append(bg, p[:w], i == len(c.writes)-1); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
 		})
 	}
 }
