@@ -77,6 +77,49 @@ func BenchmarkResumeStream(b *testing.B) {
 	}
 }
 
+// BenchmarkResumeStreamParallel is BenchmarkResumeStream with streams
+// served on every core at once (25 goroutines a core, each with a gateway
+// of its own and all sharing one Memory store, as a busy gateway's
+// streams share its store): what the store's locks add when Appends come
+// from several cores. ns/op is a stream's wall time with every core at
+// work, kept against plain in the same run the cost of a held tail.
+func BenchmarkResumeStreamParallel(b *testing.B) {
+	recs := testdata.SSE(b)
+	names := make([]string, 0, len(recs))
+	for name := range recs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	up, _ := url.Parse("http://upstream.test")
+	store := resume.NewMemory(resume.MemoryOptions{})
+	defer store.Close()
+	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+		for _, g := range []struct {
+			name  string
+			store resume.Store
+		}{{"plain", nil}, {"kept", store}} {
+			b.Run(w.name+"/"+g.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetParallelism(25)
+				b.RunParallel(func(pb *testing.PB) {
+					tr := &memTransport{}
+					gw := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: g.store})
+					for i := 0; pb.Next(); i++ {
+						tr.body = recs[names[i%len(names)]]
+						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+						req.Header.Set("Content-Type", "application/json")
+						req.Header.Set("Accept", w.accept)
+						if w.encoding != "" {
+							req.Header.Set("Accept-Encoding", w.encoding)
+						}
+						gw.ServeHTTP(&discardWriter{h: http.Header{}}, req)
+					}
+				})
+			})
+		}
+	}
+}
+
 // countingDiscard is a flushing ResponseWriter that counts what it is
 // given.
 type countingDiscard struct {
