@@ -31,9 +31,20 @@ func TestMemoryConcurrentTails(t *testing.T) {
 	owner := resume.OwnerOf("k")
 	var gone atomic.Int64
 	var wg sync.WaitGroup
+	// Every writer's first tail is live, with its first chunk, before any
+	// writer goes on: however the writers are scheduled, the live tails
+	// then outgrow the store, which must evict some of them.
+	var ready sync.WaitGroup
+	ready.Add(writers)
 	errs := make(chan error, writers*tails*2)
 	for w := range writers {
 		wg.Go(func() {
+			waiting := true
+			defer func() {
+				if waiting {
+					ready.Done()
+				}
+			}()
 			for n := range tails {
 				id := resume.NewID()
 				kept, err := m.Start(bg, id, resume.Info{Owner: owner})
@@ -64,6 +75,11 @@ func TestMemoryConcurrentTails(t *testing.T) {
 						break
 					}
 					sent = append(sent, p...)
+					if waiting {
+						waiting = false
+						ready.Done()
+						ready.Wait()
+					}
 				}
 				if f != nil {
 					f.Close() // a follower still waiting on an evicted tail ends
