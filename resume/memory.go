@@ -444,6 +444,14 @@ func (m *Memory) chunkFor(t *tail, size int64, need int) (c []byte, spared bool)
 		if c := m.takeSpare(want, most); c != nil {
 			return c, true
 		}
+		// A smaller spare that holds this Append rather than a new
+		// chunk: in a store serving streams of several shapes, where a
+		// tail of one evicts a tail of another, the spares are seldom
+		// of the size wanted, and letting them go to allocate cost a
+		// stream a chunk (TestMemorySpareReusedMixed).
+		if c := m.takeSmaller(int64(need), want, most); c != nil {
+			return c, true
+		}
 		if m.total+want <= m.max {
 			break
 		}
@@ -526,6 +534,33 @@ func (m *Memory) takeSpare(want, most int64) []byte {
 		}
 		c := s[len(s)-1]
 		if int64(cap(c)) < want || most >= 0 && int64(cap(c)) > most {
+			continue
+		}
+		s[len(s)-1] = nil
+		m.spare[i] = s[:len(s)-1]
+		m.spareBytes -= int64(cap(c))
+		return c
+	}
+	return nil
+}
+
+// takeSmaller returns a spare chunk of capacity need to less than want
+// (and at most most, when most >= 0), the largest found, or nil, and
+// counts it out of the spares. Of each class it looks at the last chunk
+// only, as takeSpare does.
+func (m *Memory) takeSmaller(need, want, most int64) []byte {
+	if m.spareBytes == 0 || need <= 0 {
+		return nil
+	}
+	// Class k holds chunks of 2^k to 2^(k+1)-1 bytes: want's class down
+	// to need's.
+	for i := bits.Len64(uint64(want)) - 1; i >= bits.Len64(uint64(need))-1; i-- {
+		s := m.spare[i]
+		if len(s) == 0 {
+			continue
+		}
+		c := s[len(s)-1]
+		if n := int64(cap(c)); n < need || n >= want || most >= 0 && n > most {
 			continue
 		}
 		s[len(s)-1] = nil

@@ -85,6 +85,81 @@ func TestMemorySpareReused(t *testing.T) {
 	}
 }
 
+// TestMemorySpareReusedMixed is TestMemorySpareReused with streams of two
+// shapes in turn, an event stream's and an ANTH client's, as a gateway
+// serving both keeps them: their first chunks differ (2 KiB and 512
+// bytes), and a tail that finds no spare of its first chunk's size takes
+// one that holds its first write rather than letting the spares go and
+// allocating.
+func TestMemorySpareReusedMixed(t *testing.T) {
+	m := resume.NewMemory(resume.MemoryOptions{MaxBytes: 64 << 10})
+	defer m.Close()
+	info := resume.Info{Owner: resume.OwnerOf("k"), MaxBytes: 4 << 20}
+	p := make([]byte, 1<<10)
+	shapes := [][]int{
+		{476, 142, 36, 147, 260, 213, 138, 194, 75, 117, 118, 79, 631, 57, 0},
+		{91, 6, 16, 17, 133, 84, 6, 74, 6, 6, 7, 6, 196, 4, 0},
+	}
+	var model [2][]byte // the last two tails' bytes, by the parity of their turn
+	var ids [2]resume.ID
+	turn := 0
+	stream := func(writes []int) {
+		id := resume.NewID()
+		tl, err := m.Start(bg, id, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := make([]byte, 0, 4<<10)
+		for i, w := range writes {
+			q := p[:w]
+			if err := tl.Append(bg, q, i == len(writes)-1); err != nil {
+				t.Fatal(err)
+			}
+			sent = append(sent, q...)
+		}
+		model[turn%2], ids[turn%2] = sent, id
+		turn++
+	}
+	for i := range p {
+		p[i] = byte(i * 7)
+	}
+	for range 100 {
+		stream(shapes[0]) // past the bound: the store evicts from now on
+		stream(shapes[1])
+	}
+	// Each pair of streams: two records and two IDs; their chunks nothing.
+	n := testing.AllocsPerRun(100, func() {
+		stream(shapes[0])
+		stream(shapes[1])
+	})
+	if raceEnabled {
+		t.Logf("two streams into a full store: %v allocations under the race detector, not checked", n)
+	} else if n > 2*2+2 { // and the model's two copies
+		t.Fatalf("two streams of different shapes into a full store: %v allocations, want 6 (2 IDs, 2 records, the test's 2 copies)", n)
+	}
+	if _, n := m.Len(); n > 64<<10 {
+		t.Fatalf("%d bytes charged, MaxBytes %d", n, 64<<10)
+	}
+	// The tails made of other tails' chunks read back whole.
+	for k, id := range ids {
+		f, err := m.Follow(bg, id, info.Owner, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for {
+			_, q, err := f.Next(bg)
+			if err != nil {
+				break
+			}
+			got = append(got, q...)
+		}
+		if diff := cmp.Diff(model[k], got); diff != "" {
+			t.Fatalf("a tail built of spares (-sent +read):\n%s", diff)
+		}
+	}
+}
+
 // TestMemorySpareReleased: an idle store lets its spare chunks go within
 // two sweeps, so the memory of tails that expired goes back to the
 // garbage collector, not to the store's high-water mark.
