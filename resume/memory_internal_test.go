@@ -59,3 +59,45 @@ func TestMemoryHoldsNoID(t *testing.T) {
 	f.Close()
 	runtime.KeepAlive(kept)
 }
+
+// TestCoarseClockNeverEarly: an Append in place of a tail with a long TTL
+// reads the store's clock (tail.now), which lags the monotonic clock by
+// up to a tick; the tail it sets to expire still has its whole TTL from
+// the Append, even when the clock is a tick behind.
+func TestCoarseClockNeverEarly(t *testing.T) {
+	m := NewMemory(MemoryOptions{})
+	defer m.Close()
+	ctx := context.Background()
+	const ttl = 5 * time.Minute
+	kept, err := m.Start(ctx, NewID(), Info{Owner: OwnerOf("k"), TTL: ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := kept.(*tail)
+	if !tl.coarse {
+		t.Fatalf("a tail of TTL %v in a store ticking every %v reads the monotonic clock", ttl, m.tick)
+	}
+	if err := kept.Append(ctx, []byte("first"), false); err != nil { // its chunk: the store's lock
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	m.clock.Store(m.now() - int64(m.tick)) // a tick behind, the most it lags
+	m.mu.Unlock()
+	if !tl.appendInPlace([]byte("in place")) {
+		t.Fatal("the Append did not go in place")
+	}
+	tl.mu.Lock()
+	expires := tl.expires
+	tl.mu.Unlock()
+	if now := m.now(); expires < now+int64(ttl) {
+		t.Fatalf("an Append in place set the tail to expire %v after it, under its TTL of %v", time.Duration(expires-now), ttl)
+	}
+	// A short TTL reads the monotonic clock, exact.
+	short, err := m.Start(ctx, NewID(), Info{Owner: OwnerOf("k"), TTL: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short.(*tail).coarse {
+		t.Fatalf("a tail of TTL 1s in a store ticking every %v reads the store's clock", m.tick)
+	}
+}
