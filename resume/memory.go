@@ -566,10 +566,7 @@ func (m *Memory) takeSpare(want, most int64) []byte {
 		if int64(cap(c)) < want || most >= 0 && int64(cap(c)) > most {
 			continue
 		}
-		s[len(s)-1] = nil
-		m.spare[i] = s[:len(s)-1]
-		m.spareBytes -= int64(cap(c))
-		return c
+		return m.popSpare(i)
 	}
 	return nil
 }
@@ -593,12 +590,20 @@ func (m *Memory) takeSmaller(need, want, most int64) []byte {
 		if n := int64(cap(c)); n < need || n >= want || most >= 0 && n > most {
 			continue
 		}
-		s[len(s)-1] = nil
-		m.spare[i] = s[:len(s)-1]
-		m.spareBytes -= int64(cap(c))
-		return c
+		return m.popSpare(i)
 	}
 	return nil
+}
+
+// popSpare takes the last spare chunk of class k, which has one, out of
+// the spares; its charge stays in total.
+func (m *Memory) popSpare(k int) []byte {
+	s := m.spare[k]
+	c := s[len(s)-1]
+	s[len(s)-1] = nil
+	m.spare[k] = s[:len(s)-1]
+	m.spareBytes -= int64(cap(c))
+	return c
 }
 
 // putSpare keeps c as a spare; its charge is in total already.
@@ -615,12 +620,8 @@ func (m *Memory) releaseSpare() bool {
 		return false
 	}
 	for k := len(m.spare) - 1; k >= 0; k-- {
-		if s := m.spare[k]; len(s) > 0 {
-			c := s[len(s)-1]
-			s[len(s)-1] = nil
-			m.spare[k] = s[:len(s)-1]
-			m.spareBytes -= int64(cap(c))
-			m.total -= int64(cap(c))
+		if len(m.spare[k]) > 0 {
+			m.total -= int64(cap(m.popSpare(k)))
 			return true
 		}
 	}
