@@ -45,7 +45,7 @@ func BenchmarkResumeStream(b *testing.B) {
 	defer store.Close()
 	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
 	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
-	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+	for _, w := range resumeWires {
 		for _, g := range []struct {
 			name string
 			h    http.Handler
@@ -56,12 +56,7 @@ func BenchmarkResumeStream(b *testing.B) {
 				for b.Loop() {
 					for _, name := range names {
 						tr.body = recs[name]
-						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
-						req.Header.Set("Content-Type", "application/json")
-						req.Header.Set("Accept", w.accept)
-						if w.encoding != "" {
-							req.Header.Set("Accept-Encoding", w.encoding)
-						}
+						req := w.request()
 						cw.h = http.Header{}
 						g.h.ServeHTTP(&cw, req)
 					}
@@ -93,7 +88,7 @@ func BenchmarkResumeStreamParallel(b *testing.B) {
 	up, _ := url.Parse("http://upstream.test")
 	store := resume.NewMemory(resume.MemoryOptions{})
 	defer store.Close()
-	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+	for _, w := range resumeWires {
 		for _, g := range []struct {
 			name  string
 			store resume.Store
@@ -106,18 +101,25 @@ func BenchmarkResumeStreamParallel(b *testing.B) {
 					gw := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: g.store})
 					for i := 0; pb.Next(); i++ {
 						tr.body = recs[names[i%len(names)]]
-						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
-						req.Header.Set("Content-Type", "application/json")
-						req.Header.Set("Accept", w.accept)
-						if w.encoding != "" {
-							req.Header.Set("Accept-Encoding", w.encoding)
-						}
+						req := w.request()
 						gw.ServeHTTP(&discardWriter{h: http.Header{}}, req)
 					}
 				})
 			})
 		}
 	}
+}
+
+// request returns a streaming request for w's wire, as the benchmarks
+// send it to a gateway in memory.
+func (w resumeWire) request() *http.Request {
+	req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", w.accept)
+	if w.encoding != "" {
+		req.Header.Set("Accept-Encoding", w.encoding)
+	}
+	return req
 }
 
 // countingDiscard is a flushing ResponseWriter that counts what it is
@@ -277,7 +279,7 @@ func BenchmarkResumeStreamPaired(b *testing.B) {
 	defer store.Close()
 	plain := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr})
 	kept := NewGateway(messages.API{Decoders: &messages.DecoderPool{}}, GatewayOptions{Upstream: up, Transport: tr, Resume: store})
-	for _, w := range []struct{ name, accept, encoding string }{{"anth", anthclient.Accept, ""}, {"anth-deflate", anthclient.Accept, AcceptEncoding}, {"sse", "text/event-stream", ""}} {
+	for _, w := range resumeWires {
 		b.Run(w.name, func(b *testing.B) {
 			var cw countingDiscard
 			var took, cpu [2]time.Duration
@@ -286,12 +288,7 @@ func BenchmarkResumeStreamPaired(b *testing.B) {
 					start, startCPU := time.Now(), cputime.Process()
 					for _, name := range names {
 						tr.body = recs[name]
-						req := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":8,"stream":true,"messages":[]}`))
-						req.Header.Set("Content-Type", "application/json")
-						req.Header.Set("Accept", w.accept)
-						if w.encoding != "" {
-							req.Header.Set("Accept-Encoding", w.encoding)
-						}
+						req := w.request()
 						cw.h = http.Header{}
 						h.ServeHTTP(&cw, req)
 					}

@@ -103,11 +103,13 @@ func resumeGateway(t testing.TB, up http.Handler, opts GatewayOptions) (*httptes
 }
 
 // The wires a client asks for: its Accept and Accept-Encoding.
-var resumeWires = []struct{ name, accept, encoding string }{
+var resumeWires = []resumeWire{
 	{"anth", anthclient.Accept, ""},
-	{"coded", anthclient.Accept, AcceptEncoding},
+	{"anth-deflate", anthclient.Accept, AcceptEncoding},
 	{"sse", "text/event-stream", ""},
 }
+
+type resumeWire struct{ name, accept, encoding string }
 
 func post(t testing.TB, gw *httptest.Server, path, body, accept, encoding string) *http.Request {
 	req, err := http.NewRequest(http.MethodPost, gw.URL+path, strings.NewReader(body))
