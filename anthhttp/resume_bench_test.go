@@ -3,13 +3,13 @@ package anthhttp_test
 import (
 	"bytes"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,11 +34,7 @@ import (
 // response gets the bridge's events, each with its id:).
 func BenchmarkResumeStream(b *testing.B) {
 	recs := testdata.SSE(b)
-	names := make([]string, 0, len(recs))
-	for name := range recs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(recs))
 	up, _ := url.Parse("http://upstream.test")
 	tr := &memTransport{}
 	store := resume.NewMemory(resume.MemoryOptions{})
@@ -80,11 +76,7 @@ func BenchmarkResumeStream(b *testing.B) {
 // work, kept against plain in the same run the cost of a held tail.
 func BenchmarkResumeStreamParallel(b *testing.B) {
 	recs := testdata.SSE(b)
-	names := make([]string, 0, len(recs))
-	for name := range recs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(recs))
 	up, _ := url.Parse("http://upstream.test")
 	store := resume.NewMemory(resume.MemoryOptions{})
 	defer store.Close()
@@ -268,11 +260,7 @@ func BenchmarkResumeHeld(b *testing.B) {
 // another process's load does not inflate, as it does the wall clock's).
 func BenchmarkResumeStreamPaired(b *testing.B) {
 	recs := testdata.SSE(b)
-	names := make([]string, 0, len(recs))
-	for name := range recs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(recs))
 	up, _ := url.Parse("http://upstream.test")
 	tr := &memTransport{}
 	store := resume.NewMemory(resume.MemoryOptions{})
