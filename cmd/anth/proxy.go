@@ -47,6 +47,9 @@ Each flag not given is read from its environment variable, if set:
   --metrics-listen ADDR        ANTH_METRICS_LISTEN  Prometheus /metrics, /healthz and
                                /readyz on their own address (default: none)
   --log-format text|json       ANTH_LOG_FORMAT  (default text)
+  --log-flush T                ANTH_LOG_FLUSH  a line that comes within T of the one
+                               before waits and goes out with the others of those T, in
+                               one write (default 100ms; 0: each line at once)
   --tls-cert FILE --tls-key FILE   ANTH_TLS_CERT, ANTH_TLS_KEY  serve HTTPS, with HTTP/2
   --max-streams N              ANTH_MAX_STREAMS  requests to the two APIs at once; 503
                                past it (default 0: no limit)
@@ -103,6 +106,7 @@ var proxyEnv = []struct{ flag, env string }{
 	{"listen", "PORT"},
 	{"metrics-listen", "ANTH_METRICS_LISTEN"},
 	{"log-format", "ANTH_LOG_FORMAT"},
+	{"log-flush", "ANTH_LOG_FLUSH"},
 	{"tls-cert", "ANTH_TLS_CERT"},
 	{"tls-key", "ANTH_TLS_KEY"},
 	{"max-streams", "ANTH_MAX_STREAMS"},
@@ -157,6 +161,7 @@ type proxyConfig struct {
 	forward, corsOrigins                              []string
 	connect, upHeader, upIdle                         time.Duration
 	header, body, idle, drain                         time.Duration
+	logFlush                                          time.Duration
 	// Resuming (SPEC.md §13): resume is "", "memory" or a Redis URL.
 	resume                  string
 	resumeTTL, resumeGrace  time.Duration
@@ -189,6 +194,7 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	fs.StringVar(&upstream, "upstream", "", "")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "")
 	fs.StringVar(&c.logFormat, "log-format", "text", "")
+	fs.DurationVar(&c.logFlush, "log-flush", 100*time.Millisecond, "")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "")
 	fs.IntVar(&c.maxStreams, "max-streams", 0, "")
@@ -233,6 +239,9 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return nil, usageErr("proxy", "--log-format %q: want text or json", c.logFormat)
+	}
+	if c.logFlush < 0 {
+		return nil, usageErr("proxy", "--log-flush %v: want 0 (each line at once) or more", c.logFlush)
 	}
 	if (c.keyFile == "") != (c.tokensFile == "") {
 		// A gateway that holds a key and lets anyone use it is an open
@@ -351,9 +360,13 @@ func proxy(args []string, _ io.Reader, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var h slog.Handler = slog.NewTextHandler(os.Stderr, nil)
+	// Written out before proxy returns, and so before main writes its
+	// error, if any, to standard error too.
+	lw := newLogWriter(os.Stderr, c.logFlush)
+	defer lw.Close()
+	var h slog.Handler = slog.NewTextHandler(lw, nil)
 	if c.logFormat == "json" {
-		h = slog.NewJSONHandler(os.Stderr, nil)
+		h = slog.NewJSONHandler(lw, nil)
 	}
 	logger := slog.New(h)
 	var tlsConfig *tls.Config
