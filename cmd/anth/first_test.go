@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +37,19 @@ func textResponseSSE() (first, rest string) {
 		sseEvent("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4}}`) +
 		sseEvent("message_stop", `{"type":"message_stop"}`)
 	return first, rest
+}
+
+// textUpstream serves textResponseSSE whole to every request, as the
+// Messages API streams it; it is closed when the test ends.
+func textUpstream(t *testing.T) *httptest.Server {
+	first, rest := textResponseSSE()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, first+rest)
+	}))
+	t.Cleanup(upstream.Close)
+	return upstream
 }
 
 func toANTH(t *testing.T, s string) []byte {

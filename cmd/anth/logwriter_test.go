@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -138,13 +136,7 @@ func TestLogFlushFlag(t *testing.T) {
 // that follow it within the interval wait, and SIGTERM writes them out,
 // each whole, before the proxy exits.
 func TestProxyLogFlush(t *testing.T) {
-	first, rest := textResponseSSE()
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, first+rest)
-	}))
-	defer upstream.Close()
+	upstream := textUpstream(t)
 	p := startProxy(t, nil, "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--log-format", "json", "--log-flush", "10m")
 	const n = 3
 	for range n {

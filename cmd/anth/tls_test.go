@@ -8,11 +8,9 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,13 +62,7 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 // (Content-Encoding) and in its browser form (Accept's coding parameter)
 // read whole over it, and SSE too.
 func TestProxyTLS(t *testing.T) {
-	first, rest := textResponseSSE()
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, first+rest)
-	}))
-	defer upstream.Close()
+	upstream := textUpstream(t)
 	certFile, keyFile, pool := selfSigned(t, t.TempDir())
 	p := startProxy(t, nil, "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "--log-format", "json", "--tls-cert", certFile, "--tls-key", keyFile)
 	client := &http.Client{Timeout: logWait, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true, DisableCompression: true}}
