@@ -49,7 +49,7 @@ Each flag not given is read from its environment variable, if set:
   --log-format text|json       ANTH_LOG_FORMAT  (default text)
   --log-flush T                ANTH_LOG_FLUSH  a line that comes within T of the one
                                before waits and goes out with the others of those T, in
-                               one write (default 100ms; 0: each line at once)
+                               one write (default 0: each line at once)
   --tls-cert FILE --tls-key FILE   ANTH_TLS_CERT, ANTH_TLS_KEY  serve HTTPS, with HTTP/2
   --max-streams N              ANTH_MAX_STREAMS  requests to the two APIs at once; 503
                                past it (default 0: no limit)
@@ -194,7 +194,7 @@ func parseProxy(args []string) (*proxyConfig, error) {
 	fs.StringVar(&upstream, "upstream", "", "")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "")
 	fs.StringVar(&c.logFormat, "log-format", "text", "")
-	fs.DurationVar(&c.logFlush, "log-flush", 100*time.Millisecond, "")
+	fs.DurationVar(&c.logFlush, "log-flush", 0, "")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "")
 	fs.IntVar(&c.maxStreams, "max-streams", 0, "")
