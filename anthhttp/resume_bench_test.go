@@ -162,9 +162,8 @@ func (w *countingDiscard) Flush()          {}
 // store was full already. A fresh store's tails land in memory the
 // process has never touched (on this VM a page's first touch costs about
 // 10 µs, 5.6 of them in the kernel): a warm-up's cost, once per byte of
-// the bound, which timed with the streams after it had made the kept
-// cases 1.17-1.35x the plain ones where the store at its bound adds
-// 2-6 % (the closing note of issue 24's session of 2026-12-04).
+// the bound, which a gateway pays once and which is timed apart
+// (fill-ns/stream), not with the streams after it.
 func fillStore(b *testing.B, store *resume.Memory, h http.Handler, w resumeWire, tr *memTransport, recs map[string][]byte, names []string) float64 {
 	b.Helper()
 	runtime.GC() // what the last wire's store left
