@@ -39,6 +39,9 @@ var streamShapes = []struct {
 	{"mixed", [][]int{anthWrites, sseWrites}},
 }
 
+// The writes of a recording of testdata/sse as the gateway keeps them
+// for an ANTH client and for an event stream; the spare tests take the
+// same shapes.
 var (
 	anthWrites = []int{91, 6, 16, 17, 133, 84, 6, 74, 6, 6, 7, 6, 196, 4, 0}
 	sseWrites  = []int{476, 142, 36, 147, 260, 213, 138, 194, 75, 117, 118, 79, 631, 57, 0}

@@ -58,7 +58,7 @@ func TestMemorySpareReused(t *testing.T) {
 	defer m.Close()
 	info := resume.Info{Owner: resume.OwnerOf("k"), MaxBytes: 4 << 20}
 	p := make([]byte, 1<<10)
-	writes := []int{476, 142, 36, 147, 260, 213, 138, 194, 75, 117, 118, 79, 631, 57, 0}
+	writes := sseWrites
 	stream := func() {
 		tl, err := m.Start(bg, resume.NewID(), info)
 		if err != nil {
@@ -96,10 +96,7 @@ func TestMemorySpareReusedMixed(t *testing.T) {
 	defer m.Close()
 	info := resume.Info{Owner: resume.OwnerOf("k"), MaxBytes: 4 << 20}
 	p := make([]byte, 1<<10)
-	shapes := [][]int{
-		{476, 142, 36, 147, 260, 213, 138, 194, 75, 117, 118, 79, 631, 57, 0},
-		{91, 6, 16, 17, 133, 84, 6, 74, 6, 6, 7, 6, 196, 4, 0},
-	}
+	shapes := [][]int{sseWrites, anthWrites}
 	var model [2][]byte // the last two tails' bytes, by the parity of their turn
 	var ids [2]resume.ID
 	turn := 0
