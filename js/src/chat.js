@@ -4,13 +4,12 @@
 // length — for any chunking of the input. The SSE it writes is what the
 // official `openai` SDK reads.
 
+import { EventEncoder, Sink, encoderTransformer } from './bridge.js';
 import { CHAT_EVENT_DICTIONARY } from './chateventdict.js';
 import { AnthError } from './errors.js';
 import { DeltaKind, Frame, StopReason } from './frame.js';
 import { EventReader, sameBytes } from './events.js';
 import { escape, members, quote, skipValue, space } from './json.js';
-import { FrameReader } from './reader.js';
-import { Sink } from './sse.js';
 import { TextReassembler } from './text.js';
 import { Type } from './type.js';
 
@@ -758,68 +757,14 @@ const quotedDetails = enc('"prompt_tokens_details"');
  * past CHAT_MAX_BLOCKS, or hole frames its template has no hole for, is
  * 'Malformed'.
  *
- * write is async because a deflated EVENT is inflated with
- * DecompressionStream; await each write before the next. Errors are
- * AnthErrors with the offset in the ANTH stream (for a frame the mapping
- * refuses, where that frame starts), and sticky: when a write gives SSE and
- * then fails, it returns the SSE and the next call throws.
+ * Its write and end are EventEncoder's: write is async (await each before
+ * the next), and errors are sticky AnthErrors with the offset in the ANTH
+ * stream.
  */
-export class ChatEncoder {
+export class ChatEncoder extends EventEncoder {
   /** @param {ChatEncoderOptions} [options] */
   constructor(options = {}) {
-    this.#core = new ToChat(options);
-  }
-
-  #reader = new FrameReader({ frameStarts: true });
-  #core;
-  /** @type {unknown} */
-  #err;
-
-  /**
-   * write takes the next piece of the ANTH stream, from the magic on, and
-   * returns the SSE of every frame it completes (possibly none).
-   * @param {Uint8Array} bytes
-   * @returns {Promise<Uint8Array>}
-   */
-  async write(bytes) {
-    if (this.#err) throw this.#err;
-    let frames;
-    try {
-      frames = this.#reader.feed(bytes);
-    } catch (e) {
-      this.#err = e;
-      throw e;
-    }
-    // An error of the conversion is reported where its frame starts, as
-    // Go's Encoder does.
-    const starts = this.#reader.starts;
-    let at = -1;
-    try {
-      for (let i = 0; i < frames.length; i++) {
-        at = starts[i];
-        const p = this.#core.frame(frames[i]);
-        if (p) await p;
-      }
-    } catch (e) {
-      this.#err = e instanceof AnthError && e.offset === -1 ? new AnthError(e.kind, at, e.detail, e.type, { cause: e }) : e;
-      if (this.#core.out.n === 0) throw this.#err;
-    }
-    return this.#core.out.take();
-  }
-
-  /**
-   * end marks the end of the ANTH stream. It writes nothing more; it throws
-   * an AnthError of kind 'Truncated' for a stream that ended before its DONE
-   * or ERROR, so a cut response never reads as a shorter one.
-   */
-  end() {
-    if (this.#err) throw this.#err;
-    try {
-      this.#reader.end();
-    } catch (e) {
-      this.#err = e;
-      throw e;
-    }
+    super(new ToChat(options));
   }
 }
 
@@ -832,16 +777,7 @@ export class ChatEncoder {
 export class ChatEncoderStream extends TransformStream {
   /** @param {ChatEncoderOptions} [options] */
   constructor(options) {
-    const e = new ChatEncoder(options);
-    super({
-      async transform(chunk, controller) {
-        const out = await e.write(chunk);
-        if (out.length > 0) controller.enqueue(out);
-      },
-      flush() {
-        e.end();
-      },
-    });
+    super(encoderTransformer(new ChatEncoder(options)));
   }
 }
 

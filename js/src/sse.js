@@ -3,12 +3,12 @@
 // byte, for any chunking of the input. The SSE it writes is what the
 // official SDKs read.
 
+import { EventEncoder, Sink, encoderTransformer } from './bridge.js';
 import { AnthError } from './errors.js';
 import { BlockOp, DeltaKind, Frame, StopReason } from './frame.js';
 import { EventReader, sameBytes } from './events.js';
 import { compact, escape, members, quote, uintField } from './json.js';
 import { deltaTypes, errorTypeName, stopReasonName } from './names.js';
-import { FrameReader } from './reader.js';
 import { TextReassembler } from './text.js';
 import { Type } from './type.js';
 
@@ -54,65 +54,6 @@ const nameMessageStop = enc('message_stop');
 const nameError = enc('error');
 const nameBlockStart = enc('content_block_start');
 const nameBlockStop = enc('content_block_stop');
-
-/**
- * Sink collects the SSE bytes of a write.
- */
-export class Sink {
-  buf = new Uint8Array(4096);
-  n = 0;
-
-  /** @param {number} k */
-  reserve(k) {
-    if (this.n + k <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(this.n + k, 2 * this.buf.length));
-    grown.set(this.buf.subarray(0, this.n));
-    this.buf = grown;
-  }
-
-  /** @param {string} s */
-  text(s) {
-    this.reserve(3 * s.length);
-    this.n += utf8.encodeInto(s, this.buf.subarray(this.n)).written;
-  }
-
-  /** @param {Uint8Array} b */
-  bytes(b) {
-    this.reserve(b.length);
-    this.buf.set(b, this.n);
-    this.n += b.length;
-  }
-
-  /**
-   * event writes one SSE event: its name (none when empty, so the client
-   * sees the default type, as upstream did) and its JSON, which holds no
-   * line break.
-   * @param {string | Uint8Array} name
-   * @param {string | Uint8Array} js
-   */
-  event(name, js) {
-    if (typeof name === 'string') {
-      this.text('event: ' + name + '\n');
-    } else if (name.length > 0) {
-      this.text('event: ');
-      this.bytes(name);
-      this.text('\n');
-    }
-    if (typeof js === 'string') {
-      this.text('data: ' + js + '\n\n');
-    } else {
-      this.text('data: ');
-      this.bytes(js);
-      this.text('\n\n');
-    }
-  }
-
-  take() {
-    const out = this.buf.slice(0, this.n);
-    this.n = 0;
-    return out;
-  }
-}
 
 /**
  * ToSSE maps the frames of one ANTH response to the SSE events of the
@@ -472,69 +413,14 @@ function usageCounts(u, startInput) {
  * its own (ANTH from a server that never saw SSE) gets a message_start, its
  * blocks started and stopped, and a message_delta from its frames.
  *
- * write is async because a deflated EVENT is inflated with
- * DecompressionStream; await each write before the next. Errors are
- * AnthErrors with the offset in the ANTH stream (for a frame the mapping
- * refuses, where that frame starts), and sticky.
+ * Its write and end are EventEncoder's: write is async (await each before
+ * the next), and errors are sticky AnthErrors with the offset in the ANTH
+ * stream.
  */
-export class SSEEncoder {
+export class SSEEncoder extends EventEncoder {
   /** @param {EncoderOptions} [options] */
   constructor(options = {}) {
-    this.#core = new ToSSE(options);
-  }
-
-  #reader = new FrameReader({ frameStarts: true });
-  #core;
-  /** @type {unknown} */
-  #err;
-
-  /**
-   * write takes the next piece of the ANTH stream, from the magic on, and
-   * returns the SSE of every frame it completes (possibly none).
-   * @param {Uint8Array} bytes
-   * @returns {Promise<Uint8Array>}
-   */
-  async write(bytes) {
-    if (this.#err) throw this.#err;
-    let frames;
-    try {
-      frames = this.#reader.feed(bytes);
-    } catch (e) {
-      this.#err = e;
-      throw e;
-    }
-    // An error of the conversion is reported where its frame starts, as
-    // Go's Encoder does.
-    const starts = this.#reader.starts;
-    let at = -1;
-    try {
-      for (let i = 0; i < frames.length; i++) {
-        at = starts[i];
-        const p = this.#core.frame(frames[i]);
-        if (p) await p;
-      }
-    } catch (e) {
-      this.#err = e instanceof AnthError && e.offset === -1 ? new AnthError(e.kind, at, e.detail, e.type, { cause: e }) : e;
-      // The events of the frames before it still go out, as in Go; the
-      // next call throws, as FrameReader defers its errors.
-      if (this.#core.out.n === 0) throw this.#err;
-    }
-    return this.#core.out.take();
-  }
-
-  /**
-   * end marks the end of the ANTH stream. It writes nothing more; it throws
-   * an AnthError of kind 'Truncated' for a stream that ended before its DONE
-   * or ERROR, so a cut response never reads as a shorter one.
-   */
-  end() {
-    if (this.#err) throw this.#err;
-    try {
-      this.#reader.end();
-    } catch (e) {
-      this.#err = e;
-      throw e;
-    }
+    super(new ToSSE(options));
   }
 }
 
@@ -547,16 +433,7 @@ export class SSEEncoder {
 export class SSEEncoderStream extends TransformStream {
   /** @param {EncoderOptions} [options] */
   constructor(options) {
-    const e = new SSEEncoder(options);
-    super({
-      async transform(chunk, controller) {
-        const out = await e.write(chunk);
-        if (out.length > 0) controller.enqueue(out);
-      },
-      flush() {
-        e.end();
-      },
-    });
+    super(encoderTransformer(new SSEEncoder(options)));
   }
 }
 

@@ -46,29 +46,13 @@ export const CHAT_MAX_BLOCKS: 64;
  * past CHAT_MAX_BLOCKS, or hole frames its template has no hole for, is
  * 'Malformed'.
  *
- * write is async because a deflated EVENT is inflated with
- * DecompressionStream; await each write before the next. Errors are
- * AnthErrors with the offset in the ANTH stream (for a frame the mapping
- * refuses, where that frame starts), and sticky: when a write gives SSE and
- * then fails, it returns the SSE and the next call throws.
+ * Its write and end are EventEncoder's: write is async (await each before
+ * the next), and errors are sticky AnthErrors with the offset in the ANTH
+ * stream.
  */
-export class ChatEncoder {
+export class ChatEncoder extends EventEncoder {
     /** @param {ChatEncoderOptions} [options] */
     constructor(options?: ChatEncoderOptions);
-    /**
-     * write takes the next piece of the ANTH stream, from the magic on, and
-     * returns the SSE of every frame it completes (possibly none).
-     * @param {Uint8Array} bytes
-     * @returns {Promise<Uint8Array>}
-     */
-    write(bytes: Uint8Array): Promise<Uint8Array>;
-    /**
-     * end marks the end of the ANTH stream. It writes nothing more; it throws
-     * an AnthError of kind 'Truncated' for a stream that ended before its DONE
-     * or ERROR, so a cut response never reads as a shorter one.
-     */
-    end(): void;
-    #private;
 }
 /**
  * ChatEncoderStream is ChatEncoder as a TransformStream, ANTH bytes in and
@@ -132,3 +116,4 @@ export type Template = {
      */
     once: boolean;
 };
+import { EventEncoder } from './bridge.js';

@@ -8,28 +8,6 @@ export function toSSE(anth: Uint8Array, options?: EncoderOptions): Promise<Uint8
 /** The content blocks an SSEEncoder holds open at once unless configured: Go's DefaultMaxOpenBlocks. */
 export const DEFAULT_MAX_OPEN_BLOCKS: 64;
 /**
- * Sink collects the SSE bytes of a write.
- */
-export class Sink {
-    buf: Uint8Array<ArrayBuffer>;
-    n: number;
-    /** @param {number} k */
-    reserve(k: number): void;
-    /** @param {string} s */
-    text(s: string): void;
-    /** @param {Uint8Array} b */
-    bytes(b: Uint8Array): void;
-    /**
-     * event writes one SSE event: its name (none when empty, so the client
-     * sees the default type, as upstream did) and its JSON, which holds no
-     * line break.
-     * @param {string | Uint8Array} name
-     * @param {string | Uint8Array} js
-     */
-    event(name: string | Uint8Array, js: string | Uint8Array): void;
-    take(): Uint8Array<ArrayBuffer>;
-}
-/**
  * SSEEncoder turns an ANTH response, given in any pieces, into the
  * Messages API's Server-Sent Events, byte for byte what Go's messages.Encoder
  * writes: every event ends with a blank line, text and thinking reach the
@@ -38,28 +16,13 @@ export class Sink {
  * its own (ANTH from a server that never saw SSE) gets a message_start, its
  * blocks started and stopped, and a message_delta from its frames.
  *
- * write is async because a deflated EVENT is inflated with
- * DecompressionStream; await each write before the next. Errors are
- * AnthErrors with the offset in the ANTH stream (for a frame the mapping
- * refuses, where that frame starts), and sticky.
+ * Its write and end are EventEncoder's: write is async (await each before
+ * the next), and errors are sticky AnthErrors with the offset in the ANTH
+ * stream.
  */
-export class SSEEncoder {
+export class SSEEncoder extends EventEncoder {
     /** @param {EncoderOptions} [options] */
     constructor(options?: EncoderOptions);
-    /**
-     * write takes the next piece of the ANTH stream, from the magic on, and
-     * returns the SSE of every frame it completes (possibly none).
-     * @param {Uint8Array} bytes
-     * @returns {Promise<Uint8Array>}
-     */
-    write(bytes: Uint8Array): Promise<Uint8Array>;
-    /**
-     * end marks the end of the ANTH stream. It writes nothing more; it throws
-     * an AnthError of kind 'Truncated' for a stream that ended before its DONE
-     * or ERROR, so a cut response never reads as a shorter one.
-     */
-    end(): void;
-    #private;
 }
 /**
  * SSEEncoderStream is SSEEncoder as a TransformStream, ANTH bytes in and SSE
@@ -102,3 +65,4 @@ export type EncoderOptions = {
      */
     detokenize?: ((ids: number[]) => Uint8Array) | undefined;
 };
+import { EventEncoder } from './bridge.js';
