@@ -430,13 +430,3 @@ type tb interface {
 	Fatal(...any)
 	Fatalf(string, ...any)
 }
-
-// toANTH is the ANTH a Decoder makes of sse.
-func toANTH(t testing.TB, sse []byte) []byte {
-	t.Helper()
-	anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(sse), messages.DecoderOptions{}))
-	if err != nil {
-		t.Fatalf("SSE to ANTH: %v", err)
-	}
-	return anth
-}
