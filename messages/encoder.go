@@ -76,9 +76,10 @@ func (e *Encoder) Write(p []byte) (int, error) { return e.loop.Write(p) }
 // (see frame.Frame.AppendValue).
 func (e *Encoder) WriteFrame(f frame.Frame) error { return e.loop.WriteFrame(f) }
 
-// Close ends the stream. It writes nothing more; it reports, as an *Error
-// wrapping ErrTruncated, a stream that ended before its DONE or ERROR. It
-// does not close the underlying writer.
+// Close ends the stream. It writes nothing more; it reports a stream that
+// ended before its DONE or ERROR as the frame Reader's *frame.Error, which
+// matches ErrTruncated, at the offset where the ANTH ended. It does not
+// close the underlying writer.
 func (e *Encoder) Close() error { return e.loop.Close() }
 
 // Flush flushes the underlying writer, if it has a Flush method (an
