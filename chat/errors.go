@@ -2,7 +2,6 @@ package chat
 
 import (
 	"github.com/layer0/anth/internal/errkind"
-	"github.com/layer0/anth/sse"
 )
 
 // The kinds of failure, matched with errors.Is. They are the module's, the
@@ -40,27 +39,3 @@ func (e *Error) Error() string { return errkind.Message("chat", e.Offset, e.Err,
 
 // Unwrap returns the kind, or the underlying reader's error.
 func (e *Error) Unwrap() error { return e.Err }
-
-// decodeFault is the Decoder's ssebridge.Fault: the Scanner's faults
-// become this package's, of one error type, and a conversion's error
-// learns the offset of the event it refuses.
-func decodeFault(err error, off int64) error {
-	switch e := err.(type) {
-	case *sse.Error:
-		return &Error{Offset: e.Offset, Err: e.Err, Detail: e.Detail}
-	case *Error:
-		if e.Offset <= 0 {
-			e.Offset = off
-		}
-	}
-	return err
-}
-
-// encodeFault is the Encoder's ssebridge.Fault: a conversion's error is
-// where the frame it refuses starts.
-func encodeFault(err error, off int64) error {
-	if e, ok := err.(*Error); ok {
-		e.Offset = off
-	}
-	return err
-}

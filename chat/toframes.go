@@ -52,9 +52,9 @@ type toFrames struct {
 // general path's output.
 var noFast = false
 
-// Event (ssebridge.ToFrames) appends the frames of one SSE event, whose name is name and data
+// event appends the frames of one SSE event, whose name is name and data
 // data.
-func (m *toFrames) Event(b, name, data []byte) ([]byte, error) {
+func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 	if string(data) == doneData && len(name) == 0 {
 		if m.ended {
 			// A [DONE] after the end: an EVENT, never a second DONE (§3.11).
@@ -107,8 +107,8 @@ func (m *toFrames) Event(b, name, data []byte) ([]byte, error) {
 	return m.whole(b, "chunk", js), nil
 }
 
-// End (ssebridge.ToFrames) reports whether the stream may end here.
-func (m *toFrames) End() error {
+// end reports whether the stream may end here.
+func (m *toFrames) end() error {
 	if !m.ended {
 		return &Error{Err: ErrTruncated, Detail: "stream ends before data: [DONE]"}
 	}

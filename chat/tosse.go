@@ -59,8 +59,8 @@ type toSSE struct {
 	js  []byte
 }
 
-// Frame (ssebridge.ToSSE) appends the SSE of one frame, as a response Reader returns it.
-func (s *toSSE) Frame(b []byte, f frame.Frame) ([]byte, error) {
+// frame appends the SSE of one frame, as a response Reader returns it.
+func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 	switch f.Type {
 	case frame.TypeEvent:
 		return s.event(b, f)

@@ -37,8 +37,8 @@ type toFrames struct {
 	memoName, memoJSON, memoFrames []byte
 }
 
-// Event (ssebridge.ToFrames) appends the frames of one SSE event, whose data is data.
-func (m *toFrames) Event(b, name, data []byte) ([]byte, error) {
+// event appends the frames of one SSE event, whose data is data.
+func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 	if string(name) == "content_block_delta" && !m.ended && !m.deferring {
 		// Most of a stream, read as it comes: a delta the fast path takes
 		// is one JSON value, so it needs no compacting first (the API
@@ -100,8 +100,8 @@ func (m *toFrames) Event(b, name, data []byte) ([]byte, error) {
 	return m.whole(b, name, js), nil
 }
 
-// End (ssebridge.ToFrames) reports whether the stream may end here.
-func (m *toFrames) End() error {
+// end reports whether the stream may end here.
+func (m *toFrames) end() error {
 	if !m.ended {
 		return &Error{Err: ErrTruncated, Detail: "stream ends before message_stop"}
 	}

@@ -66,9 +66,9 @@ func (s *toSSE) maxBlocks() int {
 	return DefaultMaxOpenBlocks
 }
 
-// Frame (ssebridge.ToSSE) appends the SSE events of one frame, as a response Reader returns
+// frame appends the SSE events of one frame, as a response Reader returns
 // it (DONE and ERROR values joined).
-func (s *toSSE) Frame(b []byte, f frame.Frame) ([]byte, error) {
+func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 	switch f.Type {
 	case frame.TypeUsage, frame.TypeCacheUsage, frame.TypePad, frame.TypeEvent:
 	default:

@@ -1,8 +1,10 @@
 // What the two API bridges' encoders (sse.js for the Messages API, chat.js
-// for Chat Completions) share, as Go's internal/ssebridge: the bytes of a
-// write's events (Sink), and the loop that takes ANTH bytes in any pieces
-// and gives the events of every frame they complete (EventEncoder), each
-// bridge bringing its conversion of one frame.
+// for Chat Completions) share: the bytes of a write's events (Sink), and the
+// loop that takes ANTH bytes in any pieces and gives the events of every
+// frame they complete (EventEncoder), each bridge bringing its conversion of
+// one frame. (Go's bridges keep a loop each: there the call through an
+// interface cost 5-9 % a frame or event; here the shared loop measured the
+// same as two, within the noise.)
 
 import { AnthError } from './errors.js';
 import { Frame } from './frame.js';
