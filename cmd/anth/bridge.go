@@ -457,7 +457,7 @@ func statsOf(stdout io.Writer, in []byte, a *streamAPI) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "SSE   %7d bytes\nANTH  %7d bytes\nratio %.3fx (%.1fx smaller)\n", len(in), len(anth), float64(len(anth))/float64(len(in)), float64(len(in))/float64(len(anth)))
-	fmt.Fprintf(stdout, "anth-deflate %d bytes, %.3fx the SSE\n", coded, float64(coded)/float64(len(in)))
+	fmt.Fprintf(stdout, "anth-deflate %d bytes, %.3fx the SSE (a record per event, as anth proxy sends it)\n", coded, float64(coded)/float64(len(in)))
 	if deltas > 0 {
 		fmt.Fprintf(stdout, "%d deltas: %.1f bytes each as SSE, %.1f as ANTH (whole stream over deltas)\n", deltas, float64(len(in))/float64(deltas), float64(len(anth))/float64(deltas))
 	}
