@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/bridge"
+	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/kvdelta"
@@ -93,6 +95,24 @@ func TestErrorKinds(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "offset") {
 			t.Errorf("%s: %q does not say where", c.name, err)
+		}
+	}
+}
+
+// TestEncoderCloseCut: each bridge's Encoder reports ANTH that ends before
+// its DONE or ERROR as Encoder.Close says, a *frame.Error matching
+// ErrTruncated at the offset where the ANTH ended.
+func TestEncoderCloseCut(t *testing.T) {
+	in := frame.AppendText(frame.AppendMagic(nil), 0, []byte("hi"))
+	for _, api := range []bridge.API{messages.API{}, chat.API{}} {
+		e := api.NewEncoder(io.Discard, false, nil)
+		if _, err := e.Write(in); err != nil {
+			t.Fatal(err)
+		}
+		err := e.Close()
+		var fe *frame.Error
+		if !errors.As(err, &fe) || !errors.Is(err, messages.ErrTruncated) || !errors.Is(err, chat.ErrTruncated) || fe.Offset != int64(len(in)) {
+			t.Errorf("%s: Close after a cut: %T %v, want a *frame.Error matching ErrTruncated at offset %d", api.Path(), err, err, len(in))
 		}
 	}
 }

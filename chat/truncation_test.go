@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"testing"
-
-	"github.com/layer0/anth/frame"
 )
 
 // TestEveryCut: every prefix of every recording decodes to ErrTruncated,
@@ -74,20 +72,4 @@ func cuts(b []byte) []int {
 		}
 	}
 	return out
-}
-
-// TestEncoderCloseCut: Close reports ANTH that ends before its DONE or
-// ERROR as Encoder.Close says, a *frame.Error matching ErrTruncated at
-// the offset where the ANTH ended.
-func TestEncoderCloseCut(t *testing.T) {
-	in := frame.AppendText(frame.AppendMagic(nil), 0, []byte("hi"))
-	e := NewEncoder(io.Discard, EncoderOptions{})
-	if _, err := e.Write(in); err != nil {
-		t.Fatal(err)
-	}
-	err := e.Close()
-	var fe *frame.Error
-	if !errors.As(err, &fe) || !errors.Is(err, ErrTruncated) || fe.Offset != int64(len(in)) {
-		t.Fatalf("Close after a cut: %T %v, want a *frame.Error matching ErrTruncated at offset %d", err, err, len(in))
-	}
 }
