@@ -18,6 +18,7 @@ import (
 type fastTemplate struct {
 	ok    bool  // the fast path may match this template
 	holes shape // where its holes are
+	after int   // the other block that took a chunk after this one, the last time one did
 }
 
 // prepareFast decides whether the fast path may match block's template
@@ -33,15 +34,40 @@ func (m *toFrames) prepareFast(block, field int, tpl []byte) {
 	m.fast[block] = fastTemplate{
 		ok:    sh.field == field && sh.strings == 1 && (len(fin) == 0 || string(fin) == "null"),
 		holes: sh,
+		after: m.fast[block].after,
 	}
 }
 
-// fastChunk appends the frames of data if it is the template of the block
-// that took the last chunk, holes filled; false otherwise, having appended
+// took records that block took the chunk just read, for fastChunk.
+func (m *toFrames) took(block int) {
+	if block != m.last && m.last < len(m.fast) {
+		m.fast[m.last].after = block
+	}
+	m.last = block
+}
+
+// fastChunk appends the frames of data if it is, holes filled, the template
+// of the block that took the last chunk, or else of the other block that
+// followed that one the last time another did (block 0 if none has yet):
+// choices streamed in turn (n > 1: SPEC.md §7b.1's blocks 0, 1, 2, 0, 1,
+// 2, …, a choice's chunks sometimes two in a row) keep to the fast path,
+// at one more try on a chunk that misses. False otherwise, having appended
 // nothing.
 func (m *toFrames) fastChunk(b, data []byte) ([]byte, bool) {
-	block := m.last
-	if block < 0 || block >= len(m.fast) || !m.fast[block].ok || m.tpls[block] == nil {
+	if out, ok := m.fastBlock(b, data, m.last); ok {
+		return out, true
+	}
+	if m.last < len(m.fast) {
+		if next := m.fast[m.last].after; next != m.last {
+			return m.fastBlock(b, data, next)
+		}
+	}
+	return b, false
+}
+
+// fastBlock is fastChunk for the template of block.
+func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
+	if block >= len(m.fast) || !m.fast[block].ok || m.tpls[block] == nil {
 		return b, false
 	}
 	tpl, sh := m.tpls[block], &m.fast[block].holes
@@ -102,7 +128,7 @@ func (m *toFrames) fastChunk(b, data []byte) ([]byte, bool) {
 	}
 	b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), obfN, hasIDs, false, nil)
 	b = appendLogprob(b, lp)
-	m.last = block
+	m.took(block)
 	return m.textFrame(b, block, sh.field, text), true
 }
 

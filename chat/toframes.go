@@ -36,7 +36,7 @@ type toFrames struct {
 	synth   []byte
 	name    []byte
 	// The fast path (fast.go): what it knows of each kept template, and
-	// the block of the last chunk, which it tries.
+	// the block of the last chunk, which it tries first.
 	fast []fastTemplate
 	last int
 	hits int // chunks the fast path took, for its tests
@@ -194,7 +194,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		// (§7b.2): holeFrames writes the first two, then this, then text.
 		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), false, nil)
 		b = appendLogprob(b, m.rd.lp.in(js))
-		m.last = block
+		m.took(block)
 		return m.textFrame(b, block, sh.field, m.rd.text), true
 	}
 	return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), true, m.rd.text), true
@@ -220,7 +220,7 @@ func (m *toFrames) holeFrames(b []byte, block, field int, obf bool, obfN int, id
 	if !withText {
 		return b
 	}
-	m.last = block
+	m.took(block)
 	return m.textFrame(b, block, field, text)
 }
 
