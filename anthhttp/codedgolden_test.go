@@ -26,7 +26,7 @@ var updateCoded = flag.Bool("update", false, "rewrite testdata/golden/*.anthz fr
 // ./anthhttp -run TestCodedGolden -update rewrites them.
 func TestCodedGolden(t *testing.T) {
 	codedGolden(t, testdata.Path("golden"), testdata.SSE(t), messages.API{})
-	codedGolden(t, testdata.Path("golden", "chat"), testdata.Chat(t), chat.API{})
+	codedGolden(t, testdata.Path("golden", "chat"), testdata.ChatAll(t), chat.API{})
 }
 
 // codedGolden checks the coded body Proxy sends for each stream of recs,

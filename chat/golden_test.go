@@ -34,7 +34,7 @@ func sameLength(b []byte) []byte {
 // -update rewrites them; anthhttp's TestCodedGolden pins NAME.anthz.
 func TestGolden(t *testing.T) {
 	dir := testdata.Path("golden", "chat")
-	for name, in := range testdata.Chat(t) {
+	for name, in := range testdata.ChatAll(t) {
 		base := strings.TrimSuffix(name, ".sse")
 		anth := toANTH(t, in, DecoderOptions{})
 		sse := toSSEBytes(t, anth, EncoderOptions{})

@@ -12,9 +12,9 @@ import (
 	"github.com/layer0/anth/sse"
 )
 
-// recordings returns testdata/chat's streams by file name, checked
-// against its SHA256SUMS.
-func recordings(t testing.TB) map[string][]byte { return testdata.Chat(t) }
+// recordings returns every Chat Completions stream of testdata, each
+// checked against its folder's SHA256SUMS.
+func recordings(t testing.TB) map[string][]byte { return testdata.ChatAll(t) }
 
 func sortedNames(m map[string][]byte) []string {
 	var names []string

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"github.com/layer0/anth/internal/testdata"
 	"bytes"
 	"compress/gzip"
 	"io"
@@ -55,20 +56,24 @@ func gzipSize(t testing.TB, src []byte) int {
 // ANTH and as anth-deflate, and requires ANTH to be smaller than the SSE
 // and anth-deflate smaller than ANTH and than the gzipped SSE.
 func TestRecordingSizes(t *testing.T) {
-	recs := recordings(t)
-	var sum [4]int
 	t.Logf("%-60s %7s %7s %7s %7s %6s", "stream", "SSE", "gzip-6", "ANTH", "deflate", "chunks")
-	for _, name := range sortedNames(recs) {
-		src := recs[name]
-		s := [4]int{len(src), gzipSize(t, src), len(toANTH(t, src, DecoderOptions{})), codedSize(t, src)}
-		chunks := bytes.Count(src, []byte("data: "))
-		t.Logf("%-60s %7d %7d %7d %7d %6d", name, s[0], s[1], s[2], s[3], chunks)
-		for i := range s {
-			sum[i] += s[i]
+	for _, set := range []struct {
+		name string
+		recs map[string][]byte
+	}{{"testdata/chat", testdata.Chat(t)}, {"testdata/chat-python", testdata.ChatPython(t)}} {
+		var sum [4]int
+		for _, name := range sortedNames(set.recs) {
+			src := set.recs[name]
+			s := [4]int{len(src), gzipSize(t, src), len(toANTH(t, src, DecoderOptions{})), codedSize(t, src)}
+			chunks := bytes.Count(src, []byte("data: "))
+			t.Logf("%-60s %7d %7d %7d %7d %6d", name, s[0], s[1], s[2], s[3], chunks)
+			for i := range s {
+				sum[i] += s[i]
+			}
+			if s[2] >= s[0] || s[3] >= s[2] || s[3] >= s[1] {
+				t.Errorf("%s: SSE %d, gzip %d, ANTH %d, anth-deflate %d: not smaller in that order", name, s[0], s[1], s[2], s[3])
+			}
 		}
-		if s[2] >= s[0] || s[3] >= s[2] || s[3] >= s[1] {
-			t.Errorf("%s: SSE %d, gzip %d, ANTH %d, anth-deflate %d: not smaller in that order", name, s[0], s[1], s[2], s[3])
-		}
+		t.Logf("%-60s %7d %7d %7d %7d", "all of "+set.name, sum[0], sum[1], sum[2], sum[3])
 	}
-	t.Logf("%-60s %7d %7d %7d %7d", "all", sum[0], sum[1], sum[2], sum[3])
 }

@@ -66,11 +66,11 @@ func chatStream(t *testing.T, url string, opts ...option.RequestOption) (any, in
 }
 
 // TestChatSDKOverBridge: for every Chat Completions stream of
-// testdata/chat, openai-go's ChatCompletionAccumulator builds the same
+// testdata/chat and testdata/chat-python, openai-go's ChatCompletionAccumulator builds the same
 // completion, from as many chunks, with the same error, from the original
 // SSE and from SSE → ANTH → SSE (issue 22, item 1).
 func TestChatSDKOverBridge(t *testing.T) {
-	recs := testdata.Chat(t)
+	recs := testdata.ChatAll(t)
 	var names []string
 	for n := range recs {
 		names = append(names, n)
@@ -108,10 +108,10 @@ func TestChatSDKOverBridge(t *testing.T) {
 }
 
 // TestChatSDKThroughMiddleware: openai-go, through anthclient.Transport's
-// middleware with chat.API, reads every stream of testdata/chat served by
-// anthhttp.Proxy as anth-deflate (with the chat dictionary) and
-// accumulates the completion it accumulates over plain SSE; the server saw
-// it ask for ANTH.
+// middleware with chat.API, reads every stream of testdata/chat and
+// testdata/chat-python served by anthhttp.Proxy as anth-deflate (with the
+// chat dictionary) and accumulates the completion it accumulates over
+// plain SSE; the server saw it ask for ANTH.
 func TestChatSDKThroughMiddleware(t *testing.T) {
 	var body []byte
 	var accepts []string
@@ -122,7 +122,7 @@ func TestChatSDKThroughMiddleware(t *testing.T) {
 		anthhttp.Proxy(&headerSpy{ResponseWriter: w, mu: &mu, coding: &coding}, r, io.NopCloser(bytes.NewReader(body)), chat.API{}, anthhttp.ProxyOptions{})
 	}))
 	defer srv.Close()
-	recs := testdata.Chat(t)
+	recs := testdata.ChatAll(t)
 	var names []string
 	for n := range recs {
 		names = append(names, n)

@@ -20,7 +20,7 @@ import (
 	"github.com/layer0/anth/internal/testdata"
 )
 
-// recording is a stream of testdata/sse or testdata/chat and its API.
+// recording is a stream of testdata/sse, testdata/chat or testdata/chat-python and its API.
 type recording struct {
 	name string
 	api  *streamAPI
@@ -34,7 +34,7 @@ func recordings(t *testing.T) []recording {
 	for _, set := range []struct {
 		api   *streamAPI
 		files map[string][]byte
-	}{{apiMessages, testdata.SSE(t)}, {apiChat, testdata.Chat(t)}} {
+	}{{apiMessages, testdata.SSE(t)}, {apiChat, testdata.ChatAll(t)}} {
 		var names []string
 		for n := range set.files {
 			names = append(names, n)

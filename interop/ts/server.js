@@ -35,22 +35,32 @@ export function recordings() {
 /**
  * chatRecordings returns the Chat Completions recordings: name, the SSE as
  * recorded (testdata/chat), and the ANTH, anth-deflate body and SSE that
- * Go's chat package and gateway make of it (testdata/golden/chat).
+ * Go's chat package and gateway make of it (testdata/golden/chat); then,
+ * named chat-python/NAME, the OpenAI API's own streams of
+ * testdata/chat-python, with their goldens in testdata/golden/chat/chat-python.
  */
 export function chatRecordings() {
-  const dir = `${root}testdata/golden/chat/`;
-  const names = readdirSync(root + 'testdata/chat')
-    .filter((f) => f.endsWith('.sse'))
-    .map((f) => f.slice(0, -4))
-    .sort();
-  if (names.length < 5) throw new Error(`${names.length} recordings in testdata/chat, want 5 or more`);
-  return names.map((name) => ({
-    name,
-    sse: readFileSync(`${root}testdata/chat/${name}.sse`),
-    anth: readFileSync(`${dir}${name}.anth`),
-    anthz: readFileSync(`${dir}${name}.anthz`),
-    goldenSSE: readFileSync(`${dir}${name}.sse`),
-  }));
+  const out = [];
+  for (const [src, dir, prefix, least] of [
+    ['testdata/chat/', 'testdata/golden/chat/', '', 5],
+    ['testdata/chat-python/', 'testdata/golden/chat/chat-python/', 'chat-python/', 12],
+  ]) {
+    const names = readdirSync(root + src)
+      .filter((f) => f.endsWith('.sse'))
+      .map((f) => f.slice(0, -4))
+      .sort();
+    if (names.length < least) throw new Error(`${names.length} recordings in ${src}, want ${least} or more`);
+    for (const name of names) {
+      out.push({
+        name: prefix + name,
+        sse: readFileSync(`${root}${src}${name}.sse`),
+        anth: readFileSync(`${root}${dir}${name}.anth`),
+        anthz: readFileSync(`${root}${dir}${name}.anthz`),
+        goldenSSE: readFileSync(`${root}${dir}${name}.sse`),
+      });
+    }
+  }
+  return out;
 }
 
 /**
@@ -144,7 +154,7 @@ export async function startServer() {
     // /chat/NAME/MODE/v1/chat/completions: a Chat Completions call answered
     // from a recording, as SSE, or when asked for ANTH as plain ANTH (MODE
     // plain) or anth-deflate (MODE coded), or cut in half (MODE cut).
-    const c = /^\/chat\/([^/]+)\/(plain|coded|cut)\/v1\/chat\/completions$/.exec(url.pathname);
+    const c = /^\/chat\/(.+)\/(plain|coded|cut)\/v1\/chat\/completions$/.exec(url.pathname);
     if (c && req.method === 'POST') {
       const rec = chats.get(c[1]);
       const mode = c[2];
@@ -164,7 +174,7 @@ export async function startServer() {
     // The page, the package's modules, the recordings, and the page's results.
     if (url.pathname.startsWith('/anth/')) return serveFile(res, root + 'js/src/' + url.pathname.slice(6));
     if (url.pathname.startsWith('/page/')) return serveFile(res, root + 'interop/ts/browser/' + url.pathname.slice(6));
-    const gc = /^\/golden\/chat\/([^/]+)\.(anth|anthz|sse)$/.exec(url.pathname);
+    const gc = /^\/golden\/chat\/(.+)\.(anth|anthz|sse)$/.exec(url.pathname);
     if (gc && chats.has(gc[1])) {
       const rec = /** @type {any} */ (chats.get(gc[1]));
       const type = { anth: CONTENT_TYPE, anthz: `${CONTENT_TYPE}; coding=anth-deflate`, sse: 'text/event-stream' }[gc[2]];

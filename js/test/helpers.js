@@ -80,25 +80,35 @@ export function toHex(b) {
  * The Chat Completions recordings of testdata/golden/chat: name, the ANTH
  * Go's chat.Decoder makes of testdata/chat/NAME.sse, the SSE Go's
  * chat.Encoder makes of that ANTH, and the anth-deflate body Go's
- * anthhttp.Proxy sends for it.
+ * anthhttp.Proxy sends for it; then, named chat-python/NAME, the same of
+ * testdata/chat-python (the OpenAI API's own streams), whose goldens are in
+ * testdata/golden/chat/chat-python.
  */
 export function chatGoldens() {
-  const dir = 'testdata/golden/chat/';
-  const recordings = readdirSync(root + 'testdata/chat/').filter((f) => f.endsWith('.sse'));
-  const names = readdirSync(root + dir)
-    .filter((f) => f.endsWith('.anth'))
-    .map((f) => f.slice(0, -'.anth'.length))
-    .sort();
-  if (names.length < 5 || names.length !== recordings.length) {
-    throw new Error(`found ${names.length} chat goldens in ${dir} for ${recordings.length} recordings, want one each and at least 5`);
+  const out = [];
+  for (const [src, dir, prefix, least] of [
+    ['testdata/chat/', 'testdata/golden/chat/', '', 5],
+    ['testdata/chat-python/', 'testdata/golden/chat/chat-python/', 'chat-python/', 12],
+  ]) {
+    const recordings = readdirSync(root + src).filter((f) => f.endsWith('.sse'));
+    const names = readdirSync(root + dir)
+      .filter((f) => f.endsWith('.anth'))
+      .map((f) => f.slice(0, -'.anth'.length))
+      .sort();
+    if (names.length < least || names.length !== recordings.length) {
+      throw new Error(`found ${names.length} chat goldens in ${dir} for ${recordings.length} recordings, want one each and at least ${least}`);
+    }
+    for (const name of names) {
+      out.push({
+        name: prefix + name,
+        recording: readRepo(src + name + '.sse'),
+        anth: readRepo(dir + name + '.anth'),
+        anthz: readRepo(dir + name + '.anthz'),
+        sse: readRepo(dir + name + '.sse'),
+      });
+    }
   }
-  return names.map((name) => ({
-    name,
-    recording: readRepo('testdata/chat/' + name + '.sse'),
-    anth: readRepo(dir + name + '.anth'),
-    anthz: readRepo(dir + name + '.anthz'),
-    sse: readRepo(dir + name + '.sse'),
-  }));
+  return out;
 }
 
 /**
