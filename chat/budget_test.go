@@ -154,6 +154,41 @@ func TestDecoderZeroAllocs(t *testing.T) {
 	}
 }
 
+// TestDecoderResetZeroAllocs: a Decoder that Reset gives a new stream, as a
+// gateway's DecoderPool does, allocates nothing for it once it has read
+// one like it: its templates, their fast-path shapes and the names it
+// unquotes reuse the buffers of the streams before. Every recording in
+// turn, so the buffers must fit the largest of each; a stream that ends
+// in an error chunk allocates its ERROR's message as a string.
+func TestDecoderResetZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	recs := recordings(t)
+	names := sortedNames(recs)
+	d := NewDecoder(nil, DecoderOptions{})
+	var r bytes.Reader
+	errorStreams := 0
+	for _, name := range names {
+		if bytes.Contains(recs[name], []byte(`data: {"error":`)) {
+			errorStreams++
+		}
+	}
+	all := func() {
+		for _, name := range names {
+			r.Reset(recs[name])
+			d.Reset(&r)
+			if _, err := io.Copy(io.Discard, d); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	all()
+	if allocs := testing.AllocsPerRun(5, all); allocs > float64(errorStreams) {
+		t.Errorf("%.1f allocations for %d streams through a reused Decoder, want at most %d (an error chunk's message each)", allocs, len(names), errorStreams)
+	}
+}
+
 // TestEncoderZeroAllocs: once a block's template is known, a TEXT frame
 // (with its obfuscation PAD) costs the Encoder no allocation.
 func TestEncoderZeroAllocs(t *testing.T) {

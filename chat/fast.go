@@ -67,7 +67,7 @@ func (m *toFrames) fastChunk(b, data []byte) ([]byte, bool) {
 
 // fastBlock is fastChunk for the template of block.
 func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
-	if block >= len(m.fast) || !m.fast[block].ok || m.tpls[block] == nil {
+	if block >= len(m.fast) || !m.fast[block].ok || len(m.tpls[block]) == 0 {
 		return b, false
 	}
 	tpl, sh := m.tpls[block], &m.fast[block].holes

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
@@ -28,7 +29,7 @@ type toFrames struct {
 	stop    frame.StopReason
 	stopSeq []byte
 	keys    []blockKey // by block number
-	tpls    [][]byte   // the template kept for each block; nil when none
+	tpls    [][]byte   // the template kept for each block; empty when none (a template is a JSON object, never empty), its buffer kept for the next stream
 	rd      reader
 	compact []byte
 	tpl     []byte
@@ -131,8 +132,8 @@ func (m *toFrames) finish(js []byte, sh shape) {
 	if !isString(fin) {
 		return
 	}
-	var buf [32]byte
-	name, _ := jsonlex.AppendUnquoted(buf[:0], fin)
+	name, _ := jsonlex.AppendUnquoted(m.scratch[:0], fin)
+	m.scratch = name
 	m.stop, m.stopSeq = FinishReason(string(name)), m.stopSeq[:0]
 	if m.stop == frame.StopEndTurn && isString(stopRe) && len(stopRe) > 2 {
 		if seq, ok := jsonlex.AppendUnquoted(m.stopSeq, stopRe); ok {
@@ -161,7 +162,9 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		}
 		block = len(m.keys)
 		m.keys = append(m.keys, key)
-		m.tpls = append(m.tpls, nil)
+		// The block's buffer of a stream before, if Reset kept one.
+		m.tpls = slices.Grow(m.tpls, 1)[:block+1]
+		m.tpls[block] = m.tpls[block][:0]
 	}
 	// The template: js with its holes emptied.
 	tpl := m.tpl[:0]
@@ -177,7 +180,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 	}
 	tpl = append(tpl, js[last:]...)
 	m.tpl = tpl
-	if kept := m.tpls[block]; kept == nil || string(kept) != string(tpl) {
+	if kept := m.tpls[block]; string(kept) != string(tpl) {
 		b = m.whole(b, fieldNames[sh.field], tpl)
 		if len(tpl) <= MaxTemplate {
 			m.tpls[block] = append(m.tpls[block][:0], tpl...)
@@ -186,7 +189,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 			// so that its text, obfuscation and IDs are the chunk's.
 			*sh = m.rd.read(js)
 		} else {
-			m.tpls[block] = nil // it serves this chunk only
+			m.tpls[block] = m.tpls[block][:0] // it serves this chunk only
 		}
 	}
 	if sh.has(holeLogprobs) {
@@ -306,8 +309,8 @@ func (m *toFrames) errorChunk(b, js, errv []byte) []byte {
 		}
 	}
 	if t, ok := jsonlex.Field(errv, "type"); ok && code == frame.CodeUnspecified {
-		var buf [64]byte
-		if name, ok := jsonlex.AppendUnquoted(buf[:0], t); ok {
+		name, ok := jsonlex.AppendUnquoted(m.scratch[:0], t)
+		if m.scratch = name; ok {
 			code, _ = ParseErrorType(string(name))
 		}
 	}
