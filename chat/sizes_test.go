@@ -1,13 +1,13 @@
 package chat
 
 import (
-	"github.com/layer0/anth/internal/testdata"
 	"bytes"
 	"compress/gzip"
 	"io"
 	"testing"
 
 	"github.com/layer0/anth/deflate"
+	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
 )
 
