@@ -154,13 +154,13 @@ func TestDecoderZeroAllocs(t *testing.T) {
 	}
 }
 
-// TestDecoderResetZeroAllocs: a Decoder that Reset gives a new stream, as a
+// TestDecoderResetAllocs: a Decoder that Reset gives a new stream, as a
 // gateway's DecoderPool does, allocates nothing for it once it has read
 // one like it: its templates, their fast-path shapes and the names it
 // unquotes reuse the buffers of the streams before. Every recording in
 // turn, so the buffers must fit the largest of each; a stream that ends
 // in an error chunk allocates its ERROR's message as a string.
-func TestDecoderResetZeroAllocs(t *testing.T) {
+func TestDecoderResetAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
@@ -186,6 +186,37 @@ func TestDecoderResetZeroAllocs(t *testing.T) {
 	all()
 	if allocs := testing.AllocsPerRun(5, all); allocs > float64(errorStreams) {
 		t.Errorf("%.1f allocations for %d streams through a reused Decoder, want at most %d (an error chunk's message each)", allocs, len(names), errorStreams)
+	}
+}
+
+// TestEncoderResetAllocs: an Encoder that Reset gives a new stream
+// allocates nothing for it once it has written one like it: its blocks'
+// templates, their text's state and the inflater of deflated EVENTs reuse
+// what the streams before left. Every recording in turn.
+func TestEncoderResetAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	recs := recordings(t)
+	var anths [][]byte
+	for _, name := range sortedNames(recs) {
+		anths = append(anths, toANTH(t, recs[name], DecoderOptions{}))
+	}
+	e := NewEncoder(io.Discard, EncoderOptions{})
+	all := func() {
+		for _, anth := range anths {
+			e.Reset(io.Discard)
+			if _, err := e.Write(anth); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all()
+	if allocs := testing.AllocsPerRun(5, all); allocs != 0 {
+		t.Errorf("%.1f allocations for %d streams through a reused Encoder, want 0", allocs, len(anths))
 	}
 }
 

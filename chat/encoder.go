@@ -83,7 +83,8 @@ func (e *Encoder) Reset(w io.Writer) {
 	ev := e.core.events
 	ev.Reset()
 	c := &e.core
-	e.core = toSSE{opts: e.opts, events: ev, rd: c.rd, ids: c.ids[:0], lp: c.lp[:0], usageEv: c.usageEv[:0], buf: c.buf[:0], js: c.js[:0], blocks: c.blocks[:0], tools: c.tools[:0], once: -1}
+	c.text.Reset()
+	e.core = toSSE{opts: e.opts, events: ev, text: c.text, rd: c.rd, ids: c.ids[:0], lp: c.lp[:0], usageEv: c.usageEv[:0], buf: c.buf[:0], js: c.js[:0], blocks: c.blocks[:0], tools: c.tools[:0], once: -1}
 	e.w, e.out, e.err, e.begun, e.closed = w, e.out[:0], nil, false, false
 }
 

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/layer0/anth/frame"
@@ -199,7 +200,14 @@ func (s *toSSE) template(field int, tpl []byte) error {
 			return &Error{Err: ErrMalformed, Detail: "more than " + strconv.Itoa(MaxBlocks) + " blocks (SPEC.md §7b.2)"}
 		}
 		i = len(s.blocks)
-		s.blocks = append(s.blocks, encBlock{key: key})
+		// The template buffer of the block of that number a stream before,
+		// if Reset kept one that held a template kept (§7b.2).
+		s.blocks = slices.Grow(s.blocks, 1)[:i+1]
+		buf := s.blocks[i].tpl
+		if cap(buf) > MaxTemplate {
+			buf = nil // one that served one chunk: not held
+		}
+		s.blocks[i] = encBlock{key: key, tpl: buf[:0]}
 	}
 	// A template over MaxTemplate serves the one chunk that follows it
 	// (§7b.2): one such is held at a time, so that what an Encoder holds is

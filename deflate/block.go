@@ -275,6 +275,7 @@ type Inflater struct {
 	zr  io.ReadCloser
 	in  bytes.Reader
 	out bytes.Buffer
+	lim io.LimitedReader // zr, bounded: a value here, not io.LimitReader's allocation a call
 }
 
 // Inflate returns what z inflates to with dict as its preset dictionary
@@ -295,7 +296,8 @@ func (f *Inflater) Inflate(z []byte, dict *Dictionary, max int) ([]byte, error) 
 		f.zr.(flate.Resetter).Reset(&f.in, d)
 	}
 	f.out.Reset()
-	n, err := f.out.ReadFrom(io.LimitReader(f.zr, int64(max)+1))
+	f.lim = io.LimitedReader{R: f.zr, N: int64(max) + 1}
+	n, err := f.out.ReadFrom(&f.lim)
 	if err != nil {
 		return nil, &Error{Offset: -1, Err: ErrMalformed, Detail: "the value does not inflate: " + err.Error()}
 	}

@@ -391,6 +391,16 @@ func TestAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("Write and Flush of %d bytes: %.1f allocations, want 0", len(long), n)
 	}
+	// An Inflater inflates value after value into its own buffers.
+	var inf Inflater
+	value := AppendBlock(nil, []byte(`{"type":"message_start","message":{"id":"msg_1"}}`), testDict)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := inf.Inflate(value, testDict, 1<<10); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Inflater.Inflate: %.1f allocations, want 0", n)
+	}
 	parts := make([]string, 1000)
 	for i := range parts {
 		parts[i] = " the model streams"

@@ -25,8 +25,8 @@ import (
 // reads them through the same AppendFrame (SPEC.md §3.12–3.14).
 type Text struct {
 	blocks  map[uint16]*[DeltaSignature + 1]anthutf8.Decoder
-	spare   *[DeltaSignature + 1]anthutf8.Decoder // a forgotten block's, reused by the next: a response after another allocates nothing
-	include uint32                                // bit k: AppendFrame gives DELTA frames of kind k
+	spares  []*[DeltaSignature + 1]anthutf8.Decoder // forgotten blocks', reused by the next: a response after another allocates nothing
+	include uint32                                  // bit k: AppendFrame gives DELTA frames of kind k
 
 	// last is blocks[lastBlock], or nil: the block of the frame before,
 	// which the next frame almost always continues. A uint16 key takes the
@@ -121,11 +121,21 @@ func (t *Text) Flush(dst []byte, block uint16, kind DeltaKind) []byte {
 func (t *Text) Forget(block uint16) {
 	if d := t.blocks[block]; d != nil {
 		*d = [DeltaSignature + 1]anthutf8.Decoder{}
-		t.spare = d
+		t.spares = append(t.spares, d)
 		delete(t.blocks, block)
 		if d == t.last {
 			t.last = nil
 		}
+	}
+}
+
+// Reset forgets every block without appending what it held, for a new
+// response; what Include asked for stays. It keeps the map and the blocks'
+// state, as Forget does, so a Text reused for response after response
+// allocates nothing for as many blocks at once as it held before.
+func (t *Text) Reset() {
+	for b := range t.blocks {
+		t.Forget(b)
 	}
 }
 
@@ -141,9 +151,9 @@ func (t *Text) decoders(block uint16) *[DeltaSignature + 1]anthutf8.Decoder {
 		if t.blocks == nil {
 			t.blocks = map[uint16]*[DeltaSignature + 1]anthutf8.Decoder{}
 		}
-		d = t.spare
-		t.spare = nil
-		if d == nil {
+		if n := len(t.spares); n > 0 {
+			d, t.spares = t.spares[n-1], t.spares[:n-1]
+		} else {
 			d = new([DeltaSignature + 1]anthutf8.Decoder)
 		}
 		t.blocks[block] = d

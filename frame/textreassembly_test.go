@@ -110,6 +110,37 @@ func TestTextReusesBlocks(t *testing.T) {
 	}
 }
 
+// TestTextReset: Reset drops what every block held, unsent (a new response
+// must not begin with the last one's cut character), keeps what Include
+// asked for, and keeps the blocks' state for the next response: a Text
+// reused for responses of three blocks at once allocates nothing.
+func TestTextReset(t *testing.T) {
+	var text Text
+	text.Include(DeltaThinking)
+	buf := make([]byte, 0, 64)
+	response := func() {
+		buf = buf[:0]
+		for b := range uint16(3) {
+			buf = text.Append(buf, b, 0, []byte("a\xe4\xbd"))
+		}
+		text.Reset()
+	}
+	response()
+	if n := testing.AllocsPerRun(100, response); n != 0 {
+		t.Errorf("%v allocs per response of three blocks, want 0", n)
+	}
+	if string(buf) != "aaa" || text.Blocks() != 0 {
+		t.Errorf("%q and %d blocks after Reset", buf, text.Blocks())
+	}
+	f, _, err := Parse(AppendDelta(nil, 0, DeltaThinking, []byte("\xa0b")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(text.AppendFrame(nil, f)); got != "\uFFFDb" {
+		t.Errorf("a thinking delta after Reset: %q, want the lone continuation byte as U+FFFD and b", got)
+	}
+}
+
 // TestTextBlocksIndependent: whatever the order of Append, Flush, Forget
 // and FlushAll over a few blocks, a Text gives what a decoder of its own
 // for each block and kind would (SPEC.md §7), so the decoders it keeps for

@@ -68,7 +68,8 @@ func (e *Encoder) Reset(w io.Writer) {
 	e.fr.Reset(nil)
 	ev := e.core.events
 	ev.Reset()
-	e.core = toSSE{opts: e.opts, events: ev, ids: e.core.ids[:0], buf: e.core.buf[:0], js: e.core.js[:0]}
+	e.core.text.Reset()
+	e.core = toSSE{opts: e.opts, events: ev, text: e.core.text, ids: e.core.ids[:0], buf: e.core.buf[:0], js: e.core.js[:0]}
 	e.w, e.out, e.err, e.begun, e.closed = w, e.out[:0], nil, false, false
 }
 

@@ -110,7 +110,10 @@ func (r *Reader) Reset() { r.pending = false }
 
 func (r *Reader) inflate(z []byte, dict *deflate.Dictionary, max int) ([]byte, error) {
 	out, err := r.inflater.Inflate(z, dict, max)
-	var e *deflate.Error
+	if err == nil {
+		return out, nil
+	}
+	var e *deflate.Error // escapes, through errors.As: only on a fault
 	if errors.As(err, &e) {
 		if e.Err == deflate.ErrTooLarge {
 			return nil, fault(errkind.TooLarge, "inflated event over "+strconv.Itoa(max)+" bytes")
