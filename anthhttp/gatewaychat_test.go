@@ -64,7 +64,7 @@ func fieldOf(body []byte, key string) []byte {
 // TestGatewayChat: one gateway serves both APIs at their paths (issue 22,
 // item 3): a Chat Completions request, JSON or ANTH (SPEC §5.5), goes
 // upstream as the same JSON, and every recording of testdata/chat and
-// testdata/chat-python comes back as the ANTH chat.Decoder makes of it
+// testdata/chat-more comes back as the ANTH chat.Decoder makes of it
 // (plain and anth-deflate, the chat dictionary's DICTID), or as the
 // upstream's SSE, event for event; other paths pass through.
 func TestGatewayChat(t *testing.T) {

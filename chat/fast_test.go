@@ -57,8 +57,8 @@ func TestFastPathTaken(t *testing.T) {
 		t.Errorf("the fast path took %d of the %d chunks of three choices in turn it should (%v)", d.core.hits, 16-3, err)
 	}
 	for name, src := range recordings(t) {
-		if strings.HasPrefix(name, "layer0-") {
-			continue
+		if strings.HasPrefix(name, "layer0-") || strings.HasPrefix(name, "chat-more/vercel-ai_") {
+			continue // the OpenAI API's recordings only: other servers' chunks may change every time (Perplexity's citations and usage)
 		}
 		d := NewDecoder(bytes.NewReader(src), DecoderOptions{})
 		if _, err := io.ReadAll(d); err != nil {

@@ -60,7 +60,7 @@ func TestRecordingSizes(t *testing.T) {
 	for _, set := range []struct {
 		name string
 		recs map[string][]byte
-	}{{"testdata/chat", testdata.Chat(t)}, {"testdata/chat-python", testdata.ChatPython(t)}} {
+	}{{"testdata/chat", testdata.Chat(t)}, {"testdata/chat-more", testdata.ChatMore(t)}} {
 		var sum [4]int
 		for _, name := range sortedNames(set.recs) {
 			src := set.recs[name]

@@ -2,7 +2,9 @@ package chat
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/layer0/anth/frame"
@@ -50,7 +52,7 @@ func TestTypedFrames(t *testing.T) {
 				errCode = &code
 			}
 		}
-		if want := bytes.Count(src, []byte(`"choices":[],"usage":{"prompt_tokens":`)); usages != want {
+		if want := usageChunks(t, src); usages != want {
 			t.Errorf("%s: %d USAGE frames for %d usage chunks", name, usages, want)
 		}
 		if usages > 0 && last.InputTokens == 0 && last.OutputTokens == 0 {
@@ -64,6 +66,12 @@ func TestTypedFrames(t *testing.T) {
 			t.Errorf("%s: DONE %v, finish_reason %q", name, done, c0.FinishReason)
 		}
 		chunks := bytes.Count(src, []byte("data: {"))
+		if strings.HasPrefix(name, "chat-more/vercel-ai_") {
+			// Other servers send chunks no typed frame says, which travel
+			// whole by design: Mistral's thinking as parts in content,
+			// Perplexity's citations and running usage in every chunk.
+			continue
+		}
 		switch name {
 		case "layer0-openai-function-call.sse":
 			continue // the legacy function_call delta is no block: it travels whole
@@ -83,4 +91,23 @@ func TestTypedFrames(t *testing.T) {
 			t.Errorf("%s: %d text frames and %d EVENTs for %d chunks: too few chunks typed", name, texts, events, chunks)
 		}
 	}
+}
+
+// usageChunks counts the chunks of an SSE stream that §7b.3 types as
+// usage: no choices, and prompt_tokens and completion_tokens in usage.
+func usageChunks(t *testing.T, src []byte) int {
+	n := 0
+	for _, ev := range eventStrings(t, src) {
+		var c struct {
+			Choices []json.RawMessage `json:"choices"`
+			Usage   *struct {
+				Prompt     *uint32 `json:"prompt_tokens"`
+				Completion *uint32 `json:"completion_tokens"`
+			} `json:"usage"`
+		}
+		if json.Unmarshal([]byte(ev), &c) == nil && c.Choices != nil && len(c.Choices) == 0 && c.Usage != nil && c.Usage.Prompt != nil && c.Usage.Completion != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -66,7 +66,7 @@ func chatStream(t *testing.T, url string, opts ...option.RequestOption) (any, in
 }
 
 // TestChatSDKOverBridge: for every Chat Completions stream of
-// testdata/chat and testdata/chat-python, openai-go's ChatCompletionAccumulator builds the same
+// testdata/chat and testdata/chat-more, openai-go's ChatCompletionAccumulator builds the same
 // completion, from as many chunks, with the same error, from the original
 // SSE and from SSE → ANTH → SSE (issue 22, item 1).
 func TestChatSDKOverBridge(t *testing.T) {
@@ -109,7 +109,7 @@ func TestChatSDKOverBridge(t *testing.T) {
 
 // TestChatSDKThroughMiddleware: openai-go, through anthclient.Transport's
 // middleware with chat.API, reads every stream of testdata/chat and
-// testdata/chat-python served by anthhttp.Proxy as anth-deflate (with the
+// testdata/chat-more served by anthhttp.Proxy as anth-deflate (with the
 // chat dictionary) and accumulates the completion it accumulates over
 // plain SSE; the server saw it ask for ANTH.
 func TestChatSDKThroughMiddleware(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 	"github.com/layer0/anth/internal/testdata"
 )
 
-// recording is a stream of testdata/sse, testdata/chat or testdata/chat-python and its API.
+// recording is a stream of testdata/sse, testdata/chat or testdata/chat-more and its API.
 type recording struct {
 	name string
 	api  *streamAPI

@@ -40,26 +40,26 @@ func Chat(t testing.TB) map[string][]byte {
 	return checked(t, "chat", func(name string) bool { return strings.HasSuffix(name, ".sse") })
 }
 
-// ChatPython returns the Chat Completions streams of testdata/chat-python
-// by file name, each checked against that folder's SHA256SUMS: responses
-// of the OpenAI API itself, as openai-python's tests recorded them (tool
-// calls, refusals, several choices, logprobs, a cut by max_tokens). They
-// are kept apart from Chat's, whose text testdata/tokens tokenizes and
-// whose sizes README.md and compare/RESULTS.md quote; the bridge's
-// tests read both.
-func ChatPython(t testing.TB) map[string][]byte {
+// ChatMore returns the Chat Completions streams of testdata/chat-more by
+// file name, each checked against that folder's SHA256SUMS: responses of
+// the OpenAI API as openai-python's tests replay them, and of other
+// OpenAI-compatible servers as vercel/ai's provider tests do. They are
+// kept apart from Chat's, whose text testdata/tokens tokenizes and whose
+// sizes README.md and compare/RESULTS.md quote; the bridge's tests read
+// both.
+func ChatMore(t testing.TB) map[string][]byte {
 	t.Helper()
-	return checked(t, "chat-python", func(name string) bool { return strings.HasSuffix(name, ".sse") })
+	return checked(t, "chat-more", func(name string) bool { return strings.HasSuffix(name, ".sse") })
 }
 
-// ChatAll returns Chat's streams and ChatPython's, these under names that
-// start with "chat-python/": every Chat Completions stream, for the tests
+// ChatAll returns Chat's streams and ChatMore's, these under names that
+// start with "chat-more/": every Chat Completions stream, for the tests
 // of what the bridge carries (the figures are Chat's alone).
 func ChatAll(t testing.TB) map[string][]byte {
 	t.Helper()
 	all := Chat(t)
-	for name, b := range ChatPython(t) {
-		all["chat-python/"+name] = b
+	for name, b := range ChatMore(t) {
+		all["chat-more/"+name] = b
 	}
 	return all
 }

@@ -65,7 +65,7 @@ const client = (baseURL, /** @type {boolean} */ anth) => new OpenAI({ apiKey: 't
 for (const rec of chatRecordings()) {
   test(`${rec.name}: the openai SDK reads the same over SSE and over ANTH (plain and anth-deflate) through anthFetch`, async () => {
     const want = await read(client(`${server.url}/chat/${rec.name}/plain/v1`, false));
-    assert.ok(want.events.length > 3, 'the recording gives chunks');
+    assert.ok(want.events.length >= 1, 'the recording gives chunks'); // the SDK stops at a Mistral tool call without an index, after one
     assert.ok(want.final || want.error, 'a completion or an error');
     assert.equal(server.log.at(-1)?.served, 'text/event-stream');
     for (const mode of ['plain', 'coded']) {

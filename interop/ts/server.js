@@ -36,14 +36,14 @@ export function recordings() {
  * chatRecordings returns the Chat Completions recordings: name, the SSE as
  * recorded (testdata/chat), and the ANTH, anth-deflate body and SSE that
  * Go's chat package and gateway make of it (testdata/golden/chat); then,
- * named chat-python/NAME, the OpenAI API's own streams of
- * testdata/chat-python, with their goldens in testdata/golden/chat/chat-python.
+ * named chat-more/NAME, the OpenAI API's own streams of
+ * testdata/chat-more, with their goldens in testdata/golden/chat/chat-more.
  */
 export function chatRecordings() {
   const out = [];
   for (const [src, dir, prefix, least] of [
     ['testdata/chat/', 'testdata/golden/chat/', '', 5],
-    ['testdata/chat-python/', 'testdata/golden/chat/chat-python/', 'chat-python/', 12],
+    ['testdata/chat-more/', 'testdata/golden/chat/chat-more/', 'chat-more/', 12],
   ]) {
     const names = readdirSync(root + src)
       .filter((f) => f.endsWith('.sse'))

@@ -38,7 +38,7 @@ for (const g of chatGoldens()) {
 
   test(`chat golden ${g.name}: the recording comes back as the same chunks, obfuscation and key order aside`, async () => {
     const back = chunkValues(await encode([g.anth]));
-    assert.ok(back.length > 3);
+    assert.ok(back.length >= 2); // not vacuous: a Mistral tool call is two chunks
     assert.deepStrictEqual(back, chunkValues(g.recording));
   });
 

@@ -80,15 +80,15 @@ export function toHex(b) {
  * The Chat Completions recordings of testdata/golden/chat: name, the ANTH
  * Go's chat.Decoder makes of testdata/chat/NAME.sse, the SSE Go's
  * chat.Encoder makes of that ANTH, and the anth-deflate body Go's
- * anthhttp.Proxy sends for it; then, named chat-python/NAME, the same of
- * testdata/chat-python (the OpenAI API's own streams), whose goldens are in
- * testdata/golden/chat/chat-python.
+ * anthhttp.Proxy sends for it; then, named chat-more/NAME, the same of
+ * testdata/chat-more (the OpenAI API's own streams), whose goldens are in
+ * testdata/golden/chat/chat-more.
  */
 export function chatGoldens() {
   const out = [];
   for (const [src, dir, prefix, least] of [
     ['testdata/chat/', 'testdata/golden/chat/', '', 5],
-    ['testdata/chat-python/', 'testdata/golden/chat/chat-python/', 'chat-python/', 12],
+    ['testdata/chat-more/', 'testdata/golden/chat/chat-more/', 'chat-more/', 12],
   ]) {
     const recordings = readdirSync(root + src).filter((f) => f.endsWith('.sse'));
     const names = readdirSync(root + dir)
