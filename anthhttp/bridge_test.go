@@ -111,7 +111,7 @@ func TestOneFrameSequence(t *testing.T) {
 		}
 	}))
 	defer proxy.Close()
-	for name, rec := range testdata.SSE(t) {
+	for name, rec := range testdata.SSEAll(t) {
 		recording = rec
 		over := readBoth(t, proxy)
 		if d := cmp.Diff(over[0], over[1]); d != "" {

@@ -25,7 +25,7 @@ var updateCoded = flag.Bool("update", false, "rewrite testdata/golden/*.anthz fr
 // JavaScript package's tests read these files as Go-coded bodies. go test
 // ./anthhttp -run TestCodedGolden -update rewrites them.
 func TestCodedGolden(t *testing.T) {
-	codedGolden(t, testdata.Path("golden"), testdata.SSE(t), messages.API{})
+	codedGolden(t, testdata.Path("golden"), testdata.SSEAll(t), messages.API{})
 	codedGolden(t, testdata.Path("golden", "chat"), testdata.ChatAll(t), chat.API{})
 }
 

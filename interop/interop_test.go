@@ -63,7 +63,7 @@ func accumulate(t *testing.T, body []byte) (any, string) {
 // accumulates from the original SSE equals the one it accumulates from SSE
 // → ANTH → SSE.
 func TestSDKOverBridge(t *testing.T) {
-	for name, orig := range testdata.SSE(t) {
+	for name, orig := range testdata.SSEAll(t) {
 		t.Run(name, func(t *testing.T) {
 			anth, err := io.ReadAll(messages.NewDecoder(bytes.NewReader(orig), messages.DecoderOptions{}))
 			if err != nil {
@@ -186,7 +186,7 @@ func TestSDKThroughMiddleware(t *testing.T) {
 		anthhttp.Proxy(w, r, io.NopCloser(bytes.NewReader(body)), messages.API{}, anthhttp.ProxyOptions{})
 	}))
 	defer srv.Close()
-	for name, rec := range testdata.SSE(t) {
+	for name, rec := range testdata.SSEAll(t) {
 		body = rec
 		want, wantErr := sdkStream(t, srv.URL, false, false)
 		for _, traced := range []bool{false, true} {
@@ -344,7 +344,7 @@ func TestSDKThroughGateway(t *testing.T) {
 		json.Unmarshal([]byte(msg.RawJSON()), &v)
 		return v, ""
 	}
-	for name, rec := range testdata.SSE(t) {
+	for name, rec := range testdata.SSEAll(t) {
 		up.body = rec
 		want, wantErr := stream(upstream.URL)
 		direct := up.last()

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from this packa
 // byte. go test ./sse -run TestGolden -update rewrites them.
 func TestGolden(t *testing.T) {
 	dir := testdata.Path("golden")
-	for name, in := range testdata.SSE(t) {
+	for name, in := range testdata.SSEAll(t) {
 		base := strings.TrimSuffix(strings.TrimSuffix(name, ".sse"), ".txt")
 		anth := toANTH(t, in, DecoderOptions{})
 		sse, err := toSSEBytes(anth, len(anth), EncoderOptions{})

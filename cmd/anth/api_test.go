@@ -34,7 +34,7 @@ func recordings(t *testing.T) []recording {
 	for _, set := range []struct {
 		api   *streamAPI
 		files map[string][]byte
-	}{{apiMessages, testdata.SSE(t)}, {apiChat, testdata.ChatAll(t)}} {
+	}{{apiMessages, testdata.SSEAll(t)}, {apiChat, testdata.ChatAll(t)}} {
 		var names []string
 		for n := range set.files {
 			names = append(names, n)

@@ -33,6 +33,29 @@ func SSE(t testing.TB) map[string][]byte {
 	})
 }
 
+// SSEMore returns the Messages API streams of testdata/sse-more by file
+// name, each checked against that folder's SHA256SUMS: responses of the
+// API with its newer blocks (server tools, compaction, context editing),
+// as vercel/ai's Anthropic provider tests replay them. They are kept
+// apart from SSE's, whose sizes README.md and compare/RESULTS.md quote and
+// whose text testdata/tokens tokenizes; the bridge's tests read both.
+func SSEMore(t testing.TB) map[string][]byte {
+	t.Helper()
+	return checked(t, "sse-more", func(name string) bool { return strings.HasSuffix(name, ".sse") })
+}
+
+// SSEAll returns SSE's streams and SSEMore's, these under names that start
+// with "sse-more/": every Messages API stream, for the tests of what the
+// bridge carries (the figures are SSE's alone).
+func SSEAll(t testing.TB) map[string][]byte {
+	t.Helper()
+	all := SSE(t)
+	for name, b := range SSEMore(t) {
+		all["sse-more/"+name] = b
+	}
+	return all
+}
+
 // Chat returns every Chat Completions stream in testdata/chat by file
 // name, each checked against that folder's SHA256SUMS.
 func Chat(t testing.TB) map[string][]byte {

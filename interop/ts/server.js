@@ -13,23 +13,34 @@ import { fileURLToPath } from 'node:url';
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 export const CONTENT_TYPE = 'application/x-anthropic-binary';
 
-/** The recordings: name, the SSE as recorded, the ANTH and SSE of testdata/golden. */
+/**
+ * The recordings: name, the SSE as recorded, the ANTH and SSE of
+ * testdata/golden; then, named sse-more/NAME, testdata/sse-more's with
+ * their goldens in testdata/golden/sse-more.
+ */
 export function recordings() {
-  const names = readdirSync(root + 'testdata/golden')
-    .filter((f) => f.endsWith('.anth'))
-    .map((f) => f.slice(0, -5))
-    .sort();
-  if (names.length < 15) throw new Error(`${names.length} recordings in testdata/golden, want 15`);
-  return names.map((name) => {
-    const sseFile = ['.sse', '.txt'].map((ext) => `${root}testdata/sse/${name}${ext}`).find((f) => existsSync(f));
-    if (!sseFile) throw new Error(`no testdata/sse/${name}.sse or .txt`);
-    return {
-      name,
-      sse: readFileSync(sseFile),
-      anth: readFileSync(`${root}testdata/golden/${name}.anth`),
-      goldenSSE: readFileSync(`${root}testdata/golden/${name}.sse`),
-    };
-  });
+  const out = [];
+  for (const [src, dir, prefix, least] of [
+    ['testdata/sse/', 'testdata/golden/', '', 15],
+    ['testdata/sse-more/', 'testdata/golden/sse-more/', 'sse-more/', 19],
+  ]) {
+    const names = readdirSync(root + dir)
+      .filter((f) => f.endsWith('.anth'))
+      .map((f) => f.slice(0, -5))
+      .sort();
+    if (names.length < least) throw new Error(`${names.length} recordings in ${dir}, want ${least}`);
+    for (const name of names) {
+      const sseFile = ['.sse', '.txt'].map((ext) => `${root}${src}${name}${ext}`).find((f) => existsSync(f));
+      if (!sseFile) throw new Error(`no ${src}${name}.sse or .txt`);
+      out.push({
+        name: prefix + name,
+        sse: readFileSync(sseFile),
+        anth: readFileSync(`${root}${dir}${name}.anth`),
+        goldenSSE: readFileSync(`${root}${dir}${name}.sse`),
+      });
+    }
+  }
+  return out;
 }
 
 /**
@@ -122,7 +133,7 @@ export async function startServer() {
     });
 
     // /rec/NAME/MODE/v1/messages: a Messages call answered from a recording.
-    const m = /^\/rec\/([^/]+)\/(whole|cut|stall|status)\/v1\/messages$/.exec(url.pathname);
+    const m = /^\/rec\/(.+)\/(whole|cut|stall|status)\/v1\/messages$/.exec(url.pathname);
     if (m && req.method === 'POST') {
       const rec = recs.get(m[1]);
       const mode = m[2];
@@ -186,7 +197,7 @@ export async function startServer() {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return void res.end(JSON.stringify([...chats.keys()]));
     }
-    const g = /^\/golden\/([^/]+)\.(anth|sse)$/.exec(url.pathname);
+    const g = /^\/golden\/(.+)\.(anth|sse)$/.exec(url.pathname);
     if (g && recs.has(g[1])) {
       const rec = /** @type {any} */ (recs.get(g[1]));
       res.writeHead(200, { 'Content-Type': g[2] === 'anth' ? CONTENT_TYPE : 'text/event-stream' });

@@ -12,15 +12,25 @@ export function readRepo(path) {
   return new Uint8Array(readFileSync(root + path));
 }
 
-/** The recordings of testdata/golden: name, ANTH and the SSE Go's Encoder makes of it. */
+/**
+ * The recordings of testdata/golden: name, ANTH and the SSE Go's Encoder
+ * makes of it; then, named sse-more/NAME, those of testdata/golden/sse-more
+ * (testdata/sse-more's streams).
+ */
 export function goldens() {
-  const dir = 'testdata/golden/';
-  const names = readdirSync(root + dir)
-    .filter((f) => f.endsWith('.anth'))
-    .map((f) => f.slice(0, -'.anth'.length))
-    .sort();
-  if (names.length < 15) throw new Error(`found ${names.length} recordings in ${dir}, want all 15`);
-  return names.map((name) => ({ name, anth: readRepo(dir + name + '.anth'), sse: readRepo(dir + name + '.sse') }));
+  const out = [];
+  for (const [dir, prefix, least] of [
+    ['testdata/golden/', '', 15],
+    ['testdata/golden/sse-more/', 'sse-more/', 19],
+  ]) {
+    const names = readdirSync(root + dir)
+      .filter((f) => f.endsWith('.anth'))
+      .map((f) => f.slice(0, -'.anth'.length))
+      .sort();
+    if (names.length < least) throw new Error(`found ${names.length} recordings in ${dir}, want all ${least}`);
+    for (const name of names) out.push({ name: prefix + name, anth: readRepo(dir + name + '.anth'), sse: readRepo(dir + name + '.sse') });
+  }
+  return out;
 }
 
 /**
