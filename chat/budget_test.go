@@ -189,37 +189,6 @@ func TestDecoderResetAllocs(t *testing.T) {
 	}
 }
 
-// TestEncoderResetAllocs: an Encoder that Reset gives a new stream
-// allocates nothing for it once it has written one like it: its blocks'
-// templates, their text's state and the inflater of deflated EVENTs reuse
-// what the streams before left. Every recording in turn.
-func TestEncoderResetAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	recs := recordings(t)
-	var anths [][]byte
-	for _, name := range sortedNames(recs) {
-		anths = append(anths, toANTH(t, recs[name], DecoderOptions{}))
-	}
-	e := NewEncoder(io.Discard, EncoderOptions{})
-	all := func() {
-		for _, anth := range anths {
-			e.Reset(io.Discard)
-			if _, err := e.Write(anth); err != nil {
-				t.Fatal(err)
-			}
-			if err := e.Close(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	all()
-	if allocs := testing.AllocsPerRun(5, all); allocs != 0 {
-		t.Errorf("%.1f allocations for %d streams through a reused Encoder, want 0", allocs, len(anths))
-	}
-}
-
 // TestEncoderZeroAllocs: once a block's template is known, a TEXT frame
 // (with its obfuscation PAD) costs the Encoder no allocation.
 func TestEncoderZeroAllocs(t *testing.T) {

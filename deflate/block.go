@@ -2,10 +2,11 @@ package deflate
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"io"
 	"strconv"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // AppendBlock appends src compressed as one final block of raw DEFLATE (RFC
@@ -271,6 +272,14 @@ func writeDynamic(w *bitWriter, f *blockFreq, fixedBits, start, end int) bool {
 // as EVENT data, keeping its inflater and buffer from one value to the
 // next: reuse is explicit, one Inflater per reader of values. The zero
 // value is ready to use; it is not safe for concurrent use.
+//
+// It inflates with klauspost/compress's flate, which keeps the memory of
+// its Huffman tables from one value to the next (compress/flate makes the
+// tables of codes over 9 bits again on every value: a message_start of
+// dynamic codes, 13 allocations) and took 0.47–0.50x compress/flate's
+// time a value (TestInflaterAgreesWithStd holds them to the same output).
+// The stream Reader keeps compress/flate: its feeder relies on exactly
+// when compress/flate asks for a byte (reader.go).
 type Inflater struct {
 	zr  io.ReadCloser
 	in  bytes.Reader

@@ -146,3 +146,43 @@ func TestFixedBits(t *testing.T) {
 		}
 	}
 }
+
+// TestInflaterAgreesWithStd: the Inflater (klauspost/compress's flate)
+// reads every value as compress/flate does: AppendBlock's output, whole,
+// and that output with bytes flipped or cut off, which both must refuse
+// or read alike, byte for byte, under the Inflater's bound.
+func TestInflaterAgreesWithStd(t *testing.T) {
+	alphabet := []byte(blockDictText[:200])
+	var inf Inflater
+	rapid.Check(t, func(t *rapid.T) {
+		in := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 3000).Draw(t, "json-ish")
+		if rapid.Bool().Draw(t, "random") {
+			in = rapid.SliceOfN(rapid.Byte(), 0, 3000).Draw(t, "bytes")
+		}
+		z := AppendBlock(nil, in, blockDict)
+		switch rapid.IntRange(0, 2).Draw(t, "change") {
+		case 1:
+			for range rapid.IntRange(1, 4).Draw(t, "flips") {
+				i := rapid.IntRange(0, len(z)-1).Draw(t, "at")
+				z[i] ^= rapid.ByteRange(1, 255).Draw(t, "mask")
+			}
+		case 2:
+			z = z[:rapid.IntRange(0, len(z)-1).Draw(t, "cut")]
+		}
+		const max = 4096
+		std, stdErr := io.ReadAll(io.LimitReader(flate.NewReaderDict(bytes.NewReader(z), blockDict.b), max+1))
+		got, err := inf.Inflate(z, blockDict, max)
+		switch {
+		case stdErr != nil:
+			if err == nil {
+				t.Fatalf("compress/flate refuses (%v) what the Inflater reads as %d bytes", stdErr, len(got))
+			}
+		case len(std) > max:
+			if err == nil {
+				t.Fatalf("%d bytes over the bound of %d, and no error", len(got), max)
+			}
+		case err != nil || !bytes.Equal(got, std):
+			t.Fatalf("compress/flate reads %d bytes; the Inflater %d bytes, %v", len(std), len(got), err)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package anth_test
+
+const raceEnabled = true
