@@ -49,11 +49,7 @@ func SSEMore(t testing.TB) map[string][]byte {
 // bridge carries (the figures are SSE's alone).
 func SSEAll(t testing.TB) map[string][]byte {
 	t.Helper()
-	all := SSE(t)
-	for name, b := range SSEMore(t) {
-		all["sse-more/"+name] = b
-	}
-	return all
+	return joined(SSE(t), SSEMore(t), "sse-more/")
 }
 
 // Chat returns every Chat Completions stream in testdata/chat by file
@@ -80,9 +76,13 @@ func ChatMore(t testing.TB) map[string][]byte {
 // of what the bridge carries (the figures are Chat's alone).
 func ChatAll(t testing.TB) map[string][]byte {
 	t.Helper()
-	all := Chat(t)
-	for name, b := range ChatMore(t) {
-		all["chat-more/"+name] = b
+	return joined(Chat(t), ChatMore(t), "chat-more/")
+}
+
+// joined adds more's streams to all, each name after prefix.
+func joined(all, more map[string][]byte, prefix string) map[string][]byte {
+	for name, b := range more {
+		all[prefix+name] = b
 	}
 	return all
 }
