@@ -82,8 +82,8 @@ func (API) RawEvents(w io.Writer) io.Writer { return &eventframe.RawWriter{W: w,
 func (API) Dictionary() *deflate.Dictionary { return eventDict() }
 
 // CheckEvent refuses an event whose data is neither JSON nor [DONE], as a
-// Decoder does, and reports [DONE] and an error chunk as the end of a
-// response.
+// Decoder does, and reports what ends a response as a Decoder does: [DONE],
+// an error chunk, or a named error event (SPEC.md §7b.3).
 func (API) CheckEvent(name, data []byte) (ends bool, err error) {
 	if len(name) == 0 && string(data) == doneData {
 		return true, nil
@@ -92,11 +92,11 @@ func (API) CheckEvent(name, data []byte) (ends bool, err error) {
 		return false, &Error{Offset: -1, Err: ErrMalformed, Detail: "chunk is not JSON"}
 	}
 	if len(name) > 0 {
-		return false, nil
+		return string(name) == "error", nil // §7b.3: a named error event ends it
 	}
-	_, isErr := jsonlex.Field(data, "error")
+	errv, isErr := jsonlex.Field(data, "error")
 	_, hasChoices := jsonlex.Field(data, "choices")
-	return isErr && !hasChoices, nil
+	return errorEnds(errv, isErr, hasChoices), nil
 }
 
 // AppendError appends the API's error body:

@@ -10,6 +10,7 @@ import (
 	"github.com/layer0/anth/bridge"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/request"
+	"github.com/layer0/anth/sse"
 )
 
 func TestAPI(t *testing.T) {
@@ -21,19 +22,23 @@ func TestAPI(t *testing.T) {
 		t.Error("Streaming does not read stream")
 	}
 	for _, c := range []struct {
-		data string
-		ends bool
-		bad  bool
+		name, data string
+		ends, bad  bool
 	}{
-		{"[DONE]", true, false},
-		{`{"error":{"message":"m","type":"server_error"}}`, true, false},
-		{`{"choices":[],"error":null}`, false, false},
-		{`{"choices":[{"index":0,"delta":{"content":"a"}}]}`, false, false},
-		{`{"choices":`, false, true},
+		{"", "[DONE]", true, false},
+		{"", `{"error":{"message":"m","type":"server_error"}}`, true, false},
+		{"", `{"choices":[],"error":null}`, false, false},
+		{"", `{"choices":[],"error":{}}`, false, false},
+		{"", `{"choices":[{"index":0,"delta":{"content":""}}],"error":{"code":400}}`, true, false},
+		{"", `{"choices":[{"index":0,"delta":{"content":"a"}}]}`, false, false},
+		{"", `{"choices":`, false, true},
+		{"error", `{"error":{"message":"m"}}`, true, false},
+		{"error", `{}`, true, false},
+		{"ping", `{}`, false, false},
 	} {
-		ends, err := a.CheckEvent(nil, []byte(c.data))
+		ends, err := a.CheckEvent([]byte(c.name), []byte(c.data))
 		if ends != c.ends || (err != nil) != c.bad {
-			t.Errorf("CheckEvent(%s) = %v, %v", c.data, ends, err)
+			t.Errorf("CheckEvent(%q, %s) = %v, %v", c.name, c.data, ends, err)
 		}
 	}
 	body := a.AppendError(nil, frame.CodeRateLimit, "slow down")
@@ -101,4 +106,37 @@ func TestDecoderPool(t *testing.T) {
 		}
 	}
 	var _ bridge.API = a
+}
+
+// TestCheckEventAgrees: CheckEvent, which the gateway relays SSE by, ends
+// every recording at the event where a Decoder ends it: the stream up to
+// that event decodes whole, the stream before it is cut short.
+func TestCheckEventAgrees(t *testing.T) {
+	for name, rec := range recordings(t) {
+		sc := sse.NewScanner(bytes.NewReader(rec), 1<<20)
+		var before, end int64 = -1, -1
+		for {
+			at := sc.Offset()
+			n, data, err := sc.Next()
+			if err != nil {
+				break
+			}
+			if ends, _ := (API{}).CheckEvent(n, data); ends {
+				before, end = at, sc.Offset()
+				break
+			}
+		}
+		if end < 0 {
+			t.Errorf("%s: CheckEvent never ends the stream", name)
+			continue
+		}
+		d := NewDecoder(bytes.NewReader(rec[:end]), DecoderOptions{})
+		if _, err := io.ReadAll(d); err != nil || !d.Ended() {
+			t.Errorf("%s: up to the event CheckEvent ends at (offset %d): %v, ended %v", name, end, err, d.Ended())
+		}
+		d = NewDecoder(bytes.NewReader(rec[:before]), DecoderOptions{})
+		if _, err := io.ReadAll(d); !errors.Is(err, ErrTruncated) || d.Ended() {
+			t.Errorf("%s: before the event CheckEvent ends at (offset %d): %v, ended %v", name, before, err, d.Ended())
+		}
+	}
 }

@@ -441,3 +441,20 @@ func parseUint(v []byte, max uint64) (uint64, bool) {
 }
 
 func isString(v []byte) bool { return len(v) >= 2 && v[0] == '"' }
+
+// errorEnds reports whether a chunk is the stream's error (SPEC.md §7b.3),
+// given its top-level error member, if it has one, and whether it has
+// choices: a chunk with an error and no choices, or whose error is an
+// object with members whatever else it holds (OpenRouter's comes with
+// choices and usage). Every official SDK stops at such a chunk.
+func errorEnds(errv []byte, hasErr, hasChoices bool) bool {
+	if !hasErr || !hasChoices {
+		return hasErr
+	}
+	some := false
+	jsonlex.Members(errv, func(_, _ []byte) bool {
+		some = true
+		return false
+	})
+	return some
+}

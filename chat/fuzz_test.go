@@ -24,6 +24,9 @@ func FuzzDecoder(f *testing.F) {
 	f.Add([]byte("data: [DONE]\n\n"))
 	f.Add([]byte(textChunk("a") + textChunk("b") + "data: [DONE]\n\n"))
 	f.Add([]byte("event: x\ndata: {}\n\ndata: {\"error\":{\"message\":\"m\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n"))
+	// The stream's error as Groq and OpenRouter send it (SPEC.md §7b.3).
+	f.Add([]byte(textChunk("a") + "event: error\ndata: {\"error\":{\"message\":\"m\",\"code\":\"x\"}}\n\n"))
+	f.Add([]byte(`data: {"choices":[{"index":0,"delta":{"content":""}}],"error":{"code":400,"message":"m"}}` + "\n\ndata: [DONE]\n\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		anth, err := io.ReadAll(NewDecoder(bytes.NewReader(src), DecoderOptions{}))
 		if err != nil {

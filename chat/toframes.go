@@ -85,21 +85,32 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 			return b, &Error{Err: ErrTooLarge, Detail: "event name over 249 bytes"}
 		}
 		m.name = append(append(m.name[:0], "event:"...), name...)
-		return m.wholeName(b, m.name, js), nil
+		b = m.wholeName(b, m.name, js)
+		if string(name) == "error" && !m.ended {
+			// A named error event ends the stream, as openai-node reads
+			// it; a server that sends one (Groq) sends no [DONE] after
+			// it (SPEC.md §7b.3).
+			m.ended = true
+			errv, _ := jsonlex.Field(js, "error")
+			code, msg := m.errorOf(errv)
+			b = frame.AppendError(b, code, string(msg))
+		}
+		return b, nil
 	}
 	if m.ended {
 		return m.whole(b, "chunk", js), nil
 	}
 	sh := m.rd.read(js)
+	if errv := sh.errv.in(js); errorEnds(errv, sh.errv.n > 0, sh.choices.n > 0) {
+		m.ended = true
+		return m.errorChunk(b, js, errv), nil
+	}
 	m.finish(js, sh)
 	switch {
 	case sh.field >= 0:
 		if out, ok := m.templated(b, js, &sh); ok {
 			return out, nil
 		}
-	case sh.errv.n > 0 && sh.choices.n == 0:
-		m.ended = true
-		return m.errorChunk(b, js, sh.errv.in(js)), nil
 	case sh.usage.n > 0 && string(sh.choices.in(js)) == "[]":
 		if out, ok := m.usageChunk(b, js, sh.usage.in(js)); ok {
 			return out, nil
@@ -302,6 +313,17 @@ func (m *toFrames) usageChunk(b, js, usage []byte) ([]byte, bool) {
 // errorChunk appends an error chunk: an ERROR, after the chunk whole when
 // the ERROR does not say all it says (§7b.3).
 func (m *toFrames) errorChunk(b, js, errv []byte) []byte {
+	code, msg := m.errorOf(errv)
+	if m.synth = appendErrorChunk(m.synth[:0], code, msg); !jsonlex.Same(m.synth, js) {
+		b = m.whole(b, "error", js)
+	}
+	return frame.AppendError(b, code, string(msg))
+}
+
+// errorOf reads an error object's ERROR code and message (SPEC.md §7b.3);
+// the message is in m.scratch. An errv that is not an object gives
+// CodeUnspecified and no message.
+func (m *toFrames) errorOf(errv []byte) (frame.ErrorCode, []byte) {
 	code := frame.CodeUnspecified
 	if c, ok := jsonlex.Field(errv, "code"); ok {
 		if n, ok := parseUint(c, 599); ok && n >= 100 {
@@ -319,10 +341,7 @@ func (m *toFrames) errorChunk(b, js, errv []byte) []byte {
 		msg, _ = jsonlex.AppendUnquoted(m.scratch[:0], t)
 		m.scratch = msg
 	}
-	if m.synth = appendErrorChunk(m.synth[:0], code, msg); !jsonlex.Same(m.synth, js) {
-		b = m.whole(b, "error", js)
-	}
-	return frame.AppendError(b, code, string(msg))
+	return code, msg
 }
 
 // appendLogprob appends the EVENT logprob of a logprobs hole (SPEC.md

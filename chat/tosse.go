@@ -29,7 +29,7 @@ type toSSE struct {
 	bridged    bool // the stream carries chunks of its own (an EVENT came)
 	native     bool // content came before any EVENT: chunks are made (§7b.5)
 	ended      bool
-	errWritten bool // an error chunk came whole, before its ERROR
+	errWritten bool // an error chunk or event came whole, before its ERROR
 
 	blocks []encBlock
 	once   int // the block whose template serves one chunk, or -1
@@ -170,6 +170,9 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 		return b, nil
 	}
 	if len(name) > len("event:") && string(name[:len("event:")]) == "event:" {
+		if string(name) == "event:error" {
+			s.errWritten = true // it stands for the ERROR after it (§7b.3)
+		}
 		return appendNamed(b, name[len("event:"):], ev.Data), nil
 	}
 	if field := fieldOf(name); field >= 0 {

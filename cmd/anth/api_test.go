@@ -289,6 +289,10 @@ func TestDecodeChatText(t *testing.T) {
 	failed := map[string]string{
 		"layer0-openai-error.sse": "the response failed: 500 server_error: ",
 		"layer0-vllm-error.sse":   "the response failed: 400 invalid_request_error: ",
+		// A named error event (Groq) and an error in a chunk with choices
+		// (OpenRouter) end their streams too (SPEC.md §7b.3).
+		"chat-more/pydantic-ai_groq_tool_use_failed_error_streaming.sse": "the response failed: 400 invalid_request_error: Tool call validation failed",
+		"chat-more/pydantic-ai_openrouter_stream_error.sse":              "the response failed: 400 invalid_request_error: Token limit reached",
 	}
 	for _, rec := range recordings(t) {
 		if rec.api != apiChat {
@@ -334,15 +338,20 @@ func TestChatJSONL(t *testing.T) {
 				}
 			}
 		}
-		var last string // the recording's last finish_reason of choice 0
+		var last string // the recording's last finish_reason of choice 0 before its end
 		for _, ev := range testdata.Events(t, rec.sse) {
 			var c struct {
 				Choices []struct {
 					Index  int
 					Finish *string `json:"finish_reason"`
 				}
+				Error map[string]any
 			}
 			json.Unmarshal([]byte(ev[1]), &c)
+			if ev[0] == "error" || len(c.Error) > 0 {
+				last = "" // it ends in its error, with no DONE (SPEC.md §7b.3)
+				break
+			}
 			for _, ch := range c.Choices {
 				if ch.Index == 0 && ch.Finish != nil {
 					last = *ch.Finish

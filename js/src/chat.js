@@ -42,6 +42,7 @@ const nameError = enc('error');
 const nameDone = enc('done');
 const nameLogprob = enc('logprob');
 const nameEventPrefix = enc('event:');
+const nameEventError = enc('event:error');
 const noName = new Uint8Array(0);
 
 /**
@@ -327,7 +328,7 @@ class ToChat {
     this.text = new TextReassembler();
     this.bridged = false; // the stream carries chunks of its own (an EVENT came first)
     this.native = false; // content came before any EVENT: chunks are made (§7b.5)
-    this.errWritten = false; // an error chunk came whole, before its ERROR
+    this.errWritten = false; // an error chunk or event came whole, before its ERROR
     /** @type {Array<{key: string, tpl: Template | null}>} the blocks, numbered as their templates first came */
     this.blocks = [];
     this.once = -1; // the block whose template serves one chunk, or -1
@@ -470,6 +471,8 @@ class ToChat {
       if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lp)) throw new AnthError('Malformed', -1, 'EVENT logprob is not a number');
       this.logprob = lp;
     } else if (name.length > nameEventPrefix.length && sameBytes(name.subarray(0, nameEventPrefix.length), nameEventPrefix)) {
+      // A named error event stands for the ERROR after it (SPEC.md §7b.3).
+      if (sameBytes(name, nameEventError)) this.errWritten = true;
       this.out.event(name.subarray(nameEventPrefix.length), data);
     } else {
       const field = openFields.findIndex((o) => sameBytes(o.name, name));
