@@ -63,6 +63,10 @@ const (
 	holeObfuscation
 	holeTokens
 	holeLogprobs
+	// A usage object's counts (§7b.2, item 5), filled from a USAGE frame.
+	holePrompt
+	holeCompletion
+	holeTotal
 )
 
 // hole is one hole of a template: its place in the chunk and what fills it.
@@ -77,7 +81,7 @@ type shape struct {
 	field  int // the open field, or -1: not templatable
 	choice uint16
 	tool   uint16
-	holes  [4]hole // in order of place
+	holes  [7]hole // in order of place
 	nholes int
 	// What the top level holds, for chunks that are not templatable.
 	choices, usage, errv span
@@ -95,6 +99,8 @@ type reader struct {
 	ids  []uint32
 	lp   span // the logprob number of a logprobs hole
 	obfN int  // the obfuscation's length
+	// The counts of a usage hole, and its cached_tokens for the ratio.
+	usage usageCounts
 }
 
 // read reads the shape of js, a chunk's compact JSON, as the Decoder does:
@@ -284,8 +290,70 @@ func (r *reader) shape(js []byte, forced int) shape {
 			}
 		}
 	}
+	if sh.usage.n > 0 {
+		r.usageHoles(js, &sh, forced >= 0)
+	}
 	sh.field = field
 	return sh
+}
+
+// usageHoles adds the holes of a templatable chunk's usage (§7b.2, item 5):
+// prompt_tokens and completion_tokens, integers < 2^32 written minimally,
+// and total_tokens if it is their sum. Perplexity sends running counts in
+// every chunk, vLLM with continuous_usage_stats too, and DeepSeek, Mistral,
+// Groq and llama.cpp theirs in the last chunk with text: without the holes
+// such a chunk's template changes every time, and a frame client never
+// sees its counts. Read as a template (tpl), the holes are where the three
+// are 0.
+func (r *reader) usageHoles(js []byte, sh *shape, tpl bool) {
+	var p, c, t, cached []byte
+	np, nc, nt, nd, ncached := 0, 0, 0, 0, 0
+	if !jsonlex.Members(sh.usage.in(js), func(k, v []byte) bool {
+		switch string(k) {
+		case `"prompt_tokens"`:
+			p, np = v, np+1
+		case `"completion_tokens"`:
+			c, nc = v, nc+1
+		case `"total_tokens"`:
+			t, nt = v, nt+1
+		case `"prompt_tokens_details"`:
+			nd++
+			jsonlex.Members(v, func(k, v []byte) bool {
+				if string(k) == `"cached_tokens"` {
+					cached, ncached = v, ncached+1
+				}
+				return true
+			})
+		}
+		return true
+	}) || np != 1 || nc != 1 || nt > 1 {
+		return
+	}
+	if tpl {
+		if string(p) != "0" || string(c) != "0" || t != nil && string(t) != "0" {
+			return
+		}
+	} else {
+		pv, ok1 := parseUint(p, 0xFFFFFFFF)
+		cv, ok2 := parseUint(c, 0xFFFFFFFF)
+		if !ok1 || !ok2 {
+			return
+		}
+		if t != nil {
+			if tv, ok := parseUint(t, 1<<33); !ok || tv != pv+cv {
+				return
+			}
+		}
+		r.usage = usageCounts{prompt: uint32(pv), completion: uint32(cv)}
+		if n, ok := parseUint(cached, 0xFFFFFFFF); ok && nd == 1 && ncached == 1 {
+			r.usage.cached, r.usage.hasCached = uint32(n), true
+		}
+	}
+	sh.add(holePrompt, at(js, p))
+	sh.add(holeCompletion, at(js, c))
+	if t != nil {
+		sh.add(holeTotal, at(js, t))
+	}
 }
 
 // add records a hole, keeping holes in order of place.

@@ -32,7 +32,9 @@ func (m *toFrames) prepareFast(block, field int, tpl []byte) {
 	sh := m.rd.shape(tpl, field)
 	fin := sh.finish.in(tpl)
 	m.fast[block] = fastTemplate{
-		ok:    sh.field == field && sh.strings == 1 && (len(fin) == 0 || string(fin) == "null"),
+		// A template with usage holes takes the general path, which
+		// checks the counts' sum (§7b.2, item 5).
+		ok:    sh.field == field && sh.strings == 1 && (len(fin) == 0 || string(fin) == "null") && !sh.has(holePrompt),
 		holes: sh,
 		after: m.fast[block].after,
 	}

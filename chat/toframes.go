@@ -111,7 +111,10 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 		if out, ok := m.templated(b, js, &sh); ok {
 			return out, nil
 		}
-	case sh.usage.n > 0 && string(sh.choices.in(js)) == "[]":
+	case sh.usage.n > 0:
+		// The usage chunk (choices: []), or a chunk that is not
+		// templatable and carries the usage too: the finish chunk of
+		// DeepSeek, OpenRouter, Moonshot (§7b.3).
 		if out, ok := m.usageChunk(b, js, sh.usage.in(js)); ok {
 			return out, nil
 		}
@@ -182,9 +185,12 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 	last := 0
 	for _, h := range sh.holes[:sh.nholes] {
 		tpl = append(tpl, js[last:h.at.off]...)
-		if h.kind == holeTokens || h.kind == holeLogprobs {
+		switch h.kind {
+		case holeTokens, holeLogprobs:
 			tpl = append(tpl, "[]"...)
-		} else {
+		case holePrompt, holeCompletion, holeTotal:
+			tpl = append(tpl, '0')
+		default:
 			tpl = append(tpl, `""`...)
 		}
 		last = h.at.off + h.at.n
@@ -202,6 +208,10 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		} else {
 			m.tpls[block] = m.tpls[block][:0] // it serves this chunk only
 		}
+	}
+	if sh.has(holePrompt) {
+		// The usage's counts go first of the hole frames (§7b.2).
+		b = appendUsage(b, m.rd.usage, false)
 	}
 	if sh.has(holeLogprobs) {
 		// The logprob goes between the PAD and TOKEN frames and the text
@@ -300,14 +310,20 @@ func (m *toFrames) usageChunk(b, js, usage []byte) ([]byte, bool) {
 		return b, false // a key twice, say
 	}
 	b = m.whole(b, "usage", ev)
-	if u.hasCached {
+	return appendUsage(b, u, true), true
+}
+
+// appendUsage appends the USAGE of counts u, after their CACHE_USAGE if
+// withCache and they have cached_tokens (§7b.3).
+func appendUsage(b []byte, u usageCounts, withCache bool) []byte {
+	if withCache && u.hasCached {
 		b = frame.AppendCacheUsage(b, frame.CacheUsage{CacheReadInputTokens: u.cached})
 	}
 	ratio := uint32(0)
-	if u.prompt > 0 {
+	if u.prompt > 0 && u.hasCached {
 		ratio = frame.CacheHitRatio(uint64(min(u.cached, u.prompt)), uint64(u.prompt))
 	}
-	return frame.AppendUsage(b, frame.Usage{InputTokens: u.prompt, OutputTokens: u.completion, CacheHitRatio: ratio}), true
+	return frame.AppendUsage(b, frame.Usage{InputTokens: u.prompt, OutputTokens: u.completion, CacheHitRatio: ratio})
 }
 
 // errorChunk appends an error chunk: an ERROR, after the chunk whole when

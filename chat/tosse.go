@@ -40,6 +40,8 @@ type toSSE struct {
 	ids   []uint32
 	lp    []byte
 	hasLP bool
+	use   frame.Usage // a USAGE for the chunk's usage holes (§7b.2, item 5)
+	hasU  bool
 
 	// An EVENT usage waiting for its USAGE (§7b.3), and its CACHE_USAGE.
 	usageEv  []byte
@@ -98,7 +100,10 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 			}
 			return appendData(b, s.js), nil
 		}
-		s.markContent()
+		if s.markContent(); !s.native {
+			s.use, s.hasU = u, true // the next chunk's usage holes
+			return b, nil
+		}
 		s.usage, s.gotUsage = u, true
 	case frame.TypeCacheUsage:
 		c, _ := f.CacheUsage()
@@ -244,8 +249,8 @@ func (s *toSSE) content(b []byte, block uint16, kind frame.DeltaKind, data []byt
 	if fieldKinds[blk.key.field] != kind {
 		return b, &Error{Err: ErrMalformed, Detail: "a frame of another kind than block " + strconv.Itoa(int(block)) + "'s"}
 	}
-	if (len(s.ids) > 0 && !blk.sh.has(holeTokens)) || (s.hasLP && !blk.sh.has(holeLogprobs)) {
-		return b, &Error{Err: ErrMalformed, Detail: "token IDs or a logprob for a template without their hole"}
+	if (len(s.ids) > 0 && !blk.sh.has(holeTokens)) || (s.hasLP && !blk.sh.has(holeLogprobs)) || (s.hasU && !blk.sh.has(holePrompt)) {
+		return b, &Error{Err: ErrMalformed, Detail: "token IDs, a logprob or a USAGE for a template without their hole"}
 	}
 	s.buf = s.text.Append(s.buf[:0], block, kind, data)
 	return s.chunk(b, blk, s.buf), nil
@@ -290,11 +295,17 @@ func (s *toSSE) chunk(b []byte, blk *encBlock, text []byte) []byte {
 				b = strconv.AppendUint(b, uint64(c), 10)
 			}
 			b = append(b, `],"top_logprobs":[]}]`...)
+		case holePrompt:
+			b = strconv.AppendUint(b, uint64(s.use.InputTokens), 10)
+		case holeCompletion:
+			b = strconv.AppendUint(b, uint64(s.use.OutputTokens), 10)
+		case holeTotal:
+			b = strconv.AppendUint(b, uint64(s.use.InputTokens)+uint64(s.use.OutputTokens), 10)
 		}
 	}
 	b = append(b, blk.tpl[last:]...)
 	b = append(b, "\n\n"...)
-	s.obf, s.ids, s.hasLP = 0, s.ids[:0], false
+	s.obf, s.ids, s.hasLP, s.use, s.hasU = 0, s.ids[:0], false, frame.Usage{}, false
 	if blk.once {
 		blk.tpl, s.once = nil, -1
 	}

@@ -13,8 +13,9 @@ import (
 // TestTypedFrames: what the typed frames say of each recording is what its
 // chunks say (SPEC.md §7b.3), so that the Decoder's exactness checks, which
 // send a chunk whole when its typed frames would not give it back, cannot
-// quietly leave a frame client without them: one USAGE per include_usage
-// chunk with its counts, the DONE reason of choice 0's last finish_reason,
+// quietly leave a frame client without them: one USAGE per chunk with usage
+// counts (the include_usage chunk, a last chunk of text that carries them,
+// Perplexity's running counts), the DONE reason of choice 0's last finish_reason,
 // an ERROR for an error chunk, and text frames for most chunks.
 func TestTypedFrames(t *testing.T) {
 	recs := recordings(t)
@@ -93,19 +94,26 @@ func TestTypedFrames(t *testing.T) {
 	}
 }
 
-// usageChunks counts the chunks of an SSE stream that §7b.3 types as
-// usage: no choices, and prompt_tokens and completion_tokens in usage.
+// usageChunks counts the chunks of an SSE stream, up to its error if it
+// ends in one, that §7b.2 and §7b.3 type as usage: prompt_tokens and
+// completion_tokens in usage, whatever else the chunk holds.
 func usageChunks(t *testing.T, src []byte) int {
 	n := 0
 	for _, ev := range eventStrings(t, src) {
 		var c struct {
-			Choices []json.RawMessage `json:"choices"`
-			Usage   *struct {
+			Usage *struct {
 				Prompt     *uint32 `json:"prompt_tokens"`
 				Completion *uint32 `json:"completion_tokens"`
 			} `json:"usage"`
+			Error map[string]any `json:"error"`
 		}
-		if json.Unmarshal([]byte(ev), &c) == nil && c.Choices != nil && len(c.Choices) == 0 && c.Usage != nil && c.Usage.Prompt != nil && c.Usage.Completion != nil {
+		if json.Unmarshal([]byte(ev), &c) != nil {
+			continue
+		}
+		if len(c.Error) > 0 {
+			break
+		}
+		if c.Usage != nil && c.Usage.Prompt != nil && c.Usage.Completion != nil {
 			n++
 		}
 	}

@@ -175,6 +175,10 @@ const HOLE_TEXT = 0;
 const HOLE_OBFUSCATION = 1;
 const HOLE_TOKENS = 2;
 const HOLE_LOGPROBS = 3;
+// A usage object's counts (§7b.2, item 5), filled from a USAGE frame.
+const HOLE_PROMPT = 4;
+const HOLE_COMPLETION = 5;
+const HOLE_TOTAL = 6;
 
 /**
  * @typedef {object} Template
@@ -187,6 +191,7 @@ const HOLE_LOGPROBS = 3;
 
 const emptyString = enc('""');
 const emptyArray = enc('[]');
+const zero = enc('0');
 
 /**
  * template reads an EVENT named after an open field as a template (SPEC.md
@@ -234,6 +239,15 @@ function template(js, field) {
   if (logprobs && openFields[field].logprobs) {
     const lp = members(logprobs)?.find(([k]) => sameBytes(k, enc(`"${openFields[field].logprobs}"`)))?.[1];
     if (lp && sameBytes(lp, emptyArray)) holes.push({ kind: HOLE_LOGPROBS, start: off(lp), end: off(lp) + 2 });
+  }
+  const usage = top.get('usage');
+  const counts = usage ? byKey(usage, ['prompt_tokens', 'completion_tokens', 'total_tokens']) : null;
+  const p = counts?.get('prompt_tokens');
+  const c = counts?.get('completion_tokens');
+  const total = counts?.get('total_tokens');
+  if (p && c && sameBytes(p, zero) && sameBytes(c, zero) && (!total || sameBytes(total, zero))) {
+    holes.push({ kind: HOLE_PROMPT, start: off(p), end: off(p) + 1 }, { kind: HOLE_COMPLETION, start: off(c), end: off(c) + 1 });
+    if (total) holes.push({ kind: HOLE_TOTAL, start: off(total), end: off(total) + 1 });
   }
   holes.sort((a, b) => a.start - b.start);
   return { js: js.slice(), field, key: `${index}/${field}/${field === FIELD_ARGUMENTS ? tool : 0}`, holes, once: js.length > CHAT_MAX_TEMPLATE };
@@ -340,6 +354,8 @@ class ToChat {
     this.ids = [];
     /** @type {string | null} */
     this.logprob = null;
+    /** @type {{input: number, output: number} | null} a USAGE for the next chunk's usage holes (§7b.2, item 5) */
+    this.use = null;
     // An EVENT usage waiting for its USAGE (§7b.3), and its CACHE_USAGE.
     /** @type {Uint8Array | null} */
     this.usageEvent = null;
@@ -393,6 +409,10 @@ class ToChat {
         const u = f.usage();
         if (this.usageEvent) return this.usageChunk(u.inputTokens, u.outputTokens);
         this.markContent();
+        if (!this.native) {
+          this.use = { input: u.inputTokens, output: u.outputTokens }; // the next chunk's usage holes
+          return;
+        }
         this.usage = { input: u.inputTokens, output: u.outputTokens };
         return;
       }
@@ -517,8 +537,8 @@ class ToChat {
     if (!t) throw new AnthError('Malformed', -1, `text for block ${block}, which has no template (SPEC.md §7b.2)`);
     if (openFields[t.field].kind !== kind) throw new AnthError('Malformed', -1, `a frame of another kind than block ${block}'s`);
     const has = (/** @type {number} */ kind) => t.holes.some((h) => h.kind === kind);
-    if ((this.ids.length > 0 && !has(HOLE_TOKENS)) || (this.logprob !== null && !has(HOLE_LOGPROBS))) {
-      throw new AnthError('Malformed', -1, 'token IDs or a logprob for a template without their hole');
+    if ((this.ids.length > 0 && !has(HOLE_TOKENS)) || (this.logprob !== null && !has(HOLE_LOGPROBS)) || (this.use !== null && !has(HOLE_PROMPT))) {
+      throw new AnthError('Malformed', -1, 'token IDs, a logprob or a USAGE for a template without their hole');
     }
     this.chunk(b, t, this.decode(block, kind, bytes));
   }
@@ -550,6 +570,15 @@ class ToChat {
         case HOLE_LOGPROBS:
           this.out.text(this.logprob === null ? '[]' : `[{"token":${str},"logprob":${this.logprob},"bytes":[${enc(text).join(',')}],"top_logprobs":[]}]`);
           break;
+        case HOLE_PROMPT:
+          this.out.text(String(this.use?.input ?? 0));
+          break;
+        case HOLE_COMPLETION:
+          this.out.text(String(this.use?.output ?? 0));
+          break;
+        case HOLE_TOTAL:
+          this.out.text(String((this.use?.input ?? 0) + (this.use?.output ?? 0)));
+          break;
       }
     }
     this.out.bytes(t.js.subarray(last));
@@ -557,6 +586,7 @@ class ToChat {
     this.obf = 0;
     this.ids = [];
     this.logprob = null;
+    this.use = null;
     if (t.once) {
       b.tpl = null;
       this.once = -1;
