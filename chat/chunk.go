@@ -67,6 +67,10 @@ const (
 	holePrompt
 	holeCompletion
 	holeTotal
+	// Together AI's copy of the text in choices[0].text, and its one
+	// token's ID in delta.token_id (§7b.2, item 6).
+	holeTextCopy
+	holeTokenID
 )
 
 // hole is one hole of a template: its place in the chunk and what fills it.
@@ -81,7 +85,7 @@ type shape struct {
 	field  int // the open field, or -1: not templatable
 	choice uint16
 	tool   uint16
-	holes  [7]hole // in order of place
+	holes  [9]hole // in order of place
 	nholes int
 	// What the top level holds, for chunks that are not templatable.
 	choices, usage, errv span
@@ -146,12 +150,14 @@ func (r *reader) shape(js []byte, forced int) shape {
 	}) || n != 1 {
 		return sh
 	}
-	var index, delta, logprobs, ids []byte
+	var index, delta, logprobs, ids, copied []byte
 	if !jsonlex.Members(choice, func(k, v []byte) bool {
 		var p *[]byte
 		switch string(k) {
 		case `"index"`:
 			p = &index
+		case `"text"`:
+			p = &copied
 		case `"delta"`:
 			p = &delta
 		case `"logprobs"`:
@@ -195,9 +201,16 @@ func (r *reader) shape(js []byte, forced int) shape {
 	}
 	var fields [numFields][]byte
 	var tool uint64
+	var tokenID []byte
 	if !jsonlex.Members(delta, func(k, v []byte) bool {
 		f := -1
 		switch string(k) {
+		case `"token_id"`:
+			if tokenID != nil {
+				return false
+			}
+			tokenID = v
+			return true
 		case `"content"`:
 			f = fieldContent
 		case `"refusal"`:
@@ -275,6 +288,23 @@ func (r *reader) shape(js []byte, forced int) shape {
 			}
 		} else if r.readIDs(ids) {
 			sh.add(holeTokens, at(js, ids))
+		}
+	}
+	// Together AI's chunks repeat the text in choices[0].text and give its
+	// token's ID in delta.token_id: holes too, or its template would
+	// change every chunk (§7b.2, item 6).
+	if copied != nil && string(copied) == string(raw) {
+		// The same JSON string: the Encoder writes both from the text.
+		sh.add(holeTextCopy, at(js, copied))
+	}
+	if tokenID != nil && !sh.has(holeTokens) {
+		if forced >= 0 {
+			if string(tokenID) == "0" {
+				sh.add(holeTokenID, at(js, tokenID))
+			}
+		} else if id, ok := parseUint(tokenID, 0xFFFFFFFF); ok {
+			r.ids = append(r.ids[:0], uint32(id))
+			sh.add(holeTokenID, at(js, tokenID))
 		}
 	}
 	r.lp = span{}

@@ -32,8 +32,8 @@ func (m *toFrames) prepareFast(block, field int, tpl []byte) {
 	sh := m.rd.shape(tpl, field)
 	fin := sh.finish.in(tpl)
 	m.fast[block] = fastTemplate{
-		// A template with usage holes takes the general path, which
-		// checks the counts' sum (§7b.2, item 5).
+		// A template with usage holes takes the general path, which checks
+		// the counts' sum (§7b.2, item 5).
 		ok:    sh.field == field && sh.strings == 1 && (len(fin) == 0 || string(fin) == "null") && !sh.has(holePrompt),
 		holes: sh,
 		after: m.fast[block].after,
@@ -74,7 +74,7 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 	}
 	tpl, sh := m.tpls[block], &m.fast[block].holes
 	pos, last := 0, 0
-	var text, obf []byte
+	var text, obf, raw, copied []byte // raw: the text as written; copied: Together's copy of it
 	obfN, hasIDs, textRead := 0, false, false
 	var lp []byte // the logprob of a logprobs hole, if the chunk has one
 	for _, h := range sh.holes[:sh.nholes] {
@@ -95,7 +95,7 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 				if m.rd.text, ok = jsonlex.AppendUnquoted(m.rd.text[:0], data[pos:end]); !ok || len(m.rd.text) > maxHoleText {
 					return b, false
 				}
-				text, textRead = m.rd.text, true
+				text, textRead, raw = m.rd.text, true, data[pos:end]
 			} else {
 				if obf, ok = jsonlex.AppendUnquoted(m.rd.obf[:0], data[pos:end]); !ok || len(obf) > frame.MaxPayload {
 					return b, false
@@ -103,6 +103,23 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 				m.rd.obf, obfN = obf, len(obf)
 			}
 			pos = end
+		case holeTextCopy:
+			end := stringEnd(data, pos)
+			if end < 0 {
+				return b, false
+			}
+			copied, pos = data[pos:end], end
+		case holeTokenID:
+			end := pos
+			for end < len(data) && data[end] >= '0' && data[end] <= '9' {
+				end++
+			}
+			id, ok := parseUint(data[pos:end], 0xFFFFFFFF)
+			if !ok {
+				return b, false
+			}
+			m.rd.ids = append(m.rd.ids[:0], uint32(id))
+			pos, hasIDs = end, true
 		case holeTokens:
 			end := bytes.IndexByte(data[pos:], ']')
 			if end < 0 || !m.rd.readIDs(data[pos:pos+end+1]) {
@@ -122,7 +139,7 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 			lp = num
 		}
 	}
-	if string(data[pos:]) != string(tpl[last:]) {
+	if string(data[pos:]) != string(tpl[last:]) || sh.has(holeTextCopy) && string(copied) != string(raw) {
 		return b, false
 	}
 	if lp == nil {

@@ -27,6 +27,9 @@ func FuzzDecoder(f *testing.F) {
 	// The stream's error as Groq and OpenRouter send it (SPEC.md §7b.3).
 	f.Add([]byte(textChunk("a") + "event: error\ndata: {\"error\":{\"message\":\"m\",\"code\":\"x\"}}\n\n"))
 	f.Add([]byte(`data: {"choices":[{"index":0,"delta":{"content":""}}],"error":{"code":400,"message":"m"}}` + "\n\ndata: [DONE]\n\n"))
+	// Together AI's copies of the text and its token's ID (§7b.2, item 6).
+	f.Add([]byte(`data: {"choices":[{"index":0,"text":"a","delta":{"token_id":7,"content":"a"}}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"text":"b","delta":{"token_id":0,"content":"b"}}]}` + "\n\ndata: [DONE]\n\n"))
 	// Running usage counts, Perplexity's (§7b.2, item 5).
 	f.Add([]byte(`data: {"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{"content":"b"}}],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}` + "\n\ndata: [DONE]\n\n"))

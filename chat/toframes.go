@@ -188,7 +188,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		switch h.kind {
 		case holeTokens, holeLogprobs:
 			tpl = append(tpl, "[]"...)
-		case holePrompt, holeCompletion, holeTotal:
+		case holePrompt, holeCompletion, holeTotal, holeTokenID:
 			tpl = append(tpl, '0')
 		default:
 			tpl = append(tpl, `""`...)
@@ -216,12 +216,12 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 	if sh.has(holeLogprobs) {
 		// The logprob goes between the PAD and TOKEN frames and the text
 		// (§7b.2): holeFrames writes the first two, then this, then text.
-		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), false, nil)
+		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens) || sh.has(holeTokenID), false, nil)
 		b = appendLogprob(b, m.rd.lp.in(js))
 		m.took(block)
 		return m.textFrame(b, block, sh.field, m.rd.text), true
 	}
-	return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens), true, m.rd.text), true
+	return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens) || sh.has(holeTokenID), true, m.rd.text), true
 }
 
 // holeFrames appends a chunk's hole frames (§7b.2): a PAD of the

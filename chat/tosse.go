@@ -249,7 +249,7 @@ func (s *toSSE) content(b []byte, block uint16, kind frame.DeltaKind, data []byt
 	if fieldKinds[blk.key.field] != kind {
 		return b, &Error{Err: ErrMalformed, Detail: "a frame of another kind than block " + strconv.Itoa(int(block)) + "'s"}
 	}
-	if (len(s.ids) > 0 && !blk.sh.has(holeTokens)) || (s.hasLP && !blk.sh.has(holeLogprobs)) || (s.hasU && !blk.sh.has(holePrompt)) {
+	if (len(s.ids) > 0 && !blk.sh.has(holeTokens) && !(len(s.ids) == 1 && blk.sh.has(holeTokenID))) || (s.hasLP && !blk.sh.has(holeLogprobs)) || (s.hasU && !blk.sh.has(holePrompt)) {
 		return b, &Error{Err: ErrMalformed, Detail: "token IDs, a logprob or a USAGE for a template without their hole"}
 	}
 	s.buf = s.text.Append(s.buf[:0], block, kind, data)
@@ -265,8 +265,14 @@ func (s *toSSE) chunk(b []byte, blk *encBlock, text []byte) []byte {
 		b = append(b, blk.tpl[last:h.at.off]...)
 		last = h.at.off + h.at.n
 		switch h.kind {
-		case holeText:
+		case holeText, holeTextCopy:
 			b = jsonlex.AppendString(b, text)
+		case holeTokenID:
+			id := uint32(0)
+			if len(s.ids) == 1 {
+				id = s.ids[0]
+			}
+			b = strconv.AppendUint(b, uint64(id), 10)
 		case holeObfuscation:
 			b = appendObfuscation(b, s.obf)
 		case holeTokens:

@@ -179,6 +179,10 @@ const HOLE_LOGPROBS = 3;
 const HOLE_PROMPT = 4;
 const HOLE_COMPLETION = 5;
 const HOLE_TOTAL = 6;
+// Together AI's copy of the text in choices[0].text, and its one token's ID
+// in delta.token_id (§7b.2, item 6).
+const HOLE_TEXT_COPY = 7;
+const HOLE_TOKEN_ID = 8;
 
 /**
  * @typedef {object} Template
@@ -209,12 +213,12 @@ function template(js, field) {
   if (!top || !choices) return null;
   const list = elements(choices);
   if (!list || list.length !== 1) return null;
-  const choice = byKey(list[0], ['index', 'delta', 'logprobs', 'token_ids', 'finish_reason', 'stop_reason']);
+  const choice = byKey(list[0], ['index', 'delta', 'logprobs', 'token_ids', 'finish_reason', 'stop_reason', 'text']);
   if (!choice) return null;
   const index = parseUint(choice.get('index'), 0xffff);
   const delta = choice.get('delta');
   if (index < 0 || !delta) return null;
-  const fields = byKey(delta, ['content', 'refusal', 'reasoning_content', 'reasoning', 'tool_calls']);
+  const fields = byKey(delta, ['content', 'refusal', 'reasoning_content', 'reasoning', 'tool_calls', 'token_id']);
   if (!fields) return null;
   let raw = fields.get(openFields[field].path[3] === 'tool_calls' ? 'tool_calls' : /** @type {string} */ (openFields[field].path[3]));
   let tool = 0;
@@ -240,6 +244,10 @@ function template(js, field) {
     const lp = members(logprobs)?.find(([k]) => sameBytes(k, enc(`"${openFields[field].logprobs}"`)))?.[1];
     if (lp && sameBytes(lp, emptyArray)) holes.push({ kind: HOLE_LOGPROBS, start: off(lp), end: off(lp) + 2 });
   }
+  const copied = choice.get('text');
+  if (copied && sameBytes(copied, emptyString)) holes.push({ kind: HOLE_TEXT_COPY, start: off(copied), end: off(copied) + 2 });
+  const tokenID = fields.get('token_id');
+  if (tokenID && sameBytes(tokenID, zero) && !(ids && sameBytes(ids, emptyArray))) holes.push({ kind: HOLE_TOKEN_ID, start: off(tokenID), end: off(tokenID) + 1 });
   const usage = top.get('usage');
   const counts = usage ? byKey(usage, ['prompt_tokens', 'completion_tokens', 'total_tokens']) : null;
   const p = counts?.get('prompt_tokens');
@@ -537,7 +545,7 @@ class ToChat {
     if (!t) throw new AnthError('Malformed', -1, `text for block ${block}, which has no template (SPEC.md §7b.2)`);
     if (openFields[t.field].kind !== kind) throw new AnthError('Malformed', -1, `a frame of another kind than block ${block}'s`);
     const has = (/** @type {number} */ kind) => t.holes.some((h) => h.kind === kind);
-    if ((this.ids.length > 0 && !has(HOLE_TOKENS)) || (this.logprob !== null && !has(HOLE_LOGPROBS)) || (this.use !== null && !has(HOLE_PROMPT))) {
+    if ((this.ids.length > 0 && !has(HOLE_TOKENS) && !(this.ids.length === 1 && has(HOLE_TOKEN_ID))) || (this.logprob !== null && !has(HOLE_LOGPROBS)) || (this.use !== null && !has(HOLE_PROMPT))) {
       throw new AnthError('Malformed', -1, 'token IDs, a logprob or a USAGE for a template without their hole');
     }
     this.chunk(b, t, this.decode(block, kind, bytes));
@@ -559,7 +567,11 @@ class ToChat {
       last = h.end;
       switch (h.kind) {
         case HOLE_TEXT:
+        case HOLE_TEXT_COPY:
           this.out.text(str);
+          break;
+        case HOLE_TOKEN_ID:
+          this.out.text(String(this.ids.length === 1 ? this.ids[0] : 0));
           break;
         case HOLE_OBFUSCATION:
           this.out.text('"' + obfuscation(this.obf) + '"');
