@@ -201,7 +201,7 @@ func (r *reader) shape(js []byte, forced int) shape {
 	}
 	var fields [numFields][]byte
 	var tool uint64
-	var tokenID []byte
+	var tokenID, details []byte
 	if !jsonlex.Members(delta, func(k, v []byte) bool {
 		f := -1
 		switch string(k) {
@@ -210,6 +210,12 @@ func (r *reader) shape(js []byte, forced int) shape {
 				return false
 			}
 			tokenID = v
+			return true
+		case `"reasoning_details"`:
+			if details != nil {
+				return false
+			}
+			details = v
 			return true
 		case `"content"`:
 			f = fieldContent
@@ -293,9 +299,16 @@ func (r *reader) shape(js []byte, forced int) shape {
 	// Together AI's chunks repeat the text in choices[0].text and give its
 	// token's ID in delta.token_id: holes too, or its template would
 	// change every chunk (§7b.2, item 6).
-	if copied != nil && string(copied) == string(raw) {
-		// The same JSON string: the Encoder writes both from the text.
-		sh.add(holeTextCopy, at(js, copied))
+	// OpenRouter's reasoning_details[0].text is such a copy of reasoning.
+	for _, c := range [2][]byte{copied, detailText(details)} {
+		if c != nil && string(c) == string(raw) {
+			// The same JSON string: the Encoder writes both from the text.
+			sh.add(holeTextCopy, at(js, c))
+		} else if string(c) == `""` {
+			// An empty text beside other text would read as a hole in the
+			// template: the chunk travels whole.
+			return sh
+		}
 	}
 	if tokenID != nil && !sh.has(holeTokens) {
 		if forced >= 0 {
@@ -384,6 +397,27 @@ func (r *reader) usageHoles(js []byte, sh *shape, tpl bool) {
 	if t != nil {
 		sh.add(holeTotal, at(js, t))
 	}
+}
+
+// detailText returns the text member of the one object of an array of one
+// (OpenRouter's reasoning_details), or nil.
+func detailText(details []byte) []byte {
+	var obj, text []byte
+	n, nt := 0, 0
+	if details == nil || !jsonlex.Elements(details, func(e []byte) bool {
+		obj = e
+		n++
+		return n == 1
+	}) || n != 1 || !jsonlex.Members(obj, func(k, v []byte) bool {
+		if string(k) == `"text"` {
+			text = v
+			nt++
+		}
+		return true
+	}) || nt != 1 {
+		return nil
+	}
+	return text
 }
 
 // add records a hole, keeping holes in order of place.

@@ -74,7 +74,9 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 	}
 	tpl, sh := m.tpls[block], &m.fast[block].holes
 	pos, last := 0, 0
-	var text, obf, raw, copied []byte // raw: the text as written; copied: Together's copy of it
+	var text, obf, raw []byte // raw: the text as written
+	var copies [2][]byte      // the copies of it (Together's, OpenRouter's)
+	nc := 0
 	obfN, hasIDs, textRead := 0, false, false
 	var lp []byte // the logprob of a logprobs hole, if the chunk has one
 	for _, h := range sh.holes[:sh.nholes] {
@@ -108,7 +110,11 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 			if end < 0 {
 				return b, false
 			}
-			copied, pos = data[pos:end], end
+			if nc == len(copies) {
+				return b, false
+			}
+			copies[nc], pos = data[pos:end], end
+			nc++
 		case holeTokenID:
 			end := pos
 			for end < len(data) && data[end] >= '0' && data[end] <= '9' {
@@ -139,8 +145,13 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 			lp = num
 		}
 	}
-	if string(data[pos:]) != string(tpl[last:]) || sh.has(holeTextCopy) && string(copied) != string(raw) {
+	if string(data[pos:]) != string(tpl[last:]) {
 		return b, false
+	}
+	for _, c := range copies[:nc] {
+		if string(c) != string(raw) {
+			return b, false
+		}
 	}
 	if lp == nil {
 		return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), obfN, hasIDs, true, text), true

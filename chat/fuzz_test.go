@@ -30,6 +30,8 @@ func FuzzDecoder(f *testing.F) {
 	// Together AI's copies of the text and its token's ID (§7b.2, item 6).
 	f.Add([]byte(`data: {"choices":[{"index":0,"text":"a","delta":{"token_id":7,"content":"a"}}]}` + "\n\n" +
 		`data: {"choices":[{"index":0,"text":"b","delta":{"token_id":0,"content":"b"}}]}` + "\n\ndata: [DONE]\n\n"))
+	f.Add([]byte(`data: {"choices":[{"index":0,"delta":{"reasoning":"a","reasoning_details":[{"type":"reasoning.text","text":"a","index":0}]}}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"text":"","delta":{"reasoning":"b","reasoning_details":[{"type":"reasoning.text","text":"","index":0}]}}]}` + "\n\ndata: [DONE]\n\n"))
 	// Running usage counts, Perplexity's (§7b.2, item 5).
 	f.Add([]byte(`data: {"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{"content":"b"}}],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}` + "\n\ndata: [DONE]\n\n"))

@@ -218,7 +218,7 @@ function template(js, field) {
   const index = parseUint(choice.get('index'), 0xffff);
   const delta = choice.get('delta');
   if (index < 0 || !delta) return null;
-  const fields = byKey(delta, ['content', 'refusal', 'reasoning_content', 'reasoning', 'tool_calls', 'token_id']);
+  const fields = byKey(delta, ['content', 'refusal', 'reasoning_content', 'reasoning', 'tool_calls', 'token_id', 'reasoning_details']);
   if (!fields) return null;
   let raw = fields.get(openFields[field].path[3] === 'tool_calls' ? 'tool_calls' : /** @type {string} */ (openFields[field].path[3]));
   let tool = 0;
@@ -244,8 +244,14 @@ function template(js, field) {
     const lp = members(logprobs)?.find(([k]) => sameBytes(k, enc(`"${openFields[field].logprobs}"`)))?.[1];
     if (lp && sameBytes(lp, emptyArray)) holes.push({ kind: HOLE_LOGPROBS, start: off(lp), end: off(lp) + 2 });
   }
-  const copied = choice.get('text');
-  if (copied && sameBytes(copied, emptyString)) holes.push({ kind: HOLE_TEXT_COPY, start: off(copied), end: off(copied) + 2 });
+  // Together's choices[0].text and OpenRouter's reasoning_details[0].text.
+  const details = fields.get('reasoning_details');
+  const detailList = details ? elements(details) : null;
+  const detail = detailList && detailList.length === 1 ? members(detailList[0]) : null;
+  const detailTexts = detail ? detail.filter(([k]) => sameBytes(k, enc('"text"'))) : [];
+  for (const copied of [choice.get('text'), detailTexts.length === 1 ? detailTexts[0][1] : undefined]) {
+    if (copied && sameBytes(copied, emptyString)) holes.push({ kind: HOLE_TEXT_COPY, start: off(copied), end: off(copied) + 2 });
+  }
   const tokenID = fields.get('token_id');
   if (tokenID && sameBytes(tokenID, zero) && !(ids && sameBytes(ids, emptyArray))) holes.push({ kind: HOLE_TOKEN_ID, start: off(tokenID), end: off(tokenID) + 1 });
   const usage = top.get('usage');
