@@ -67,8 +67,9 @@ const (
 	holePrompt
 	holeCompletion
 	holeTotal
-	// Together AI's copy of the text in choices[0].text, and its one
-	// token's ID in delta.token_id (§7b.2, item 6).
+	// A copy of the text (Together AI's choices[0].text, OpenRouter's
+	// reasoning_details[0].text), and Together's one token's ID in
+	// delta.token_id (§7b.2, item 6).
 	holeTextCopy
 	holeTokenID
 )
