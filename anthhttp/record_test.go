@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/layer0/anth/chat"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
@@ -50,5 +51,30 @@ func TestRelayCountsGathered(t *testing.T) {
 					whole.relayed, whole.input, whole.output, whole.upstreamFailed, apart.relayed, apart.input, apart.output, apart.upstreamFailed)
 			}
 		}
+	}
+}
+
+// TestRelayCountsChatUsage: a gateway counts a Chat Completions stream's
+// tokens alike whether it relays the SSE (chat.API's EventUsage) or sends
+// ANTH (its USAGE frames), wherever the server put the usage (SPEC.md
+// §7b.2, §7b.3); the streams with usage are counted.
+func TestRelayCountsChatUsage(t *testing.T) {
+	counted := 0
+	for name, in := range testdata.ChatAll(t) {
+		var got [2]relay
+		for i, w := range []wire{wireStream, wireANTH} {
+			r := newRelay(context.Background(), bytes.NewReader(in), chat.API{}, w, 0, nil)
+			io.Copy(io.Discard, r)
+			got[i] = relay{input: r.input, output: r.output}
+		}
+		if got[0].input != got[1].input || got[0].output != got[1].output {
+			t.Errorf("%s: SSE relayed counted %d/%d tokens, ANTH %d/%d", name, got[0].input, got[0].output, got[1].input, got[1].output)
+		}
+		if got[0].output > 0 {
+			counted++
+		}
+	}
+	if counted < 30 {
+		t.Errorf("only %d streams counted any tokens", counted)
 	}
 }

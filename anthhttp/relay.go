@@ -167,7 +167,13 @@ func (r *relay) count(b []byte, first bool) {
 		case frame.TypeUsage:
 			if f, _, err := frame.Parse(b[:end]); err == nil {
 				if u, err := f.Usage(); err == nil {
-					r.input, r.output = int64(u.InputTokens), int64(u.OutputTokens)
+					// As bridge.Usage counts an event stream: a later
+					// count replaces an earlier, but an input count of 0
+					// keeps it, so both wires count a stream alike.
+					if u.InputTokens > 0 {
+						r.input = int64(u.InputTokens)
+					}
+					r.output = int64(u.OutputTokens)
 				}
 			}
 		case frame.TypeError:

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -28,7 +29,37 @@ type API struct {
 	Decoders *DecoderPool
 }
 
-var _ bridge.API = API{}
+var (
+	_ bridge.API   = API{}
+	_ bridge.Usage = API{}
+)
+
+// EventUsage gives the token counts of a chunk's usage, prompt_tokens and
+// completion_tokens, wherever a server puts it (SPEC.md §7b.2, §7b.3): the
+// include_usage chunk, the last chunk of text, or every chunk as running
+// counts; for bridge.Usage, so that a gateway relaying the stream as SSE
+// counts what a frame client's USAGE would say. A named event, a chunk
+// without usage, or one that is the stream's error (whose usage no frame
+// carries), reports none. It reads the chunk without allocating.
+func (API) EventUsage(name, data []byte) (input, output uint64, ok bool) {
+	// Most chunks have no usage: one search skips them, not a walk.
+	if len(name) > 0 || !bytes.Contains(data, []byte(`"usage"`)) {
+		return 0, 0, false
+	}
+	usage, found := jsonlex.Field(data, "usage")
+	if !found {
+		return 0, 0, false
+	}
+	if errv, isErr := jsonlex.Field(data, "error"); isErr {
+		if _, hasChoices := jsonlex.Field(data, "choices"); errorEnds(errv, isErr, hasChoices) {
+			return 0, 0, false
+		}
+	}
+	var inOK, outOK bool
+	input, inOK = jsonlex.Uint(usage, "prompt_tokens")
+	output, outOK = jsonlex.Uint(usage, "completion_tokens")
+	return input, output, inOK || outOK
+}
 
 // Path returns the API's streaming endpoint, "/v1/chat/completions".
 func (API) Path() string { return "/v1/chat/completions" }
