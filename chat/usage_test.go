@@ -63,11 +63,7 @@ func TestEventUsageAgrees(t *testing.T) {
 		var last frame.Usage
 		got := false
 		r := frame.NewReader(bytes.NewReader(toANTH(t, rec, DecoderOptions{})), frame.ReaderOptions{})
-		for {
-			f, err := r.Next()
-			if err == io.EOF {
-				break
-			}
+		for f, err := range r.All() {
 			if err != nil {
 				t.Fatal(err)
 			}
