@@ -182,3 +182,54 @@ func equalEvents(a, b [][2]string) bool {
 	}
 	return true
 }
+
+// TestGatewayChatNoDone: a server that sends no data: [DONE] (Writer's
+// API) ends its stream with its bytes after the usage chunk; relayed as SSE
+// it reaches the client unchanged, and as ANTH it ends in a DONE (SPEC.md
+// §7b.3). Cut after a chunk of text, the same stream is reported: an error
+// chunk after the upstream's bytes, an ERROR frame.
+func TestGatewayChatNoDone(t *testing.T) {
+	text := `data: {"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}` + "\n\n"
+	whole := text + `data: {"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+		`data: {"id":"c","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}` + "\n\n"
+	up := httptest.NewServer(&chatUpstream{streams: map[string][]byte{"whole": []byte(whole), "cut": []byte(text)}})
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	gw := httptest.NewServer(NewGateway(messages.API{}, GatewayOptions{Upstream: u}, chat.API{}))
+	defer gw.Close()
+	for _, model := range []string{"whole", "cut"} {
+		for _, accept := range []string{"text/event-stream", anthclient.Accept} {
+			req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", strings.NewReader(`{"model":"`+model+`","messages":[],"stream":true}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", accept)
+			resp, err := gw.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if accept == "text/event-stream" {
+				rest, ok := bytes.CutPrefix(body, []byte(map[string]string{"whole": whole, "cut": text}[model]))
+				switch {
+				case !ok:
+					t.Errorf("%s, SSE: the upstream's events did not come unchanged: %q", model, body)
+				case model == "whole" && len(rest) > 0:
+					t.Errorf("%s, SSE: %q after the upstream's stream, which was whole", model, rest)
+				case model == "cut" && !bytes.Contains(rest, []byte(`"error"`)):
+					t.Errorf("%s, SSE: the cut stream ends with %q, no error", model, rest)
+				}
+				continue
+			}
+			var last frame.Type
+			for f, err := range frame.NewReader(bytes.NewReader(body), frame.ReaderOptions{}).All() {
+				if err != nil {
+					t.Fatalf("%s, ANTH: %v", model, err)
+				}
+				last = f.Type
+			}
+			if want := map[string]frame.Type{"whole": frame.TypeDone, "cut": frame.TypeError}[model]; last != want {
+				t.Errorf("%s, ANTH: the stream ends in frame type %d, want %d", model, last, want)
+			}
+		}
+	}
+}

@@ -28,8 +28,11 @@ type relay struct {
 	sc      *sse.Scanner   // the event-stream mode
 	z       *coder         // anth-deflate, when coded
 	padding int
-	started bool // bytes have been given
-	ended   bool // the event stream's response has ended (event-stream mode)
+	started bool            // bytes have been given
+	ended   bool            // the event stream's response has ended (event-stream mode)
+	eof     bridge.EndAtEOF // the API's, if its streams may end with their bytes
+	last    []byte          // then the last event's data, and its name in lastName
+	lastN   []byte
 	done    bool
 	whole   bool // the stream ended as its grammar says, with nothing added
 	fault   *Error
@@ -92,6 +95,7 @@ func newRelay(ctx context.Context, upstream io.Reader, api bridge.API, w wire, p
 	default:
 		r.sc = getScanner(upstream)
 		r.usage, _ = api.(bridge.Usage)
+		r.eof, _ = api.(bridge.EndAtEOF)
 	}
 	return r
 }
@@ -351,7 +355,7 @@ func (r *relay) event() ([]byte, error) {
 // end of a whole response's stream.
 func (r *relay) oneEvent() error {
 	name, data, err := r.sc.Next()
-	if err == io.EOF && !r.ended {
+	if err == io.EOF && !r.ended && (r.eof == nil || !r.eof.EndsAtEOF(r.lastN, r.last)) {
 		return &Error{Offset: r.sc.Offset(), Err: ErrTruncated, Detail: "stream ends before its response does"}
 	}
 	if err != nil {
@@ -363,6 +367,11 @@ func (r *relay) oneEvent() error {
 		return &Error{Offset: r.sc.EventOffset(), Err: ErrMalformed, Detail: err.Error()}
 	}
 	r.ended = r.ended || ends
+	if r.eof != nil && !r.ended {
+		// Asked once, at the end of the bytes: a copy costs less than
+		// reading every event for it.
+		r.lastN, r.last = append(r.lastN[:0], name...), append(r.last[:0], data...)
+	}
 	r.relayed++
 	if r.usage != nil {
 		if in, out, ok := r.usage.EventUsage(name, data); ok {

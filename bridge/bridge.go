@@ -81,6 +81,16 @@ type Usage interface {
 	EventUsage(name, data []byte) (input, output uint64, ok bool)
 }
 
+// EndAtEOF is an optional interface of an API whose streams may end with
+// their bytes, with no event that ends them (CheckEvent): a Chat
+// Completions server that sends no data: [DONE] (SPEC.md §7b.3). EndsAtEOF
+// reports whether a stream whose last event, up to the end of its bytes,
+// is this one is whole, as the API's Decoder judges it. It is called once,
+// at the end.
+type EndAtEOF interface {
+	EndsAtEOF(name, data []byte) bool
+}
+
 // Decoder reads an API's event stream as ANTH. If it has a Release()
 // method, the HTTP layer calls it once done with the Decoder, and uses it
 // no more: a bridge may keep Decoders for reuse. If it has a Ready() bool

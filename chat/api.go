@@ -130,6 +130,14 @@ func (API) CheckEvent(name, data []byte) (ends bool, err error) {
 	return errorEnds(errv, isErr, hasChoices), nil
 }
 
+// EndsAtEOF reports whether a stream that ends with its bytes after the
+// event, with no data: [DONE], is whole, as a Decoder judges it (SPEC.md
+// §7b.3): after a chunk that finishes every choice it holds, or the usage
+// chunk, as Writer's API ends its streams. It implements bridge.EndAtEOF.
+func (API) EndsAtEOF(name, data []byte) bool {
+	return len(name) == 0 && endsAtEOF(data)
+}
+
 // AppendError appends the API's error body:
 // {"error":{"message":…,"type":…,"param":null,"code":null}}.
 func (API) AppendError(b []byte, code frame.ErrorCode, message string) []byte {

@@ -23,22 +23,40 @@ func TestAPI(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, data string
-		ends, bad  bool
+		ends, eof  bool // CheckEvent's, and EndsAtEOF's
+		bad        bool
 	}{
-		{"", "[DONE]", true, false},
-		{"", `{"error":{"message":"m","type":"server_error"}}`, true, false},
-		{"", `{"choices":[],"error":null}`, false, false},
-		{"", `{"choices":[],"error":{}}`, false, false},
-		{"", `{"choices":[{"index":0,"delta":{"content":""}}],"error":{"code":400}}`, true, false},
-		{"", `{"choices":[{"index":0,"delta":{"content":"a"}}]}`, false, false},
-		{"", `{"choices":`, false, true},
-		{"error", `{"error":{"message":"m"}}`, true, false},
-		{"error", `{}`, true, false},
-		{"ping", `{}`, false, false},
+		{"", "[DONE]", true, false, false},
+		{"", `{"error":{"message":"m","type":"server_error"}}`, true, false, false},
+		{"", `{"choices":[],"error":null}`, false, false, false},
+		{"", `{"choices":[],"error":{}}`, false, false, false},
+		{"", `{"choices":[{"index":0,"delta":{"content":""}}],"error":{"code":400}}`, true, false, false},
+		{"", `{"choices":[{"index":0,"delta":{"content":"a"}}]}`, false, false, false},
+		{"", `{"choices":`, false, false, true},
+		// A stream with no [DONE] may end with its bytes after these
+		// (§7b.3, Writer's API), not after the rest.
+		{"", `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, false, true, false},
+		{"", `{"choices":[{"index":0,"finish_reason":"stop"},{"index":1,"finish_reason":"length"}]}`, false, true, false},
+		{"", `{"choices":[],"usage":{"prompt_tokens":1}}`, false, true, false},
+		{"", ` { "choices" : [ ] , "usage" : { } } `, false, true, false},
+		{"", `{"choices":[{"index":0,"finish_reason":"stop"},{"index":1,"finish_reason":null}]}`, false, false, false},
+		{"", `{"choices":[{"index":0,"delta":{"content":"a"}}]}`, false, false, false},
+		{"", `{"choices":[],"usage":null}`, false, false, false},
+		{"", `{"choices":[]}`, false, false, false},
+		{"", `{"usage":{"prompt_tokens":1}}`, false, false, false},
+		{"", `{"choices":{"finish_reason":"stop"}}`, false, false, false},
+		{"", `{"choices":[{"finish_reason":"stop"}],"choices":[{"finish_reason":"stop"}]}`, false, false, false},
+		{"done", `{"choices":[{"finish_reason":"stop"}]}`, false, false, false},
+		{"error", `{"error":{"message":"m"}}`, true, false, false},
+		{"error", `{}`, true, false, false},
+		{"ping", `{}`, false, false, false},
 	} {
 		ends, err := a.CheckEvent([]byte(c.name), []byte(c.data))
 		if ends != c.ends || (err != nil) != c.bad {
 			t.Errorf("CheckEvent(%q, %s) = %v, %v", c.name, c.data, ends, err)
+		}
+		if eof := a.EndsAtEOF([]byte(c.name), []byte(c.data)); eof != c.eof {
+			t.Errorf("EndsAtEOF(%q, %s) = %v", c.name, c.data, eof)
 		}
 	}
 	body := a.AppendError(nil, frame.CodeRateLimit, "slow down")
@@ -106,37 +124,37 @@ func TestDecoderPool(t *testing.T) {
 		}
 	}
 	var _ bridge.API = a
+	var _ bridge.EndAtEOF = a
 }
 
-// TestCheckEventAgrees: CheckEvent, which the gateway relays SSE by, ends
-// every recording at the event where a Decoder ends it: the stream up to
-// that event decodes whole, the stream before it is cut short.
+// TestCheckEventAgrees: CheckEvent and EndsAtEOF, which the gateway
+// relays SSE by, end every recording where a Decoder ends it. At every
+// event up to the one CheckEvent says ends the response, the stream cut
+// after that event decodes whole exactly when CheckEvent says it ends
+// there, or EndsAtEOF that a stream with no [DONE] may end there, and is
+// truncated otherwise.
 func TestCheckEventAgrees(t *testing.T) {
-	for name, rec := range recordings(t) {
+	recs := recordings(t)
+	for _, name := range sortedNames(recs) {
+		rec := recs[name]
 		sc := sse.NewScanner(bytes.NewReader(rec), 1<<20)
-		var before, end int64 = -1, -1
-		for {
-			at := sc.Offset()
+		ends, eof := false, false
+		for !ends {
 			n, data, err := sc.Next()
 			if err != nil {
+				if err != io.EOF || !eof {
+					t.Errorf("%s: CheckEvent never ends the stream (%v)", name, err)
+				}
 				break
 			}
-			if ends, _ := (API{}).CheckEvent(n, data); ends {
-				before, end = at, sc.Offset()
-				break
+			ends, _ = (API{}).CheckEvent(n, data)
+			eof = (API{}).EndsAtEOF(n, data)
+			at := sc.Offset()
+			d := NewDecoder(bytes.NewReader(rec[:at]), DecoderOptions{})
+			_, err = io.ReadAll(d)
+			if whole := err == nil && d.Ended(); whole != (ends || eof) || !whole && !errors.Is(err, ErrTruncated) {
+				t.Errorf("%s: cut after the event at %d, which CheckEvent ends %v, EndsAtEOF %v: %v, ended %v", name, at, ends, eof, err, d.Ended())
 			}
-		}
-		if end < 0 {
-			t.Errorf("%s: CheckEvent never ends the stream", name)
-			continue
-		}
-		d := NewDecoder(bytes.NewReader(rec[:end]), DecoderOptions{})
-		if _, err := io.ReadAll(d); err != nil || !d.Ended() {
-			t.Errorf("%s: up to the event CheckEvent ends at (offset %d): %v, ended %v", name, end, err, d.Ended())
-		}
-		d = NewDecoder(bytes.NewReader(rec[:before]), DecoderOptions{})
-		if _, err := io.ReadAll(d); !errors.Is(err, ErrTruncated) || d.Ended() {
-			t.Errorf("%s: before the event CheckEvent ends at (offset %d): %v, ended %v", name, before, err, d.Ended())
 		}
 	}
 }

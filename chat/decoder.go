@@ -121,8 +121,9 @@ func (d *Decoder) Read(p []byte) (int, error) {
 // Next returns the ANTH bytes of the next SSE event that carries anything
 // (the stream's magic comes with the first), valid until the next call. It
 // returns io.EOF after the last event of a complete stream, and an *Error
-// for SSE that is malformed or ends before data: [DONE] or an error chunk.
-// Errors are sticky.
+// for SSE that is malformed or ends before data: [DONE] or an error chunk
+// (or, from a server that sends no [DONE], before a chunk that finishes its
+// choices or gives the usage: SPEC.md §7b.3). Errors are sticky.
 func (d *Decoder) Next() ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
@@ -149,8 +150,12 @@ func (d *Decoder) next(b []byte) ([]byte, error) {
 	for {
 		name, data, err := d.sc.Next()
 		if err == io.EOF {
-			if err := d.core.end(); err != nil {
+			start := len(b)
+			if b, err = d.core.end(b); err != nil {
 				return b, d.at(err, d.sc.Offset())
+			}
+			if len(b) > start {
+				b = frame.AppendPadTo(b, start, d.opts.Padding)
 			}
 			if len(b) > 0 {
 				return b, nil
@@ -199,7 +204,8 @@ func (d *Decoder) Ready() bool { return d.err == nil && d.sc.Ready() }
 func (d *Decoder) Offset() int64 { return d.sc.Offset() }
 
 // Ended reports whether the response has ended: its data: [DONE] or error
-// chunk read, and so its DONE or ERROR frame given.
+// chunk read (or its bytes ended where a stream with no [DONE] may end),
+// and so its DONE or ERROR frame given.
 func (d *Decoder) Ended() bool { return d.core.ended }
 
 // at gives an *Error from the core the offset where it happened.

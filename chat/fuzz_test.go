@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/sse"
 )
 
 // FuzzDecoder: any SSE either fails with a typed error of the module's
@@ -35,8 +36,16 @@ func FuzzDecoder(f *testing.F) {
 	// Running usage counts, Perplexity's (§7b.2, item 5).
 	f.Add([]byte(`data: {"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{"content":"b"}}],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}` + "\n\ndata: [DONE]\n\n"))
+	// Writer's: the delta again in choices[0].message, and no [DONE] after
+	// the usage chunk (§7b.2 item 6, §7b.3).
+	f.Add([]byte(`data: {"choices":[{"index":0,"message":{"content":"a"},"delta":{"content":"a"},"finish_reason":null}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"message":{"content":"b"},"delta":{"content":"b"},"finish_reason":"stop"}]}` + "\n\n" +
+		`data: {"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}` + "\n\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		anth, err := io.ReadAll(NewDecoder(bytes.NewReader(src), DecoderOptions{}))
+		if whole := relayWhole(src); (err == nil || errors.Is(err, ErrTruncated)) && whole != (err == nil) {
+			t.Fatalf("the Decoder says %v; the gateway's relay (CheckEvent, EndsAtEOF) says whole: %v", err, whole)
+		}
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || !(errors.Is(err, ErrMalformed) || errors.Is(err, ErrTruncated) || errors.Is(err, ErrTooLarge)) {
@@ -65,6 +74,31 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatalf("ANTH → SSE → ANTH differs:\n% X\n% X", anth, again)
 		}
 	})
+}
+
+// relayWhole judges an SSE stream as the gateway's relay does, by
+// CheckEvent and EndsAtEOF alone: whole when an event ends it, or when its
+// bytes end after an event with which a stream with no [DONE] may end.
+func relayWhole(src []byte) bool {
+	sc := sse.NewScanner(bytes.NewReader(src), sse.DefaultMaxEvent)
+	var last, lastName []byte
+	for {
+		name, data, err := sc.Next()
+		if err == io.EOF {
+			return (API{}).EndsAtEOF(lastName, last)
+		}
+		if err != nil {
+			return false
+		}
+		ends, err := (API{}).CheckEvent(name, data)
+		if err != nil {
+			return false
+		}
+		if ends {
+			return true
+		}
+		last, lastName = append(last[:0], data...), append(lastName[:0], name...)
+	}
 }
 
 // FuzzEncoder: any ANTH either fails with a typed error or encodes within

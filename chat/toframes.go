@@ -26,6 +26,7 @@ type blockKey struct {
 type toFrames struct {
 	opts    DecoderOptions
 	ended   bool // a DONE or ERROR was written: the rest is EVENTs
+	lastJS  bool // compact holds the last event's chunk, read by the general path
 	stop    frame.StopReason
 	stopSeq []byte
 	keys    []blockKey // by block number
@@ -56,6 +57,7 @@ var noFast = false
 // event appends the frames of one SSE event, whose name is name and data
 // data.
 func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
+	m.lastJS = false
 	if string(data) == doneData && len(name) == 0 {
 		if m.ended {
 			// A [DONE] after the end: an EVENT, never a second DONE (§3.11).
@@ -106,6 +108,7 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 		return m.errorChunk(b, js, errv), nil
 	}
 	m.finish(js, sh)
+	m.lastJS = true
 	switch {
 	case sh.field >= 0:
 		if out, ok := m.templated(b, js, &sh); ok {
@@ -122,12 +125,22 @@ func (m *toFrames) event(b, name, data []byte) ([]byte, error) {
 	return m.whole(b, "chunk", js), nil
 }
 
-// end reports whether the stream may end here.
-func (m *toFrames) end() error {
-	if !m.ended {
-		return &Error{Err: ErrTruncated, Detail: "stream ends before data: [DONE]"}
+// end appends what the end of the stream's bytes gives, or reports that
+// the stream may not end there. After a chunk that may end a stream with
+// no [DONE] (endsAtEOF), that is an EVENT eof, which writes nothing back,
+// and the DONE (SPEC.md §7b.3).
+func (m *toFrames) end(b []byte) ([]byte, error) {
+	if m.ended {
+		return b, nil
 	}
-	return nil
+	// A chunk the fast path took may not end the stream: its template's
+	// finish_reason is null or absent (prepareFast).
+	if !m.lastJS || !endsAtEOF(m.compact) {
+		return b, &Error{Err: ErrTruncated, Detail: "stream ends before data: [DONE]"}
+	}
+	m.ended = true
+	b = m.whole(b, "eof", []byte("null"))
+	return frame.AppendDone(b, m.stop, string(m.stopSeq)), nil
 }
 
 // finish keeps choice 0's finish_reason for the DONE (SPEC.md §7b.3).

@@ -30,6 +30,7 @@ type toSSE struct {
 	native     bool // content came before any EVENT: chunks are made (§7b.5)
 	ended      bool
 	errWritten bool // an error chunk or event came whole, before its ERROR
+	noDone     bool // an EVENT eof came: the DONE writes no [DONE] (§7b.3)
 
 	blocks []encBlock
 	once   int // the block whose template serves one chunk, or -1
@@ -132,6 +133,9 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 		} else {
 			b = s.flushBridged(b)
 		}
+		if s.noDone {
+			return b, nil // the stream ended with its bytes (§7b.3)
+		}
 		return appendData(b, []byte(doneData)), nil
 	}
 	return b, nil // unknown ignorable frames
@@ -161,6 +165,9 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 		return appendData(b, ev.Data), nil
 	case "done":
 		return appendData(b, []byte(doneData)), nil
+	case "eof":
+		s.noDone = true // it stands for the missing [DONE] of the DONE after it (§7b.3)
+		return b, nil
 	case "usage":
 		s.usageEv, s.hasUsage, s.hasCache = append(s.usageEv[:0], ev.Data...), true, false
 		return b, nil

@@ -40,6 +40,7 @@ const nameChunk = enc('chunk');
 const nameUsage = enc('usage');
 const nameError = enc('error');
 const nameDone = enc('done');
+const nameEOF = enc('eof');
 const nameLogprob = enc('logprob');
 const nameEventPrefix = enc('event:');
 const nameEventError = enc('event:error');
@@ -357,6 +358,7 @@ class ToChat {
     this.bridged = false; // the stream carries chunks of its own (an EVENT came first)
     this.native = false; // content came before any EVENT: chunks are made (§7b.5)
     this.errWritten = false; // an error chunk or event came whole, before its ERROR
+    this.noDone = false; // an EVENT eof came: the DONE writes no [DONE] (§7b.3)
     /** @type {Array<{key: string, tpl: Template | null}>} the blocks, numbered as their templates first came */
     this.blocks = [];
     this.once = -1; // the block whose template serves one chunk, or -1
@@ -450,7 +452,7 @@ class ToChat {
       case Type.DONE:
         if (this.native) this.nativeEnd(f.done().reason);
         else this.flushBridged();
-        this.data('[DONE]');
+        if (!this.noDone) this.data('[DONE]'); // else the stream ended with its bytes (§7b.3)
         return;
     }
     // unknown ignorable frames: nothing.
@@ -494,6 +496,8 @@ class ToChat {
       this.data(data);
     } else if (sameBytes(name, nameDone)) {
       this.data('[DONE]');
+    } else if (sameBytes(name, nameEOF)) {
+      this.noDone = true; // it stands for the missing [DONE] of the DONE after it (§7b.3)
     } else if (sameBytes(name, nameUsage)) {
       this.usageEvent = data.slice();
       this.cached = null;
