@@ -68,8 +68,8 @@ const (
 	holeCompletion
 	holeTotal
 	// A copy of the text (Together AI's choices[0].text, OpenRouter's
-	// reasoning_details[0].text), and Together's one token's ID in
-	// delta.token_id (§7b.2, item 6).
+	// reasoning_details[0].text, Writer's choices[0].message), and
+	// Together's one token's ID in delta.token_id (§7b.2, item 6).
 	holeTextCopy
 	holeTokenID
 )
@@ -86,7 +86,7 @@ type shape struct {
 	field  int // the open field, or -1: not templatable
 	choice uint16
 	tool   uint16
-	holes  [9]hole // in order of place
+	holes  [10]hole // in order of place
 	nholes int
 	// What the top level holds, for chunks that are not templatable.
 	choices, usage, errv span
@@ -151,7 +151,7 @@ func (r *reader) shape(js []byte, forced int) shape {
 	}) || n != 1 {
 		return sh
 	}
-	var index, delta, logprobs, ids, copied []byte
+	var index, delta, logprobs, ids, copied, message []byte
 	if !jsonlex.Members(choice, func(k, v []byte) bool {
 		var p *[]byte
 		switch string(k) {
@@ -159,6 +159,8 @@ func (r *reader) shape(js []byte, forced int) shape {
 			p = &index
 		case `"text"`:
 			p = &copied
+		case `"message"`:
+			p = &message
 		case `"delta"`:
 			p = &delta
 		case `"logprobs"`:
@@ -300,8 +302,9 @@ func (r *reader) shape(js []byte, forced int) shape {
 	// Together AI's chunks repeat the text in choices[0].text and give its
 	// token's ID in delta.token_id: holes too, or its template would
 	// change every chunk (§7b.2, item 6).
-	// OpenRouter's reasoning_details[0].text is such a copy of reasoning.
-	for _, c := range [2][]byte{copied, detailText(details)} {
+	// OpenRouter's reasoning_details[0].text is such a copy of reasoning,
+	// and Writer's choices[0].message a copy of the delta.
+	for _, c := range [3][]byte{copied, detailText(details), messageText(message, field)} {
 		if c != nil && string(c) == string(raw) {
 			// The same JSON string: the Encoder writes both from the text.
 			sh.add(holeTextCopy, at(js, c))
@@ -419,6 +422,38 @@ func detailText(details []byte) []byte {
 		return nil
 	}
 	return text
+}
+
+// messageText returns the member of a choice's message at the open
+// field's place in its delta: Writer's chunks repeat the delta there
+// (§7b.2, item 6). It is nil when message has none, or has it twice.
+func messageText(message []byte, field int) []byte {
+	if message == nil {
+		return nil
+	}
+	key := fieldNames[field]
+	if field == fieldArguments {
+		key = "tool_calls"
+	}
+	var v []byte
+	n := 0
+	if !jsonlex.Members(message, func(k, val []byte) bool {
+		if len(k) == len(key)+2 && string(k[1:len(k)-1]) == key {
+			v = val
+			n++
+		}
+		return true
+	}) || n != 1 {
+		return nil
+	}
+	if field == fieldArguments {
+		args, _, ok := toolArguments(v)
+		if !ok {
+			return nil
+		}
+		return args
+	}
+	return v
 }
 
 // add records a hole, keeping holes in order of place.

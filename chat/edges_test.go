@@ -35,12 +35,18 @@ func TestEdgeStreams(t *testing.T) {
 		{"duplicate key", `data: {"choices":[{"index":0,"delta":{"content":"a","content":"b"}}]}` + "\n\ndata: [DONE]\n\n", ""},
 		{"named event", "event: note\ndata: {\"x\":1}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n", "a"},
 		{"done after error", `data: {"error":{"message":"m","type":"server_error","param":null,"code":null}}` + "\n\ndata: [DONE]\n\ndata: {\"late\":true}\n\n", ""},
-		// Copies and counts that must not read as holes (§7b.2, items 5 and 6).
+		// Copies and counts that must not read as holes, and copies that do
+		// (§7b.2, items 5 and 6).
 		{"empty text copy", `data: {"choices":[{"index":0,"text":"","delta":{"content":"Hi"}}]}` + "\n\ndata: [DONE]\n\n", ""},
 		{"other text copy", `data: {"choices":[{"index":0,"text":"x","delta":{"content":"Hi"}}]}` + "\n\ndata: [DONE]\n\n", "Hi"},
 		{"escaped text copy", `data: {"choices":[{"index":0,"text":"\u0041","delta":{"content":"A"}}]}` + "\n\ndata: [DONE]\n\n", "A"},
 		{"reasoning_details copy", `data: {"choices":[{"index":0,"delta":{"reasoning":"hm","reasoning_details":[{"type":"reasoning.text","text":"hm","index":0}]}}]}` + "\n\ndata: [DONE]\n\n", "hm"},
 		{"empty reasoning_details copy", `data: {"choices":[{"index":0,"delta":{"reasoning":"hm","reasoning_details":[{"type":"reasoning.text","text":"","index":0}]}}]}` + "\n\ndata: [DONE]\n\n", ""},
+		{"message copy", `data: {"choices":[{"index":0,"message":{"content":"Hi","role":"assistant"},"delta":{"content":"Hi","role":"assistant"}}]}` + "\n\ndata: [DONE]\n\n", "Hi"},
+		{"empty message copy", `data: {"choices":[{"index":0,"message":{"content":""},"delta":{"content":"Hi"}}]}` + "\n\ndata: [DONE]\n\n", ""},
+		{"message copy twice", `data: {"choices":[{"index":0,"message":{"content":"Hi","content":"Hi"},"delta":{"content":"Hi"}}]}` + "\n\ndata: [DONE]\n\n", "Hi"},
+		{"message arguments copy", `data: {"choices":[{"index":0,"message":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}` + "\n\ndata: [DONE]\n\n", "{}"},
+		{"message not an object", `data: {"choices":[{"index":0,"message":"Hi","delta":{"content":"Hi"}}]}` + "\n\ndata: [DONE]\n\n", "Hi"},
 		{"usage with another total", `data: {"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":5}}` + "\n\ndata: [DONE]\n\n", "a"},
 		{"usage twice", `data: {"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":1,"prompt_tokens":2,"completion_tokens":0}}` + "\n\ndata: [DONE]\n\n", "a"},
 		{"token_id beside token_ids", `data: {"choices":[{"index":0,"delta":{"content":"a","token_id":3},"token_ids":[3]}]}` + "\n\ndata: [DONE]\n\n", "a"},

@@ -214,7 +214,7 @@ function template(js, field) {
   if (!top || !choices) return null;
   const list = elements(choices);
   if (!list || list.length !== 1) return null;
-  const choice = byKey(list[0], ['index', 'delta', 'logprobs', 'token_ids', 'finish_reason', 'stop_reason', 'text']);
+  const choice = byKey(list[0], ['index', 'delta', 'logprobs', 'token_ids', 'finish_reason', 'stop_reason', 'text', 'message']);
   if (!choice) return null;
   const index = parseUint(choice.get('index'), 0xffff);
   const delta = choice.get('delta');
@@ -224,13 +224,9 @@ function template(js, field) {
   let raw = fields.get(openFields[field].path[3] === 'tool_calls' ? 'tool_calls' : /** @type {string} */ (openFields[field].path[3]));
   let tool = 0;
   if (field === FIELD_ARGUMENTS && raw) {
-    const calls = elements(raw);
-    const call = calls && calls.length === 1 ? byKey(calls[0], ['index', 'function']) : null;
-    const fn = call?.get('function');
-    const args = fn ? byKey(fn, ['arguments'])?.get('arguments') : undefined;
-    tool = parseUint(call?.get('index'), 0xffff);
-    if (!args || tool < 0) return null;
-    raw = args;
+    const call = toolArguments(raw);
+    if (!call) return null;
+    ({ args: raw, tool } = call);
   }
   if (!raw || !sameBytes(raw, emptyString)) return null;
   const off = (/** @type {Uint8Array} */ v) => v.byteOffset - js.byteOffset;
@@ -245,12 +241,12 @@ function template(js, field) {
     const lp = members(logprobs)?.find(([k]) => sameBytes(k, enc(`"${openFields[field].logprobs}"`)))?.[1];
     if (lp && sameBytes(lp, emptyArray)) holes.push({ kind: HOLE_LOGPROBS, start: off(lp), end: off(lp) + 2 });
   }
-  // Together's choices[0].text and OpenRouter's reasoning_details[0].text.
+  // Together's choices[0].text, OpenRouter's reasoning_details[0].text and
+  // Writer's choices[0].message.
   const details = fields.get('reasoning_details');
   const detailList = details ? elements(details) : null;
   const detail = detailList && detailList.length === 1 ? members(detailList[0]) : null;
-  const detailTexts = detail ? detail.filter(([k]) => sameBytes(k, enc('"text"'))) : [];
-  for (const copied of [choice.get('text'), detailTexts.length === 1 ? detailTexts[0][1] : undefined]) {
+  for (const copied of [choice.get('text'), detail ? only(detail, 'text') : undefined, messageText(choice.get('message'), field)]) {
     if (copied && sameBytes(copied, emptyString)) holes.push({ kind: HOLE_TEXT_COPY, start: off(copied), end: off(copied) + 2 });
   }
   const tokenID = fields.get('token_id');
@@ -266,6 +262,51 @@ function template(js, field) {
   }
   holes.sort((a, b) => a.start - b.start);
   return { js: js.slice(), field, key: `${index}/${field}/${field === FIELD_ARGUMENTS ? tool : 0}`, holes, once: js.length > CHAT_MAX_TEMPLATE };
+}
+
+/**
+ * toolArguments reads a tool_calls value that is an array of one object
+ * with a minimal index ≤ 65,535 and a function whose arguments is a string,
+ * as Go's toolArguments does; null otherwise.
+ * @param {Uint8Array} v
+ * @returns {{args: Uint8Array, tool: number} | null}
+ */
+function toolArguments(v) {
+  const calls = elements(v);
+  const call = calls && calls.length === 1 ? byKey(calls[0], ['index', 'function']) : null;
+  const fn = call?.get('function');
+  const args = fn ? byKey(fn, ['arguments'])?.get('arguments') : undefined;
+  const tool = parseUint(call?.get('index'), 0xffff);
+  if (!args || args[0] !== 0x22 || tool < 0) return null;
+  return { args, tool };
+}
+
+/**
+ * only returns the value of the one member named name, or undefined when
+ * there is none or more than one.
+ * @param {Array<[Uint8Array, Uint8Array]>} ms
+ * @param {string} name
+ */
+function only(ms, name) {
+  const key = enc(`"${name}"`);
+  const found = ms.filter(([k]) => sameBytes(k, key));
+  return found.length === 1 ? found[0][1] : undefined;
+}
+
+/**
+ * messageText returns the member of a choice's message at the open field's
+ * place in its delta, as Go's messageText does: Writer's chunks repeat the
+ * delta there (SPEC.md §7b.2, item 6).
+ * @param {Uint8Array | undefined} message
+ * @param {number} field
+ * @returns {Uint8Array | undefined}
+ */
+function messageText(message, field) {
+  const ms = message ? members(message) : null;
+  if (!ms) return undefined;
+  const v = only(ms, field === FIELD_ARGUMENTS ? 'tool_calls' : /** @type {string} */ (openFields[field].path[3]));
+  if (v === undefined || field !== FIELD_ARGUMENTS) return v;
+  return toolArguments(v)?.args;
 }
 
 /**
