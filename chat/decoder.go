@@ -63,7 +63,7 @@ func (d *Decoder) Reset(r io.Reader) {
 	d.sc.Reset(r)
 	core := d.core
 	d.core = toFrames{opts: d.opts, rd: core.rd, compact: core.compact[:0], tpl: core.tpl[:0], scratch: core.scratch[:0], synth: core.synth[:0],
-		name: core.name[:0], stopSeq: core.stopSeq[:0], keys: core.keys[:0], tpls: core.tpls[:0], fast: core.fast[:0],
+		name: core.name[:0], prev: core.prev[:0], stopSeq: core.stopSeq[:0], keys: core.keys[:0], tpls: core.tpls[:0], fast: core.fast[:0],
 		ids: logprobIDs{ids: core.ids.ids[:0], at: core.ids.at[:0], tok: core.ids.tok[:0], out: core.ids.out[:0]}}
 	d.out, d.pos, d.buf, d.started = d.out[:0], 0, d.buf[:0], false
 	d.err = frame.CheckPadBlock(d.opts.Padding)

@@ -54,7 +54,7 @@ data: [DONE]
 		panic(err)
 	}
 	// Output:
-	// 643 bytes of SSE, 126 of ANTH
+	// 643 bytes of SSE, 105 of ANTH
 	// TEXT block 0: ""
 	// TEXT block 0: "Hello"
 	// TEXT block 0: ", world"

@@ -131,7 +131,7 @@ func (m *toFrames) fastBlock(b, data []byte, block int) ([]byte, bool) {
 		return m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), obfN, hasIDs, true, text), true
 	}
 	b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), obfN, hasIDs, false, nil)
-	b = appendLogprob(b, lp)
+	b = m.appendLogprob(b, lp)
 	m.took(block)
 	return m.textFrame(b, block, sh.field, text), true
 }

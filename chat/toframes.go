@@ -37,6 +37,10 @@ type toFrames struct {
 	scratch []byte
 	synth   []byte
 	name    []byte
+	// The data of the EVENT before, which the next deflated one is coded
+	// after (SPEC.md §3.10, encoding 3), and whether there was one.
+	prev    []byte
+	hasPrev bool
 	// The fast path (fast.go): what it knows of each kept template, and
 	// the block of the last chunk, which it tries first.
 	fast []fastTemplate
@@ -230,7 +234,7 @@ func (m *toFrames) templated(b, js []byte, sh *shape) ([]byte, bool) {
 		// The logprob goes between the PAD and TOKEN frames and the text
 		// (§7b.2): holeFrames writes the first two, then this, then text.
 		b = m.holeFrames(b, block, sh.field, sh.has(holeObfuscation), m.rd.obfN, sh.has(holeTokens) || sh.has(holeTokenID), false, nil)
-		b = appendLogprob(b, m.rd.lp.in(js))
+		b = m.appendLogprob(b, m.rd.lp.in(js))
 		m.took(block)
 		return m.textFrame(b, block, sh.field, m.rd.text), true
 	}
@@ -377,7 +381,8 @@ func (m *toFrames) errorOf(errv []byte) (frame.ErrorCode, []byte) {
 // §7b.2, item 4): the number as 4 bytes of binary32 when writing those
 // back gives exactly num (§3.10, encoding 2: OpenAI's logprobs, a float32's
 // shortest digits, 10 bytes of text and more), else num as written.
-func appendLogprob(b, num []byte) []byte {
+func (m *toFrames) appendLogprob(b, num []byte) []byte {
+	m.keep(num) // what either encoding gives back
 	if f, ok := jsonlex.Binary32(num); ok {
 		var data [4]byte
 		binary.LittleEndian.PutUint32(data[:], math.Float32bits(f))
@@ -392,16 +397,37 @@ func (m *toFrames) whole(b []byte, name string, js []byte) []byte {
 	return m.wholeName(b, m.name, js)
 }
 
-// wholeName appends js as EVENT frames, deflated with EventDictionary
-// unless that would not make it smaller or the events travel raw.
+// wholeName appends js as EVENT frames, deflated with EventDictionary and
+// the event before (encoding 3, SPEC.md §3.10; encoding 1 for the first)
+// unless that would not make it smaller or the events travel raw. A chunk
+// that travels whole is most often the one before with a field changed
+// (a new template, Groq's id in every chunk, Writer's tool call's index):
+// on 470 streams of other servers, coded with the one before, EVENT data
+// took 0.3x the bytes it did with the dictionary alone.
 func (m *toFrames) wholeName(b, name, js []byte) []byte {
 	if m.opts.RawEvents || len(js) < 16 {
+		m.keep(js)
 		return frame.AppendEvent(b, frame.EventJSON, name, js)
 	}
-	z := deflate.AppendBlock(m.synth[:0], js, eventDict())
+	enc := uint8(frame.EventDeflate)
+	var z []byte
+	if m.hasPrev {
+		enc, z = frame.EventDeflateAfter, deflate.AppendBlockAfter(m.synth[:0], js, eventDict(), m.prev)
+	} else {
+		z = deflate.AppendBlock(m.synth[:0], js, eventDict())
+	}
 	m.synth = z
+	m.keep(js)
 	if len(z) < len(js) {
-		return frame.AppendEvent(b, frame.EventDeflate, name, z)
+		return frame.AppendEvent(b, enc, name, z)
 	}
 	return frame.AppendEvent(b, frame.EventJSON, name, js)
+}
+
+// keep makes js the data of the event before the next (its last 32 KiB,
+// what DEFLATE's window reaches), when events are deflated.
+func (m *toFrames) keep(js []byte) {
+	if !m.opts.RawEvents {
+		m.prev, m.hasPrev = append(m.prev[:0], js[max(0, len(js)-32<<10):]...), true
+	}
 }

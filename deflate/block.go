@@ -23,17 +23,31 @@ import (
 // of a few hundred bytes or more, dynamic codes (§3.2.7) built from its
 // counts of symbols when they come out smaller, header included.
 func AppendBlock(dst, src []byte, dict *Dictionary) []byte {
+	return appendBlock(dst, src, dict, nil)
+}
+
+// AppendBlockAfter is AppendBlock with prev after dict in the window: src
+// compressed as one final block of raw DEFLATE whose preset dictionary is
+// dict's bytes followed by prev's (of which, with dict's, the last 32 KiB
+// count), for an EVENT of encoding 3 (SPEC.md §3.10), prev the data of the
+// event before it. prev is indexed on each call, by the last position of
+// each hash, as src is: it is one event, not a stream's history.
+func AppendBlockAfter(dst, src []byte, dict *Dictionary, prev []byte) []byte {
+	return appendBlock(dst, src, dict, prev)
+}
+
+func appendBlock(dst, src []byte, dict *Dictionary, prev []byte) []byte {
 	start := len(dst)
 	if 9*len(src)+10 < 8*dynamicMinBytes {
 		// Fixed codes for sure: no tokens, the bits straight away.
-		b, _ := appendTokens(dst, src, dict, nil)
+		b, _ := appendTokens(dst, src, dict, prev, nil)
 		return b
 	}
 	var f blockFreq
 	// The tokens go after dst first, 4 bytes each: a literal, or a match
 	// as (length-2)<<16 | (dist-1). The block's bits follow them, and move
 	// down over them at the end.
-	tok, fixedBits := appendTokens(dst, src, dict, &f)
+	tok, fixedBits := appendTokens(dst, src, dict, prev, &f)
 	end := len(tok)
 	w := bitWriter{B: tok}
 	if fixedBits < 8*dynamicMinBytes || !writeDynamic(&w, &f, fixedBits, start, end) {
@@ -52,6 +66,7 @@ const (
 	blockChain = 16
 	blockNice  = 16
 	localBits  = 9
+	prevBits   = 11 // the previous event's index (AppendBlockAfter)
 )
 
 // dynamicMinBytes is the size of fixed codes under which a block of
@@ -66,13 +81,25 @@ const dynamicMinBytes = 160
 // them; or with f nil, appends that block itself. Its matching is greedy matching with one step of lazy matching against the
 // dictionary (its chain, blockChain deep) and the value itself (its last
 // position of each hash).
-func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) ([]byte, int) {
+func appendTokens(tok, src []byte, dict *Dictionary, prev []byte, f *blockFreq) ([]byte, int) {
 	var local [1 << localBits]int32 // last position in src of each hash, +1
+	// prev, after the dictionary and before src in the window: the last
+	// position in it of each hash, +1, within reach of src's start.
+	var before *[1 << prevBits]int32
+	if len(prev) > maxDist {
+		prev = prev[len(prev)-maxDist:]
+	}
+	if len(prev) >= minMatch {
+		before = new([1 << prevBits]int32)
+		for q := 0; q+minMatch <= len(prev); q++ {
+			before[hash4(prev[q:])>>(hashBits-prevBits)] = int32(q + 1)
+		}
+	}
 	var d []byte
 	var head *[1 << hashBits]uint32
-	var prev []uint16
+	var chain []uint16
 	if dict != nil {
-		d, head, prev = dict.b, &dict.head, dict.prev
+		d, head, chain = dict.b, &dict.head, dict.prev
 	}
 	n := len(src)
 	pending, pdist := 0, 0 // a match from i-1, held to see i's
@@ -114,24 +141,37 @@ func appendTokens(tok, src []byte, dict *Dictionary, f *blockFreq) ([]byte, int)
 				best, dist = 4+matchLen(src[p+4:p+limit], src[i+4:i+limit]), i-p
 			}
 			local[hl] = int32(i + 1)
+			if before != nil && best < maxMatch {
+				// In prev, which ends where src begins; a match stops at
+				// its end.
+				if q := int(before[h>>(hashBits-prevBits)]) - 1; q >= 0 && len(prev)-q+i <= maxDist && binary.LittleEndian.Uint32(prev[q:]) == first {
+					lim := min(len(prev)-q, n-i, maxMatch)
+					if k := 4 + matchLen(prev[q+4:q+lim], src[i+4:i+lim]); k > best {
+						best, dist = k, len(prev)-q+i
+					}
+				}
+			}
 			if head != nil && best < maxMatch {
-				// In the dictionary: history ends where src begins. head
-				// holds 1 + the last position of each hash, counted from
-				// its start; prev, the step back to the one before.
+				// In the dictionary: history ends where prev (or src)
+				// begins. head holds 1 + the last position of each hash,
+				// counted from its start; chain, the step back to the one
+				// before.
 				b := src[i:min(n, i+maxMatch)]
 				p := int(head[h]) - 1
-				for c := 0; p >= 0 && c < blockChain && len(d)-p+i <= maxDist; c++ {
+				back := len(prev) + i // from the dictionary's end to src[i]
+				for c := 0; p >= 0 && c < blockChain && len(d)-p+back <= maxDist; c++ {
 					// A match stops at the dictionary's end: the history
-					// goes on with the value's first bytes, not with b.
+					// goes on with prev or the value's first bytes, not
+					// with b.
 					if lim := min(len(d)-p, len(b)); lim > best && d[p+best] == b[best] && binary.LittleEndian.Uint32(d[p:]) == first {
 						if k := matchLen(d[p:p+lim], b[:lim]); k > best {
-							best, dist = k, len(d)-p+i
+							best, dist = k, len(d)-p+back
 							if k == len(b) {
 								break
 							}
 						}
 					}
-					step := int(prev[p])
+					step := int(chain[p])
 					if step == 0 {
 						break
 					}
@@ -285,6 +325,7 @@ type Inflater struct {
 	in  bytes.Reader
 	out bytes.Buffer
 	lim io.LimitedReader // zr, bounded: a value here, not io.LimitReader's allocation a call
+	win []byte           // a dictionary followed by prev (InflateAfter)
 }
 
 // Inflate returns what z inflates to with dict as its preset dictionary
@@ -298,6 +339,25 @@ func (f *Inflater) Inflate(z []byte, dict *Dictionary, max int) ([]byte, error) 
 	if dict != nil {
 		d = dict.b
 	}
+	return f.inflate(z, d, max)
+}
+
+// InflateAfter is Inflate with prev after dict in the window, as
+// AppendBlockAfter writes: the data of an EVENT of encoding 3 (SPEC.md
+// §3.10), prev the data of the event before it.
+func (f *Inflater) InflateAfter(z []byte, dict *Dictionary, prev []byte, limit int) ([]byte, error) {
+	if len(prev) >= window {
+		return f.inflate(z, prev[len(prev)-window:], limit)
+	}
+	f.win = f.win[:0]
+	if dict != nil {
+		f.win = append(f.win, dict.b[max(0, len(dict.b)+len(prev)-window):]...)
+	}
+	f.win = append(f.win, prev...)
+	return f.inflate(z, f.win, limit)
+}
+
+func (f *Inflater) inflate(z, d []byte, max int) ([]byte, error) {
 	f.in.Reset(z)
 	if f.zr == nil {
 		f.zr = flate.NewReaderDict(&f.in, d)

@@ -140,7 +140,7 @@ func TestDeflateBlockTypes(t *testing.T) {
 func TestFixedBits(t *testing.T) {
 	for _, s := range []string{"", "x", blockDictText[:100], "\x90\xff\x00abc abc abc abc", blockDictText[:150] + "\xf0\xf1\xf2"} {
 		var f blockFreq
-		_, bits := appendTokens(nil, []byte(s), blockDict, &f)
+		_, bits := appendTokens(nil, []byte(s), blockDict, nil, &f)
 		if got := len(AppendBlock(nil, []byte(s), blockDict)); got != (bits+7)/8 {
 			t.Errorf("%q: %d bits counted, %d bytes written", s, bits, got)
 		}
@@ -185,4 +185,52 @@ func TestInflaterAgreesWithStd(t *testing.T) {
 			t.Fatalf("compress/flate reads %d bytes; the Inflater %d bytes, %v", len(std), len(got), err)
 		}
 	})
+}
+
+// TestDeflateAfterRoundTrip: AppendBlockAfter's block inflates back, with
+// compress/flate given the dictionary followed by prev (its last 32 KiB)
+// and with InflateAfter, whatever prev and src are: the event before as
+// JSON like src, an unrelated one, none, one longer than the window, and
+// the dictionary alone unreachable behind a long prev. prev makes a
+// value that repeats it smaller than AppendBlock does.
+func TestDeflateAfterRoundTrip(t *testing.T) {
+	var inf Inflater
+	alphabet := []byte(`{}[]":,0123456789abcdefghijklmnopqrstuvwxyz_ "`)
+	rapid.Check(t, func(t *rapid.T) {
+		gen := func(label string) []byte {
+			switch rapid.IntRange(0, 3).Draw(t, label+"-kind") {
+			case 0:
+				return rapid.SliceOfN(rapid.Byte(), 0, 2000).Draw(t, label+"-random")
+			case 1:
+				return rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 3000).Draw(t, label+"-json-ish")
+			case 2:
+				lo := rapid.IntRange(0, len(blockDictText)).Draw(t, label+"-lo")
+				hi := rapid.IntRange(lo, len(blockDictText)).Draw(t, label+"-hi")
+				return []byte(strings.Repeat(blockDictText[lo:hi], rapid.IntRange(1, 20).Draw(t, label+"-times")))
+			}
+			return bytes.Repeat([]byte{rapid.Byte().Draw(t, label+"-b")}, rapid.IntRange(0, 40_000).Draw(t, label+"-run"))
+		}
+		prev := gen("prev")
+		src := gen("src")
+		if rapid.Bool().Draw(t, "src-repeats-prev") && len(prev) > 0 {
+			lo := rapid.IntRange(0, len(prev)).Draw(t, "from")
+			src = append(append(src, prev[lo:]...), src...)
+		}
+		z := AppendBlockAfter(nil, src, blockDict, prev)
+		win := append([]byte(blockDictText), prev...)
+		win = win[max(0, len(win)-window):]
+		out, err := io.ReadAll(flate.NewReaderDict(bytes.NewReader(z), win))
+		if err != nil || !bytes.Equal(out, src) {
+			t.Fatalf("compress/flate: %v, %d bytes back of %d", err, len(out), len(src))
+		}
+		got, err := inf.InflateAfter(z, blockDict, prev, len(src))
+		if err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("InflateAfter: %v, %d bytes back of %d", err, len(got), len(src))
+		}
+	})
+	prev := []byte(`{"id":"chatcmpl-9hZp4xKq","object":"chat.completion.chunk","created":1719929234,"model":"gpt-4o-2024-05-13","choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":null}]}`)
+	src := bytes.Replace(prev, []byte("9hZp4xKq"), []byte("Aq81MbwZ"), 1)
+	if a, b := len(AppendBlockAfter(nil, src, blockDict, prev)), len(AppendBlock(nil, src, blockDict)); a*3 > b {
+		t.Errorf("the event again but for its id: %d bytes after it, %d without it", a, b)
+	}
 }

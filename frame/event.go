@@ -19,6 +19,12 @@ const (
 	// rule writes for it (the Chat Completions bridge's EVENT logprob,
 	// §7b.2). It never continues, and NaN and infinities are malformed.
 	EventBinary32 = 2
+	// EventDeflateAfter means the data is JSON compressed with raw DEFLATE
+	// whose preset dictionary is the one EventDeflate uses followed by the
+	// data of the response's event before this one (SPEC.md §3.10): a
+	// bridge's events repeat the one before (a chunk whose template
+	// changed), which a dictionary of one API's JSON cannot know.
+	EventDeflateAfter = 3
 	// eventMore flags an EVENT frame whose data continues in the next.
 	eventMore = 0x80
 	// MaxEventName is the longest event name: its length is a u8.
@@ -28,7 +34,7 @@ const (
 // Event is the payload of an EVENT frame: an event of the stream the ANTH
 // stream was bridged from (an SSE event), carried so nothing is lost.
 type Event struct {
-	Encoding uint8  // EventJSON, EventDeflate or EventBinary32
+	Encoding uint8  // EventJSON, EventDeflate, EventBinary32 or EventDeflateAfter
 	More     bool   // Data continues in the next EVENT frame (SPEC.md §4)
 	Name     []byte // the event's name, at most MaxEventName bytes
 	Data     []byte // this frame's part of the data
@@ -37,7 +43,7 @@ type Event struct {
 // AppendEvent appends an event as EVENT frames: data too long for one frame
 // continues in further EVENT frames, all but the last flagged More (SPEC.md
 // §4). name must be at most MaxEventName bytes, encoding EventJSON,
-// EventDeflate or EventBinary32, and the data of EventBinary32 4 bytes of
+// EventDeflate, EventBinary32 or EventDeflateAfter, and the data of EventBinary32 4 bytes of
 // a finite float (Writer.WriteEvent checks; anything else makes frames
 // that Parse rejects).
 func AppendEvent(b []byte, encoding uint8, name, data []byte) []byte {
@@ -80,8 +86,8 @@ func (f Frame) Event() (Event, error) {
 // frame.
 func checkEvent(p []byte) (int, string, bool) {
 	enc := p[0] &^ eventMore
-	if enc > EventBinary32 {
-		return 0, "event encoding " + strconv.Itoa(int(enc)) + ", want 0, 1 or 2", false
+	if enc > EventDeflateAfter {
+		return 0, "event encoding " + strconv.Itoa(int(enc)) + ", want 0, 1, 2 or 3", false
 	}
 	n := 2 + int(p[1])
 	if n > len(p) {

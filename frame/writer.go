@@ -448,7 +448,7 @@ func (w *Writer) WriteEvent(encoding uint8, name, data []byte) error {
 		return w.abort(frameErr(w.off, TypeEvent, ErrTooLarge, "event name of "+strconv.Itoa(len(name))+" bytes, want at most 255"))
 	}
 	if encoding&eventMore != 0 {
-		return w.abort(frameErr(w.off, TypeEvent, ErrMalformed, "event encoding "+strconv.Itoa(int(encoding))+", want 0, 1 or 2"))
+		return w.abort(frameErr(w.off, TypeEvent, ErrMalformed, "event encoding "+strconv.Itoa(int(encoding))+", want 0, 1, 2 or 3"))
 	}
 	w.pending = AppendEvent(w.pending, encoding, name, data)
 	return w.commit(start)

@@ -643,7 +643,7 @@ func TestWriterErrorOffsets(t *testing.T) {
 		{"delta kind", func(w *Writer) error { return w.WriteDelta(0, 5, nil) }, ErrMalformed, 5},
 		{"block op", func(w *Writer) error { return w.WriteBlock(0, 3) }, ErrMalformed, 5},
 		{"event name", func(w *Writer) error { return w.WriteEvent(EventJSON, make([]byte, 256), nil) }, ErrTooLarge, 0},
-		{"event encoding", func(w *Writer) error { return w.WriteEvent(3, nil, nil) }, ErrMalformed, 3},
+		{"event encoding", func(w *Writer) error { return w.WriteEvent(4, nil, nil) }, ErrMalformed, 3},
 		{"event binary32 length", func(w *Writer) error { return w.WriteEvent(EventBinary32, []byte("lp"), []byte{0, 0, 0}) }, ErrMalformed, 7},
 		{"event binary32 infinity", func(w *Writer) error { return w.WriteEvent(EventBinary32, nil, []byte{0, 0, 0x80, 0xFF}) }, ErrMalformed, 5},
 		{"event encoding with More", func(w *Writer) error { return w.WriteEvent(0x81, nil, nil) }, ErrMalformed, 0},

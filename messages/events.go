@@ -53,5 +53,7 @@ func (r *EventReader) Add(f frame.Frame) (Event, bool, error) {
 // Pending reports whether an event's frames have started and not ended.
 func (r *EventReader) Pending() bool { return r.r.Pending() }
 
-// Reset forgets a partly joined event, keeping buffers and the inflater.
+// Reset forgets a partly joined event and the event before it (the
+// dictionary of an EVENT of encoding 3 ends with its data, SPEC.md §3.10),
+// keeping buffers and the inflater: what comes next starts a stream.
 func (r *EventReader) Reset() { r.r.Reset() }

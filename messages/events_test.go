@@ -3,6 +3,7 @@ package messages
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/sse"
 )
 
@@ -161,5 +163,73 @@ func TestEncoderWrites(t *testing.T) {
 	var se *Error
 	if !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != int64(len(good)) {
 		t.Errorf("malformed ANTH to a failing writer: %v, want ErrMalformed at %d", err, len(good))
+	}
+}
+
+// TestEventDeflateAfter: SPEC.md §3.10's vector of encoding 3 reads as the
+// events it gives; an EVENT of encoding 3 inflates after the event before
+// it whatever that one's encoding (raw, deflated, binary32, deflated
+// after, joined from continuation frames), and after Reset as the first of
+// a stream; inside anth-deflate it is refused like encoding 1.
+func TestEventDeflateAfter(t *testing.T) {
+	rows := testdata.SpecRows(t, "3.10", regexp.MustCompile("^\\| `(event-deflate-after)` \\| `([0-9A-F ]+)` \\| (.*) \\|$"))
+	if len(rows) != 1 {
+		t.Fatalf("%d encoding-3 vectors in SPEC §3.10, want 1", len(rows))
+	}
+	var got []string
+	var r EventReader
+	for f, err := range frame.NewReader(bytes.NewReader(append([]byte(frame.Magic), testdata.Hex(t, rows[0][2])...)), frame.ReaderOptions{RawFrames: true}).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, ok, err := r.Add(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			got = append(got, "`"+string(ev.Data)+"`")
+		}
+	}
+	if g := strings.Join(got, " "); g != rows[0][3] {
+		t.Errorf("the vector gives %s, want %s", g, rows[0][3])
+	}
+
+	after := func(js, prev string) string {
+		return string(deflate.AppendBlockAfter(nil, []byte(js), eventDict(), []byte(prev)))
+	}
+	next := `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`
+	for _, c := range []struct {
+		name   string
+		before []frame.Frame
+		prev   string // the data the event before gives
+	}{
+		{"none", nil, ""},
+		{"raw", []frame.Frame{eventFrame(frame.EventJSON, false, "a", `{"type": "ping"}`)}, `{"type": "ping"}`},
+		{"deflated", []frame.Frame{eventFrame(frame.EventDeflate, false, "a", string(deflate.AppendBlock(nil, []byte(next), eventDict())))}, next},
+		{"binary32", []frame.Frame{eventFrame(frame.EventBinary32, false, "logprob", "\x00\x00\x80\xbf")}, `-1.0`},
+		{"joined", []frame.Frame{eventFrame(frame.EventJSON, true, "a", `{"type":`), eventFrame(frame.EventJSON, false, "a", `"ping"}`)}, `{"type":"ping"}`},
+		{"after after", []frame.Frame{eventFrame(frame.EventJSON, false, "a", `{"n":1}`), eventFrame(frame.EventDeflateAfter, false, "a", after(`{"n":2}`, `{"n":1}`))}, `{"n":2}`},
+	} {
+		var r EventReader
+		for _, f := range c.before {
+			if _, _, err := r.Add(f); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+		ev, ok, err := r.Add(eventFrame(frame.EventDeflateAfter, false, "content_block_start", after(next, c.prev)))
+		if !ok || err != nil || string(ev.Data) != next {
+			t.Errorf("%s: %q, %v, %v", c.name, ev.Data, ok, err)
+		}
+		// After Reset the next event is a stream's first: its dictionary
+		// is the EVENT dictionary alone.
+		r.Reset()
+		ev, ok, err = r.Add(eventFrame(frame.EventDeflateAfter, false, "x", after(next, "")))
+		if !ok || err != nil || string(ev.Data) != next {
+			t.Errorf("%s, after Reset: %q, %v, %v", c.name, ev.Data, ok, err)
+		}
+	}
+	raw := EventReader{RawOnly: true}
+	if _, _, err := raw.Add(eventFrame(frame.EventDeflateAfter, false, "x", after(next, ""))); !errors.Is(err, ErrMalformed) {
+		t.Errorf("encoding 3 inside anth-deflate: %v, want ErrMalformed", err)
 	}
 }

@@ -35,9 +35,11 @@ type streamAPI struct {
 	bridge.API
 	stopReason func(frame.StopReason) string
 	errorType  func(frame.ErrorCode) string
-	// eventData returns an EVENT frame's data, inflated with the API's
-	// dictionary, one frame at a time (continuations as they are).
-	eventData func(f frame.Frame) ([]byte, bool)
+	// events returns a reader of one stream's EVENT frames, each given
+	// in turn: it gives an event's data, inflated with the API's dictionary
+	// (and, for encoding 3, the event before it: SPEC.md §3.10), at the
+	// frame that completes it, and false at the others.
+	events func() func(f frame.Frame) ([]byte, bool)
 }
 
 var (
@@ -45,10 +47,15 @@ var (
 		name: "messages", title: "Anthropic Messages API", API: messages.API{},
 		stopReason: messages.StopReasonName,
 		errorType:  messages.ErrorTypeName,
-		eventData: func(f frame.Frame) ([]byte, bool) {
+		events: func() func(f frame.Frame) ([]byte, bool) {
 			var er messages.EventReader
-			e, ok, err := er.Add(f)
-			return e.Data, ok && err == nil
+			return func(f frame.Frame) ([]byte, bool) {
+				e, ok, err := er.Add(f)
+				if err != nil {
+					er.Reset() // this event shows as it came; the next starts afresh
+				}
+				return e.Data, ok && err == nil
+			}
 		},
 	}
 	apiChat = &streamAPI{
@@ -60,10 +67,15 @@ var (
 			return chat.FinishReasonName(r)
 		},
 		errorType: chat.ErrorTypeName,
-		eventData: func(f frame.Frame) ([]byte, bool) {
+		events: func() func(f frame.Frame) ([]byte, bool) {
 			var er chat.EventReader
-			e, ok, err := er.Add(f)
-			return e.Data, ok && err == nil
+			return func(f frame.Frame) ([]byte, bool) {
+				e, ok, err := er.Add(f)
+				if err != nil {
+					er.Reset() // this event shows as it came; the next starts afresh
+				}
+				return e.Data, ok && err == nil
+			}
 		},
 	}
 	apis = []*streamAPI{apiMessages, apiChat}

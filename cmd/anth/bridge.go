@@ -56,9 +56,9 @@ beside its text: --vocab changes nothing there.)
   ERROR           code (HTTP status), error_type (as the API names it), message
   DONE            stop_reason (null if none), stop_sequence (if any); for
                   Chat Completions finish_reason instead of stop_reason
-  EVENT           name, encoding (json|deflate), more, data (JSON, or a
-                  string if it continues or is not JSON; deflated data
-                  inflated with the API's dictionary)
+  EVENT           name, encoding (json|deflate|binary32|deflate-after),
+                  more, data (JSON, or a string if it continues or is not
+                  JSON; deflated data inflated with the API's dictionary)
   VOCAB           name, kind (byte-level|sentencepiece), hash (hex), text_too,
                   specials ({"ID": name}) or specials_digest (hex)
   PAD             nothing more
@@ -298,9 +298,10 @@ func decodeJSONL(out io.Writer, in io.Reader, api *streamAPI) error {
 	enc := json.NewEncoder(out)
 	var werr error
 	var r *frame.Reader
+	events := api.events()
 	emit := func(f frame.Frame) {
 		if werr == nil {
-			if werr = enc.Encode(jsonlFields(r.Offset()-int64(f.Size()), f, api)); werr == nil {
+			if werr = enc.Encode(jsonlFields(r.Offset()-int64(f.Size()), f, api, events)); werr == nil {
 				werr = endFrame(out)
 			}
 		}
@@ -320,7 +321,7 @@ func decodeJSONL(out io.Writer, in io.Reader, api *streamAPI) error {
 // jsonlFields is a frame as anth decode --to jsonl writes it: offset, type
 // and length, then its payload's fields, numbers as numbers (decodeUsage
 // lists them).
-func jsonlFields(off int64, f frame.Frame, api *streamAPI) map[string]any {
+func jsonlFields(off int64, f frame.Frame, api *streamAPI, events func(frame.Frame) ([]byte, bool)) map[string]any {
 	m := map[string]any{"offset": off, "type": f.Type.String(), "length": len(f.Payload)}
 	switch f.Type {
 	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
@@ -365,10 +366,8 @@ func jsonlFields(off int64, f frame.Frame, api *streamAPI) map[string]any {
 		ev, _ := f.Event()
 		data := ev.Data
 		m["encoding"] = eventEncodingName(ev.Encoding)
-		if ev.Encoding != frame.EventJSON {
-			if d, ok := api.eventData(f); ok {
-				data = d
-			}
+		if d, ok := events(f); ok && ev.Encoding != frame.EventJSON && !ev.More {
+			data = d
 		}
 		m["name"], m["more"] = string(ev.Name), ev.More
 		if json.Valid(data) && !ev.More {

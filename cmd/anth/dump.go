@@ -66,8 +66,9 @@ func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error {
 	var werr error
 	var r *frame.Reader
+	events := api.events()
 	r = frame.NewReader(in, frame.ReaderOptions{RawFrames: true, OnSkip: func(f frame.Frame) {
-		printFrame(w, r.Offset()-int64(f.Size()), f, api)
+		printFrame(w, r.Offset()-int64(f.Size()), f, api, events)
 		if werr == nil {
 			werr = endFrame(w)
 		}
@@ -80,7 +81,7 @@ func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error 
 		if v != nil && f.Type.IsToken() {
 			fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describeTokens(f, v))
 		} else {
-			printFrame(w, off, f, api)
+			printFrame(w, off, f, api, events)
 		}
 		if werr == nil {
 			werr = endFrame(w)
@@ -103,13 +104,14 @@ func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error 
 // name, fits), payload length, payload.
 const dumpLine = "%6d  %-13s %5d  %s\n"
 
-func printFrame(w io.Writer, off int64, f frame.Frame, api *streamAPI) {
-	fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describe(f, api))
+func printFrame(w io.Writer, off int64, f frame.Frame, api *streamAPI, events func(frame.Frame) ([]byte, bool)) {
+	fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describe(f, api, events))
 }
 
 // describe renders a frame's payload for people, naming stop reasons and
-// error types as api does and inflating EVENT data with its dictionary.
-func describe(f frame.Frame, api *streamAPI) string {
+// error types as api does and inflating EVENT data with its dictionary:
+// events, api's reader of the stream's EVENTs, is given every EVENT frame.
+func describe(f frame.Frame, api *streamAPI, events func(frame.Frame) ([]byte, bool)) string {
 	switch f.Type {
 	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
 		ids, _ := f.Tokens(nil)
@@ -155,10 +157,8 @@ func describe(f frame.Frame, api *streamAPI) string {
 		ev, _ := f.Event()
 		data := ev.Data
 		enc := eventEncodingName(ev.Encoding)
-		if ev.Encoding != frame.EventJSON {
-			if d, ok := api.eventData(f); ok { // one frame at a time: continuations show as they are
-				data = d
-			}
+		if d, ok := events(f); ok && ev.Encoding != frame.EventJSON && !ev.More { // a continued event's frames show as they are
+			data = d
 		}
 		more := ""
 		if ev.More {
@@ -175,6 +175,8 @@ func eventEncodingName(enc uint8) string {
 	switch enc {
 	case frame.EventDeflate:
 		return "deflate"
+	case frame.EventDeflateAfter:
+		return "deflate-after"
 	case frame.EventBinary32:
 		return "binary32"
 	}

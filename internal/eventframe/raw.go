@@ -17,15 +17,19 @@ import (
 // so NewResponseWriter converts them rather than asking every handler to.
 //
 // frame.Writer hands over whole frames, Magic first, in each Write; the
-// cost for every other frame is frame.Parse's few nanoseconds.
+// cost for every other frame is frame.Parse's few nanoseconds. EVENTs that
+// are not deflated go as they are, read too: an EVENT of encoding 3
+// inflates with the event before it (SPEC.md §3.10), whatever that one's
+// encoding.
 type RawWriter struct {
 	W    io.Writer           // where the frames go
 	Dict *deflate.Dictionary // the bridge's EVENT dictionary
 
-	magic  bool
-	events Reader
-	held   []byte // the frames of a deflated event still being joined
-	out    []byte
+	magic   bool
+	events  Reader
+	passing bool   // the event being joined goes as it came (not deflated)
+	held    []byte // the frames of a deflated event still being joined
+	out     []byte
 }
 
 func (r *RawWriter) Write(p []byte) (int, error) {
@@ -42,12 +46,25 @@ func (r *RawWriter) Write(p []byte) (int, error) {
 			break
 		}
 		ev, evErr := f.Event()
-		if f.Type != frame.TypeEvent || evErr != nil || (ev.Encoding != frame.EventDeflate && !r.events.Pending()) {
+		if f.Type != frame.TypeEvent || evErr != nil {
 			if r.events.Pending() {
 				// A continuation broken off (SPEC §4): the frames go as
 				// they came, for the client's reader to refuse.
 				out, r.held = append(out, r.held...), r.held[:0]
 				r.events.Reset()
+			}
+			out = append(out, rest[:n]...)
+			rest = rest[n:]
+			continue
+		}
+		if !r.events.Pending() {
+			r.passing = ev.Encoding != frame.EventDeflate && ev.Encoding != frame.EventDeflateAfter
+		}
+		if r.passing {
+			// Raw JSON or binary32: as it came, and read for the event
+			// after it.
+			if _, _, _, err := r.events.Add(f, r.Dict, sse.DefaultMaxEvent, false); err != nil {
+				r.events.Reset() // the client's reader reports it
 			}
 			out = append(out, rest[:n]...)
 			rest = rest[n:]

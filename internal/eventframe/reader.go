@@ -42,6 +42,10 @@ type Reader struct {
 	pending  bool
 	inflater deflate.Inflater
 	compact  []byte
+	// prev is the data of the event before, decoded (its last 32 KiB, what
+	// a window reaches): the dictionary of an EVENT of encoding 3 ends
+	// with it (SPEC.md §3.10).
+	prev []byte
 }
 
 // Add takes the stream's next EVENT frame. When it completes an event, Add
@@ -55,7 +59,7 @@ func (r *Reader) Add(f frame.Frame, dict *deflate.Dictionary, max int, rawOnly b
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if rawOnly && ev.Encoding == frame.EventDeflate {
+	if rawOnly && (ev.Encoding == frame.EventDeflate || ev.Encoding == frame.EventDeflateAfter) {
 		return nil, nil, false, fault(errkind.Malformed, "a deflated EVENT inside anth-deflate, whose EVENTs are raw")
 	}
 	if ev.Encoding == frame.EventBinary32 && ev.More {
@@ -82,13 +86,19 @@ func (r *Reader) Add(f frame.Frame, dict *deflate.Dictionary, max int, rawOnly b
 			return nil, nil, false, fault(errkind.Malformed, "EVENT binary32 data that is not one finite float, or a name with a line break")
 		}
 		r.compact = jsonlex.AppendBinary32(r.compact[:0], math.Float32frombits(binary.LittleEndian.Uint32(js)))
+		r.keep(r.compact)
 		return r.name, r.compact, true, nil
 	}
-	if r.enc == frame.EventDeflate {
-		if js, err = r.inflate(js, dict, max); err != nil {
-			return nil, nil, false, err
-		}
+	switch r.enc {
+	case frame.EventDeflate:
+		js, err = r.inflate(js, dict, nil, max)
+	case frame.EventDeflateAfter:
+		js, err = r.inflate(js, dict, r.prev, max)
 	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	r.keep(js)
 	if bytes.ContainsAny(r.name, "\r\n") {
 		return nil, nil, false, fault(errkind.Malformed, "EVENT name with a line break")
 	}
@@ -105,11 +115,28 @@ func (r *Reader) Add(f frame.Frame, dict *deflate.Dictionary, max int, rawOnly b
 // Pending reports whether an event's frames have started and not ended.
 func (r *Reader) Pending() bool { return r.pending }
 
-// Reset forgets a partly joined event, keeping buffers and the inflater.
-func (r *Reader) Reset() { r.pending = false }
+// Reset forgets a partly joined event and the event before it, keeping
+// buffers and the inflater: what comes next starts a stream.
+func (r *Reader) Reset() { r.pending, r.prev = false, r.prev[:0] }
 
-func (r *Reader) inflate(z []byte, dict *deflate.Dictionary, max int) ([]byte, error) {
-	out, err := r.inflater.Inflate(z, dict, max)
+// keep makes js, an event's data as its encoding gives it, the data of the
+// event before the next.
+func (r *Reader) keep(js []byte) {
+	r.prev = append(r.prev[:0], js[max(0, len(js)-maxWindow):]...)
+}
+
+// maxWindow is how far back DEFLATE's window reaches: no more of the event
+// before counts.
+const maxWindow = 32 << 10
+
+func (r *Reader) inflate(z []byte, dict *deflate.Dictionary, prev []byte, max int) ([]byte, error) {
+	var out []byte
+	var err error
+	if prev == nil {
+		out, err = r.inflater.Inflate(z, dict, max)
+	} else {
+		out, err = r.inflater.InflateAfter(z, dict, prev, max)
+	}
 	if err == nil {
 		return out, nil
 	}

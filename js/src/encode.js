@@ -339,8 +339,8 @@ export function encodePad(n) {
 export function encodeEvent(encoding, name, data) {
   const nm = bytesOf(name);
   if (nm.length > 0xff) throw new AnthError('TooLarge', -1, `event name of ${nm.length} bytes, want at most 255`, Type.EVENT);
-  if (encoding !== EventEncoding.JSON && encoding !== EventEncoding.DEFLATE && encoding !== EventEncoding.BINARY32) {
-    throw new AnthError('Malformed', -1, `event encoding ${encoding}, want 0, 1 or 2`, Type.EVENT);
+  if (encoding !== EventEncoding.JSON && encoding !== EventEncoding.DEFLATE && encoding !== EventEncoding.BINARY32 && encoding !== EventEncoding.DEFLATE_AFTER) {
+    throw new AnthError('Malformed', -1, `event encoding ${encoding}, want 0, 1, 2 or 3`, Type.EVENT);
   }
   const d = bytesOf(data);
   if (encoding === EventEncoding.BINARY32 && (d.length !== 4 || ((d[3] & 0x7f) === 0x7f && d[2] & 0x80))) {

@@ -40,20 +40,41 @@ function storedDictionary(dictionary) {
 }
 
 /**
+ * storedAfter is storedDictionary for a dictionary followed by prev, the
+ * data of the event before (EventEncoding.DEFLATE_AFTER): its last 32 KiB.
+ * @param {string} dictionary
+ * @param {Uint8Array} prev
+ */
+function storedAfter(dictionary, prev) {
+  const d = storedDictionary(dictionary).subarray(5);
+  const keep = Math.min(d.length, Math.max(0, (1 << 15) - prev.length));
+  const tail = prev.subarray(Math.max(0, prev.length - (1 << 15)));
+  const n = keep + tail.length;
+  const block = new Uint8Array(5 + n);
+  block.set([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]);
+  block.set(d.subarray(d.length - keep), 5);
+  block.set(tail, 5 + keep);
+  return block;
+}
+
+/**
  * inflateEvent returns the data of a deflated EVENT (EventEncoding.DEFLATE,
  * SPEC.md §3.10), raw DEFLATE, inflated with the EVENT dictionary as its
  * preset dictionary (the Messages one unless dictionary is given, as
  * CHAT_EVENT_DICTIONARY is for the Chat Completions bridge, §7b.6); more
  * than max bytes out is 'TooLarge', data that does not inflate 'Malformed'.
- * It is for EVENT data only: other DEFLATE data was not made with this
- * dictionary.
+ * Given prev, the data of the event before, it inflates an EVENT of
+ * EventEncoding.DEFLATE_AFTER, whose preset dictionary is the EVENT
+ * dictionary followed by prev. It is for EVENT data only: other DEFLATE
+ * data was not made with this dictionary.
  * @param {Uint8Array} z
  * @param {number} max
  * @param {string} [dictionary] default EVENT_DICTIONARY
+ * @param {Uint8Array} [prev]
  * @returns {Promise<Uint8Array>}
  */
-export async function inflateEvent(z, max, dictionary = EVENT_DICTIONARY) {
-  const prefix = storedDictionary(dictionary);
+export async function inflateEvent(z, max, dictionary = EVENT_DICTIONARY, prev = undefined) {
+  const prefix = prev ? storedAfter(dictionary, prev) : storedDictionary(dictionary);
   const skip = prefix.length - 5;
   const ds = new DecompressionStream('deflate-raw');
   const writer = ds.writable.getWriter();
@@ -111,8 +132,10 @@ export async function inflateEvent(z, max, dictionary = EVENT_DICTIONARY) {
 /**
  * EventReader joins a stream's EVENT frames into the events they carry: it
  * follows continuation frames, inflates deflated data with the EVENT
- * dictionary and checks that the result is one JSON value, which it
- * compacts byte for byte. Its errors are AnthErrors of kind 'Malformed' or
+ * dictionary (and the event before, for EventEncoding.DEFLATE_AFTER: it
+ * keeps that event's data, its last 32 KiB) and checks that the result is
+ * one JSON value, which it compacts byte for byte. Every EVENT frame of a
+ * stream goes through one EventReader, in order. Its errors are AnthErrors of kind 'Malformed' or
  * 'TooLarge' with offset -1 (it does not see the stream).
  */
 export class EventReader {
@@ -132,6 +155,8 @@ export class EventReader {
   /** @type {Uint8Array[]} */
   #parts = [];
   #size = 0;
+  /** @type {Uint8Array} the data of the event before, decoded (SPEC.md §3.10, encoding 3) */
+  #prev = new Uint8Array(0);
 
   /** Whether an event's frames have started and not ended. */
   get pending() {
@@ -150,6 +175,7 @@ export class EventReader {
     if (!data) return null;
     if (this.#enc === EventEncoding.BINARY32) return this.#number(data);
     if (this.#enc === EventEncoding.DEFLATE) data = await inflateEvent(data, this.#max, this.#dict);
+    else if (this.#enc === EventEncoding.DEFLATE_AFTER) data = await inflateEvent(data, this.#max, this.#dict, this.#prev);
     return this.#finish(data);
   }
 
@@ -162,7 +188,7 @@ export class EventReader {
    */
   addSync(f) {
     const ev = f.event();
-    if (ev.encoding === EventEncoding.DEFLATE && !this.#rawOnly) return undefined;
+    if ((ev.encoding === EventEncoding.DEFLATE || ev.encoding === EventEncoding.DEFLATE_AFTER) && !this.#rawOnly) return undefined;
     const data = this.#join(ev);
     if (data && this.#enc === EventEncoding.BINARY32) return this.#number(data);
     return data ? this.#finish(data) : null;
@@ -180,7 +206,8 @@ export class EventReader {
       throw new AnthError('Malformed', -1, 'EVENT binary32 data that is not one finite float, or a name with a line break');
     }
     const bits = (data[0] | (data[1] << 8) | (data[2] << 16) | (data[3] << 24)) >>> 0;
-    return { name: this.#name, data: utf8.encode(binary32(bits)) };
+    this.#prev = utf8.encode(binary32(bits));
+    return { name: this.#name, data: this.#prev };
   }
 
   /**
@@ -191,7 +218,7 @@ export class EventReader {
    */
   #join(ev) {
     if (ev.encoding === EventEncoding.BINARY32 && ev.more) throw new AnthError('Malformed', -1, 'EVENT binary32 data continued');
-    if (this.#rawOnly && ev.encoding === EventEncoding.DEFLATE) {
+    if (this.#rawOnly && (ev.encoding === EventEncoding.DEFLATE || ev.encoding === EventEncoding.DEFLATE_AFTER)) {
       throw new AnthError('Malformed', -1, 'a deflated EVENT inside anth-deflate, whose EVENTs are raw');
     }
     if (this.#pending && (!sameBytes(ev.name, this.#name) || ev.encoding !== this.#enc)) {
@@ -218,6 +245,7 @@ export class EventReader {
    * @returns {JoinedEvent}
    */
   #finish(data) {
+    this.#prev = data.length > 1 << 15 ? data.slice(data.length - (1 << 15)) : data;
     if (this.#name.includes(0x0a) || this.#name.includes(0x0d)) {
       throw new AnthError('Malformed', -1, 'EVENT name with a line break');
     }

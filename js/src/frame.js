@@ -37,7 +37,7 @@ export const BlockOp = Object.freeze({ STOP: 0, START_TEXT: 1, START_THINKING: 2
  * stand for the JSON number §3.10's layout rule writes for it (the Chat
  * Completions bridge's EVENT logprob, §7b.2).
  */
-export const EventEncoding = Object.freeze({ JSON: 0, DEFLATE: 1, BINARY32: 2 });
+export const EventEncoding = Object.freeze({ JSON: 0, DEFLATE: 1, BINARY32: 2, DEFLATE_AFTER: 3 });
 /** An EventEncoding, as a type: the union of the named encodings. @typedef {typeof EventEncoding[keyof typeof EventEncoding]} EventEncoding */
 
 /** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
@@ -78,7 +78,7 @@ export const VocabFlag = Object.freeze({ TEXT: 1, DIGEST: 2 });
 
 /**
  * @typedef {object} Event
- * @property {number} encoding EventEncoding.JSON, EventEncoding.DEFLATE or EventEncoding.BINARY32
+ * @property {number} encoding EventEncoding.JSON, DEFLATE, BINARY32 or DEFLATE_AFTER
  * @property {boolean} more the data continues in the next EVENT frame
  * @property {Uint8Array} name the SSE event name
  * @property {Uint8Array} data this frame's part of the data

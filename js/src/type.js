@@ -183,13 +183,13 @@ function checkBlock(p) {
 }
 
 /**
- * @type {Check} SPEC.md §3.10: other encodings are malformed; the name lies
+ * @type {Check} SPEC.md §3.10: encodings other than 0–3 are malformed; the name lies
  * within the payload; binary32 data (encoding 2) is one finite float, 4
  * bytes, in one frame.
  */
 function checkEvent(p) {
   const enc = p[0] & 0x7f;
-  if (enc > 2) return [0, `event encoding ${enc}, want 0, 1 or 2`];
+  if (enc > 3) return [0, `event encoding ${enc}, want 0, 1, 2 or 3`];
   const n = 2 + p[1];
   if (n > p.length) return [1, `event name of ${p[1]} bytes past the payload`];
   if (enc !== 2) return;

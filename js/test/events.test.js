@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import test from 'node:test';
 import zlib from 'node:zlib';
 
-import { EVENT_DICTIONARY, EventEncoding, EventReader, Frame, FrameReader, Type, encodeEvent, encodeMagic, inflateEvent } from '../src/index.js';
+import { EVENT_DICTIONARY, EventEncoding, EventReader, Frame, FrameReader, Type, encodeEvent, encodeMagic, inflateEvent, parseFrame } from '../src/index.js';
 import { dictionaryFromGo, dictionaryModule, goSource, jsFile } from '../scripts/dictionary.js';
 import { concat } from './helpers.js';
 
@@ -107,4 +107,30 @@ test('EventReader reads a binary32 EVENT as the JSON number it stands for, and r
   for (const data of [f32(NaN), f32(Infinity), new Uint8Array(3), new Uint8Array(5)]) {
     assert.throws(() => encodeEvent(EventEncoding.BINARY32, 'logprob', data), (e) => e.kind === 'Malformed');
   }
+});
+
+test('SPEC §3.10 event-deflate-after: an EVENT of encoding 3 inflates after the event before it', async () => {
+  const spec = readFileSync(new URL('../../SPEC.md', import.meta.url), 'utf8');
+  const m = spec.match(/^\| `event-deflate-after` \| `([0-9A-F ]+)` \| (.*) \|$/m);
+  assert.ok(m, 'the vector is in SPEC.md');
+  const bytes = new Uint8Array(m[1].split(' ').map((h) => parseInt(h, 16)));
+  const r = new EventReader();
+  const got = [];
+  for (const f of new FrameReader({ rawFrames: true }).feed(concat([encodeMagic(), bytes]))) {
+    const ev = await r.add(f);
+    if (ev) got.push('`' + text(ev.data) + '`');
+  }
+  assert.equal(got.join(' '), m[2]);
+  // The event before, whatever its encoding, is what encoding 3 follows:
+  // here a deflated one, then a binary32.
+  const prev = '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}';
+  const next = prev.replace('"index":0', '"index":1');
+  const after = (/** @type {string} */ js, /** @type {string} */ before) =>
+    zlib.deflateRawSync(Buffer.from(js), { dictionary: Buffer.concat([dictionary, Buffer.from(before)]).subarray(-32768) });
+  const r2 = new EventReader();
+  await r2.add(parseFrame(encodeEvent(EventEncoding.DEFLATE, 'a', zlib.deflateRawSync(Buffer.from(prev), { dictionary }))).frame);
+  assert.equal(text((await r2.add(parseFrame(encodeEvent(EventEncoding.DEFLATE_AFTER, 'a', after(next, prev))).frame)).data), next);
+  r2.addSync(parseFrame(encodeEvent(EventEncoding.BINARY32, 'logprob', new Uint8Array([0, 0, 0x80, 0xbf]))).frame);
+  assert.equal(text((await r2.add(parseFrame(encodeEvent(EventEncoding.DEFLATE_AFTER, 'a', after(next, '-1.0'))).frame)).data), next);
+  await assert.rejects(new EventReader({ rawOnly: true }).add(parseFrame(encodeEvent(EventEncoding.DEFLATE_AFTER, 'a', after(next, ''))).frame), /inside anth-deflate/);
 });

@@ -4,14 +4,17 @@
  * preset dictionary (the Messages one unless dictionary is given, as
  * CHAT_EVENT_DICTIONARY is for the Chat Completions bridge, §7b.6); more
  * than max bytes out is 'TooLarge', data that does not inflate 'Malformed'.
- * It is for EVENT data only: other DEFLATE data was not made with this
- * dictionary.
+ * Given prev, the data of the event before, it inflates an EVENT of
+ * EventEncoding.DEFLATE_AFTER, whose preset dictionary is the EVENT
+ * dictionary followed by prev. It is for EVENT data only: other DEFLATE
+ * data was not made with this dictionary.
  * @param {Uint8Array} z
  * @param {number} max
  * @param {string} [dictionary] default EVENT_DICTIONARY
+ * @param {Uint8Array} [prev]
  * @returns {Promise<Uint8Array>}
  */
-export function inflateEvent(z: Uint8Array, max: number, dictionary?: string): Promise<Uint8Array>;
+export function inflateEvent(z: Uint8Array, max: number, dictionary?: string, prev?: Uint8Array): Promise<Uint8Array>;
 /**
  * @param {Uint8Array} a
  * @param {Uint8Array} b
@@ -39,8 +42,10 @@ export const DEFAULT_MAX_EVENT: number;
 /**
  * EventReader joins a stream's EVENT frames into the events they carry: it
  * follows continuation frames, inflates deflated data with the EVENT
- * dictionary and checks that the result is one JSON value, which it
- * compacts byte for byte. Its errors are AnthErrors of kind 'Malformed' or
+ * dictionary (and the event before, for EventEncoding.DEFLATE_AFTER: it
+ * keeps that event's data, its last 32 KiB) and checks that the result is
+ * one JSON value, which it compacts byte for byte. Every EVENT frame of a
+ * stream goes through one EventReader, in order. Its errors are AnthErrors of kind 'Malformed' or
  * 'TooLarge' with offset -1 (it does not see the stream).
  */
 export class EventReader {

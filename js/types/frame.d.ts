@@ -101,6 +101,7 @@ export const EventEncoding: Readonly<{
     JSON: 0;
     DEFLATE: 1;
     BINARY32: 2;
+    DEFLATE_AFTER: 3;
 }>;
 /** An EventEncoding, as a type: the union of the named encodings. @typedef {typeof EventEncoding[keyof typeof EventEncoding]} EventEncoding */
 /** EVENT encoding bit 7: the data continues in the next EVENT frame (SPEC.md §4). */
@@ -139,7 +140,7 @@ export const VocabFlag: Readonly<{
  */
 /**
  * @typedef {object} Event
- * @property {number} encoding EventEncoding.JSON, EventEncoding.DEFLATE or EventEncoding.BINARY32
+ * @property {number} encoding EventEncoding.JSON, DEFLATE, BINARY32 or DEFLATE_AFTER
  * @property {boolean} more the data continues in the next EVENT frame
  * @property {Uint8Array} name the SSE event name
  * @property {Uint8Array} data this frame's part of the data
@@ -286,7 +287,7 @@ export type CacheUsage = {
 };
 export type Event = {
     /**
-     * EventEncoding.JSON, EventEncoding.DEFLATE or EventEncoding.BINARY32
+     * EventEncoding.JSON, DEFLATE, BINARY32 or DEFLATE_AFTER
      */
     encoding: number;
     /**

@@ -165,7 +165,7 @@ export type Enums = [
   Is<Equal<StopReasonType, StopReason>>,
   Is<Equal<DeltaKind, 1 | 2 | 3 | 4>>,
   Is<Equal<BlockOp, 0 | 1 | 2>>,
-  Is<Equal<EventEncoding, 0 | 1 | 2>>,
+  Is<Equal<EventEncoding, 0 | 1 | 2 | 3>>,
   Is<Equal<Role, 0 | 1 | 2>>,
   Is<Equal<Type, 0x00 | 0x01 | 0x02 | 0x03 | 0x04 | 0x05 | 0x06 | 0x07 | 0x08 | 0x09 | 0x80 | 0x81 | 0x82 | 0x83>>,
 ];
