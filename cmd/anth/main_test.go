@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/layer0/anth/deflate"
 	"github.com/layer0/anth/frame"
+	"github.com/layer0/anth/messages"
 )
 
 func TestDemo(t *testing.T) {
@@ -77,5 +79,30 @@ func TestUsageErrors(t *testing.T) {
 		if err := run(args, nil, &bytes.Buffer{}); !errors.Is(err, errUsage) {
 			t.Errorf("anth %v: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestDumpEventsAfter: dump and decode --to jsonl show an EVENT of encoding
+// 3 inflated after the event before it (SPEC.md §3.10), as one reader of
+// the stream's EVENTs reads them, the Messages API's here.
+func TestDumpEventsAfter(t *testing.T) {
+	a, c := []byte(`{"type":"ping","n":1}`), []byte(`{"type":"ping","n":2}`)
+	b := frame.AppendMagic(nil)
+	b = frame.AppendEvent(b, frame.EventJSON, []byte("ping"), a)
+	b = frame.AppendEvent(b, frame.EventDeflateAfter, []byte("ping"), deflate.AppendBlockAfter(nil, c, messages.API{}.Dictionary(), a))
+	b = frame.AppendDone(b, frame.StopEndTurn, "")
+	var out bytes.Buffer
+	if err := run([]string{"dump", "--api", "messages"}, bytes.NewReader(b), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `ping (deflate-after, 6 bytes) {"type":"ping","n":2}`) {
+		t.Errorf("dump printed\n%s", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"decode", "--to", "jsonl", "--api", "messages"}, bytes.NewReader(b), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"data":{"type":"ping","n":2},"encoding":"deflate-after"`) {
+		t.Errorf("decode --to jsonl printed\n%s", out.String())
 	}
 }
