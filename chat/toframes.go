@@ -428,6 +428,6 @@ func (m *toFrames) wholeName(b, name, js []byte) []byte {
 // what DEFLATE's window reaches), when events are deflated.
 func (m *toFrames) keep(js []byte) {
 	if !m.opts.RawEvents {
-		m.prev, m.hasPrev = append(m.prev[:0], js[max(0, len(js)-32<<10):]...), true
+		m.prev, m.hasPrev = append(m.prev[:0], js[max(0, len(js)-deflate.Window):]...), true
 	}
 }

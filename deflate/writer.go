@@ -6,8 +6,13 @@ import (
 	"math/bits"
 )
 
+// Window is how far back DEFLATE reaches: of a preset dictionary, and of
+// the event before an EVENT of encoding 3 (AppendBlockAfter), only the last
+// Window bytes count, so a caller keeps no more of them.
+const Window = maxDist
+
 const (
-	window     = maxDist  // DEFLATE's window, a power of two
+	window     = Window   // DEFLATE's window, a power of two
 	maxChunk   = 16 << 10 // input matched at a time, after the window
 	hashBits   = 12
 	hash3Bits  = 10

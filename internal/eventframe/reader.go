@@ -122,12 +122,8 @@ func (r *Reader) Reset() { r.pending, r.prev = false, r.prev[:0] }
 // keep makes js, an event's data as its encoding gives it, the data of the
 // event before the next.
 func (r *Reader) keep(js []byte) {
-	r.prev = append(r.prev[:0], js[max(0, len(js)-maxWindow):]...)
+	r.prev = append(r.prev[:0], js[max(0, len(js)-deflate.Window):]...)
 }
-
-// maxWindow is how far back DEFLATE's window reaches: no more of the event
-// before counts.
-const maxWindow = 32 << 10
 
 func (r *Reader) inflate(z []byte, dict *deflate.Dictionary, prev []byte, max int) ([]byte, error) {
 	var out []byte
