@@ -639,7 +639,14 @@ func endsAtEOF(js []byte) bool {
 	n, all := 0, true
 	jsonlex.Elements(choices, func(c []byte) bool {
 		n++
-		fin, _ := jsonlex.Field(c, "finish_reason")
+		var fin []byte // the first finish_reason, its key as written, as shape reads keys
+		jsonlex.Members(c, func(k, v []byte) bool {
+			if string(k) == `"finish_reason"` {
+				fin = v
+				return false
+			}
+			return true
+		})
 		all = isString(fin)
 		return all
 	})

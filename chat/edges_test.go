@@ -102,3 +102,37 @@ func TestBridgedCutCharacter(t *testing.T) {
 		t.Errorf("content %q, done %v; want %q", got, c.Done, "a你b\uFFFD")
 	}
 }
+
+// TestEncoderEOF: an EVENT eof makes the DONE write no [DONE] only when the
+// last event written is a chunk a stream may end after (SPEC.md §7b.3), so
+// that the SSE reads as whole; ANTH that no Decoder made, with an EVENT eof
+// and no such chunk, gets its [DONE] (FuzzEncoder found an EVENT eof alone).
+func TestEncoderEOF(t *testing.T) {
+	ev := func(b []byte, name, js string) []byte {
+		return frame.AppendEvent(b, frame.EventJSON, []byte(name), []byte(js))
+	}
+	fin := `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
+	open := `{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`
+	for _, c := range []struct {
+		name   string
+		frames []byte
+		done   bool // the SSE ends in data: [DONE]
+	}{
+		{"eof alone", ev(nil, "eof", "null"), true},
+		{"after a finish chunk", ev(ev(nil, "chunk", fin), "eof", "null"), false},
+		{"after an open chunk", ev(ev(nil, "chunk", open), "eof", "null"), true},
+		{"after a named event", ev(ev(ev(nil, "chunk", fin), "event:note", "{}"), "eof", "null"), true},
+		{"a template after the finish chunk", ev(ev(ev(nil, "chunk", fin), "content", `{"choices":[{"index":0,"delta":{"content":""}}]}`), "eof", "null"), false},
+		{"before the USAGE that writes the usage chunk", frame.AppendUsage(ev(ev(nil, "usage", `{"choices":[],"usage":{}}`), "eof", "null"), frame.Usage{InputTokens: 1, OutputTokens: 1}), false},
+		{"after the usage chunk's USAGE", ev(frame.AppendUsage(ev(nil, "usage", `{"choices":[],"usage":{}}`), frame.Usage{InputTokens: 1, OutputTokens: 1}), "eof", "null"), false},
+	} {
+		anth := frame.AppendDone(append(frame.AppendMagic(nil), c.frames...), frame.StopEndTurn, "")
+		sse := toSSEBytes(t, anth, EncoderOptions{})
+		if got := bytes.HasSuffix(sse, []byte("data: [DONE]\n\n")); got != c.done {
+			t.Errorf("%s: [DONE] written %v, want %v:\n%s", c.name, got, c.done, sse)
+		}
+		if _, err := io.ReadAll(NewDecoder(bytes.NewReader(sse), DecoderOptions{})); err != nil {
+			t.Errorf("%s: the SSE does not decode: %v", c.name, err)
+		}
+	}
+}

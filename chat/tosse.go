@@ -16,6 +16,7 @@ type encBlock struct {
 	tpl  []byte // nil: none kept
 	sh   shape
 	once bool // over MaxTemplate: it serves one chunk (§7b.2)
+	eof  bool // its chunks may end a stream with no [DONE] (endsAtEOF: holes change no finish_reason)
 }
 
 // toSSE maps the frames of one ANTH response to Chat Completions chunks
@@ -30,7 +31,8 @@ type toSSE struct {
 	native     bool // content came before any EVENT: chunks are made (§7b.5)
 	ended      bool
 	errWritten bool // an error chunk or event came whole, before its ERROR
-	noDone     bool // an EVENT eof came: the DONE writes no [DONE] (§7b.3)
+	noDone     bool // an EVENT eof came: the DONE writes no [DONE] (§7b.3)…
+	lastEOF    bool // …when the last event written is a chunk a stream may end after (endsAtEOF)
 
 	blocks []encBlock
 	once   int // the block whose template serves one chunk, or -1
@@ -99,6 +101,7 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 			if s.js, ok = mergeUsage(s.js[:0], s.usageEv, ev); !ok {
 				return b, &Error{Err: ErrMalformed, Detail: "EVENT usage with no usage object"}
 			}
+			s.lastEOF = endsAtEOF(s.js)
 			return appendData(b, s.js), nil
 		}
 		if s.markContent(); !s.native {
@@ -133,8 +136,12 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 		} else {
 			b = s.flushBridged(b)
 		}
-		if s.noDone {
-			return b, nil // the stream ended with its bytes (§7b.3)
+		if s.noDone && s.lastEOF && !s.native {
+			// The stream ended with its bytes (§7b.3): its last chunk says
+			// so, as a Decoder reads it. Without such a chunk (ANTH that
+			// no Decoder made) the [DONE] is written, or the SSE would
+			// read as cut.
+			return b, nil
 		}
 		return appendData(b, []byte(doneData)), nil
 	}
@@ -162,8 +169,10 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 	name := ev.Name
 	switch string(name) {
 	case "chunk":
+		s.lastEOF = endsAtEOF(ev.Data)
 		return appendData(b, ev.Data), nil
 	case "done":
+		s.lastEOF = false
 		return appendData(b, []byte(doneData)), nil
 	case "eof":
 		s.noDone = true // it stands for the missing [DONE] of the DONE after it (§7b.3)
@@ -172,7 +181,7 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 		s.usageEv, s.hasUsage, s.hasCache = append(s.usageEv[:0], ev.Data...), true, false
 		return b, nil
 	case "error":
-		s.errWritten = true
+		s.errWritten, s.lastEOF = true, false
 		return appendData(b, ev.Data), nil
 	case "logprob":
 		if n, ok := jsonlex.Number(ev.Data); !ok || n != len(ev.Data) {
@@ -185,6 +194,7 @@ func (s *toSSE) event(b []byte, f frame.Frame) ([]byte, error) {
 		if string(name) == "event:error" {
 			s.errWritten = true // it stands for the ERROR after it (§7b.3)
 		}
+		s.lastEOF = false
 		return appendNamed(b, name[len("event:"):], ev.Data), nil
 	}
 	if field := fieldOf(name); field >= 0 {
@@ -240,6 +250,7 @@ func (s *toSSE) template(field int, tpl []byte) error {
 		blk.tpl = append(blk.tpl[:0], tpl...)
 	}
 	blk.sh = sh
+	blk.eof = endsAtEOF(tpl)
 	return nil
 }
 
@@ -318,6 +329,7 @@ func (s *toSSE) chunk(b []byte, blk *encBlock, text []byte) []byte {
 	}
 	b = append(b, blk.tpl[last:]...)
 	b = append(b, "\n\n"...)
+	s.lastEOF = blk.eof
 	s.obf, s.ids, s.hasLP, s.use, s.hasU = 0, s.ids[:0], false, frame.Usage{}, false
 	if blk.once {
 		blk.tpl, s.once = nil, -1

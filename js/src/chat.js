@@ -192,6 +192,7 @@ const HOLE_TOKEN_ID = 8;
  * @property {string} key the block it is of: choice, field and tool call
  * @property {Array<{kind: number, start: number, end: number}>} holes in order of place
  * @property {boolean} once longer than CHAT_MAX_TEMPLATE: it serves one chunk
+ * @property {boolean} eof its chunks may end a stream with no [DONE] (endsAtEOF)
  */
 
 const emptyString = enc('""');
@@ -261,7 +262,30 @@ function template(js, field) {
     if (total) holes.push({ kind: HOLE_TOTAL, start: off(total), end: off(total) + 1 });
   }
   holes.sort((a, b) => a.start - b.start);
-  return { js: js.slice(), field, key: `${index}/${field}/${field === FIELD_ARGUMENTS ? tool : 0}`, holes, once: js.length > CHAT_MAX_TEMPLATE };
+  return { js: js.slice(), field, key: `${index}/${field}/${field === FIELD_ARGUMENTS ? tool : 0}`, holes, once: js.length > CHAT_MAX_TEMPLATE, eof: endsAtEOF(js) };
+}
+
+const quotedFinish = enc('"finish_reason"');
+
+/**
+ * endsAtEOF reports whether a stream with no [DONE] is whole if its bytes
+ * end after chunk js, as Go's endsAtEOF does (SPEC.md §7b.3): js finishes
+ * every choice it holds (the first finish_reason of each is a string), or
+ * is the usage chunk (choices empty, usage an object). A template's holes
+ * change none of that.
+ * @param {Uint8Array} js
+ */
+function endsAtEOF(js) {
+  const top = byKey(js, ['choices', 'usage']);
+  const choices = top?.get('choices');
+  if (!top || !choices || choices[0] !== 0x5b) return false;
+  const list = elements(choices);
+  if (!list) return false;
+  if (list.length === 0) return top.get('usage')?.[0] === 0x7b;
+  return list.every((c) => {
+    const fin = members(c)?.find(([k]) => sameBytes(k, quotedFinish))?.[1];
+    return !!fin && fin.length >= 2 && fin[0] === 0x22;
+  });
 }
 
 /**
@@ -399,7 +423,8 @@ class ToChat {
     this.bridged = false; // the stream carries chunks of its own (an EVENT came first)
     this.native = false; // content came before any EVENT: chunks are made (§7b.5)
     this.errWritten = false; // an error chunk or event came whole, before its ERROR
-    this.noDone = false; // an EVENT eof came: the DONE writes no [DONE] (§7b.3)
+    this.noDone = false; // an EVENT eof came: the DONE writes no [DONE] (§7b.3)…
+    this.lastEOF = false; // …when the last event written is a chunk a stream may end after (endsAtEOF)
     /** @type {Array<{key: string, tpl: Template | null}>} the blocks, numbered as their templates first came */
     this.blocks = [];
     this.once = -1; // the block whose template serves one chunk, or -1
@@ -493,7 +518,10 @@ class ToChat {
       case Type.DONE:
         if (this.native) this.nativeEnd(f.done().reason);
         else this.flushBridged();
-        if (!this.noDone) this.data('[DONE]'); // else the stream ended with its bytes (§7b.3)
+        // The stream ended with its bytes (§7b.3) when its last chunk says
+        // so, as Go's Decoder reads it; else (ANTH no Decoder made) the
+        // [DONE] is written, or the SSE would read as cut.
+        if (!(this.noDone && this.lastEOF && !this.native)) this.data('[DONE]');
         return;
     }
     // unknown ignorable frames: nothing.
@@ -534,8 +562,10 @@ class ToChat {
     if (!this.native) this.bridged = true;
     const { name, data } = ev;
     if (sameBytes(name, nameChunk)) {
+      this.lastEOF = endsAtEOF(data);
       this.data(data);
     } else if (sameBytes(name, nameDone)) {
+      this.lastEOF = false;
       this.data('[DONE]');
     } else if (sameBytes(name, nameEOF)) {
       this.noDone = true; // it stands for the missing [DONE] of the DONE after it (§7b.3)
@@ -544,6 +574,7 @@ class ToChat {
       this.cached = null;
     } else if (sameBytes(name, nameError)) {
       this.errWritten = true;
+      this.lastEOF = false;
       this.data(data);
     } else if (sameBytes(name, nameLogprob)) {
       const lp = latin1(data);
@@ -552,6 +583,7 @@ class ToChat {
     } else if (name.length > nameEventPrefix.length && sameBytes(name.subarray(0, nameEventPrefix.length), nameEventPrefix)) {
       // A named error event stands for the ERROR after it (SPEC.md §7b.3).
       if (sameBytes(name, nameEventError)) this.errWritten = true;
+      this.lastEOF = false;
       this.out.event(name.subarray(nameEventPrefix.length), data);
     } else {
       const field = openFields.findIndex((o) => sameBytes(o.name, name));
@@ -647,6 +679,7 @@ class ToChat {
     this.out.bytes(t.js.subarray(last));
     this.out.text('\n\n');
     this.obf = 0;
+    this.lastEOF = t.eof;
     this.ids = [];
     this.logprob = null;
     this.use = null;
@@ -715,6 +748,7 @@ class ToChat {
   usageChunk(input, output) {
     const ev = /** @type {Uint8Array} */ (this.usageEvent);
     const cached = this.cached;
+    this.lastEOF = endsAtEOF(ev); // the counts put back change none of it
     this.usageEvent = null;
     this.cached = null;
     const top = members(ev);

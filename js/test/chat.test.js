@@ -189,3 +189,23 @@ test('a bridged stream whose text ends inside a character gets it as U+FFFD in i
     ['a', '', '\uFFFD', '[DONE]'],
   );
 });
+
+test('an EVENT eof leaves out [DONE] only after a chunk a stream may end after, as Go does (SPEC §7b.3)', async () => {
+  const fin = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
+  const open = '{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}';
+  const usage = encodeUsage({ inputTokens: 1, outputTokens: 1, cacheHitRatio: 0 });
+  /** @type {Array<[string, Uint8Array[], boolean]>} */
+  const cases = [
+    ['eof alone', [ev('eof', 'null')], true],
+    ['after a finish chunk', [ev('chunk', fin), ev('eof', 'null')], false],
+    ['after an open chunk', [ev('chunk', open), ev('eof', 'null')], true],
+    ['after a named event', [ev('chunk', fin), ev('event:note', '{}'), ev('eof', 'null')], true],
+    ['a template after the finish chunk', [ev('chunk', fin), ev('content', '{"choices":[{"index":0,"delta":{"content":""}}]}'), ev('eof', 'null')], false],
+    ['before the USAGE that writes the usage chunk', [ev('usage', '{"choices":[],"usage":{}}'), ev('eof', 'null'), usage], false],
+    ['after the usage chunk', [ev('usage', '{"choices":[],"usage":{}}'), usage, ev('eof', 'null')], false],
+  ];
+  for (const [name, frames, done] of cases) {
+    const sse = new TextDecoder().decode(await toChatSSE(concat([encodeMagic(), ...frames, encodeDone(StopReason.END_TURN)])));
+    assert.equal(sse.endsWith('data: [DONE]\n\n'), done, `${name}: ${sse}`);
+  }
+});

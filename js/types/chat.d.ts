@@ -115,5 +115,9 @@ export type Template = {
      * longer than CHAT_MAX_TEMPLATE: it serves one chunk
      */
     once: boolean;
+    /**
+     * its chunks may end a stream with no [DONE] (endsAtEOF)
+     */
+    eof: boolean;
 };
 import { EventEncoder } from './bridge.js';
