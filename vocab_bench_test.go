@@ -268,6 +268,14 @@ func textFrames(v *vocab.Vocabulary) func(b []byte, ids []uint32) []byte {
 
 func tokenFrames(b []byte, ids []uint32) []byte { return frame.AppendToken(b, ids...) }
 
+// packedFrames writes a flush's IDs in a PACKED_TOKEN frame, as
+// frame.Writer's WriteToken does for several: each body needs its own,
+// since a frame's codes depend on the frames before it (SPEC.md §3.1.1).
+func packedFrames() func(b []byte, ids []uint32) []byte {
+	var e frame.TokenEncoder
+	return func(b []byte, ids []uint32) []byte { return e.AppendPackedToken(b, ids...) }
+}
+
 // tokenRuns writes a flush's IDs split into runs, as frame.Writer's
 // WriteToken does (frame.AppendTokenRuns).
 func tokenRuns(b []byte, ids []uint32) []byte { return frame.AppendTokenRuns(b, ids...) }
@@ -294,6 +302,7 @@ func BenchmarkTokenBytes(b *testing.B) {
 				{"token-runs", tokenRuns},
 				{"varint", appendVarintFrame},
 				{"exp-golomb", appendExpGolombFrame},
+				{"packed", nil},
 				{"short", shortFrames},
 				{"text", textFrames(c.v)},
 			} {
@@ -307,7 +316,11 @@ func BenchmarkTokenBytes(b *testing.B) {
 					b.Run(name, func(b *testing.B) {
 						var n int
 						for b.Loop() {
-							n = bodyBytes(c, flush, coded, enc.f)
+							f := enc.f
+							if f == nil {
+								f = packedFrames()
+							}
+							n = bodyBytes(c, flush, coded, f)
 						}
 						b.ReportMetric(float64(n)/float64(len(c.ids)), "B/token")
 						b.ReportMetric(float64(n)/float64(textDeflate), "x-text-deflate")

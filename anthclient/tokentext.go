@@ -70,7 +70,7 @@ func (s *tokenText) next() {
 		}
 		_, s.err = s.t.AppendFrame(nil, f)
 		return
-	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24, frame.TypeDone:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24, frame.TypePackedToken, frame.TypeDone:
 		if s.t == nil {
 			break
 		}

@@ -41,6 +41,7 @@ type toSSE struct {
 	// The hole frames of the chunk being assembled (§7b.2).
 	obf   int
 	ids   []uint32
+	dec   frame.TokenDecoder // the IDs of the stream's PACKED_TOKEN frames
 	lp    []byte
 	hasLP bool
 	use   frame.Usage // a USAGE for the chunk's usage holes (§7b.2, item 5)
@@ -72,7 +73,7 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 		return s.event(b, f)
 	case frame.TypePad:
 		s.obf = len(f.Payload)
-	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24, frame.TypePackedToken:
 		if s.markContent(); s.native {
 			return b, nil // a stream's own token IDs: no chunk field spells them
 		}
@@ -80,7 +81,7 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 			return b, &Error{Err: ErrTooLarge, Detail: "more token IDs before a chunk's text than one frame holds"}
 		}
 		var err error
-		s.ids, err = f.Tokens(s.ids)
+		s.ids, err = s.dec.Tokens(s.ids, f)
 		return b, err
 	case frame.TypeText:
 		block, text, _ := f.Text()

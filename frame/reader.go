@@ -54,6 +54,7 @@ type Reader struct {
 	body       bool  // Magic read, no DONE or ERROR yet, no error: Next's fast path applies
 
 	ended   bool   // a DONE or ERROR has been read
+	recent  int    // IDs in the stream's recent-ID list (SPEC.md §3.1.1)
 	joining bool   // joined holds a DONE or ERROR whose value may continue
 	joinTyp Type   // the type being joined
 	joined  []byte // payload of the value being joined
@@ -217,6 +218,11 @@ func (r *Reader) next() (Frame, error) {
 			}
 			continue
 		}
+		if f.Type == TypePackedToken {
+			if err := r.packed(f); err != nil {
+				return Frame{}, err
+			}
+		}
 		if r.raw {
 			return f, nil
 		}
@@ -237,6 +243,18 @@ func (r *Reader) next() (Frame, error) {
 		}
 		return f, nil
 	}
+}
+
+// packed checks a PACKED_TOKEN frame's places in the stream's recent-ID
+// list against the IDs the list holds (SPEC.md §3.1.1): Parse has checked
+// its layout, which needs no state.
+func (r *Reader) packed(f Frame) error {
+	_, after, at, detail, ok := scanPacked(f.Payload, r.recent)
+	if !ok {
+		return frameErr(r.off-int64(len(f.Payload))+int64(at), f.Type, ErrMalformed, detail)
+	}
+	r.recent = after
+	return nil
 }
 
 // join reads the continuation frames of the DONE or ERROR in r.joined:

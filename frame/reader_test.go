@@ -17,15 +17,15 @@ import (
 )
 
 func TestReaderStickyError(t *testing.T) {
-	in := string(AppendToken(AppendMagic(nil), 1)) + "\x0A\x00\x00" + string(AppendToken(nil, 2))
+	in := string(AppendToken(AppendMagic(nil), 1)) + "\x7F\x00\x00" + string(AppendToken(nil, 2))
 	r := NewReader(strings.NewReader(in), ReaderOptions{})
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
 	_, err := r.Next()
 	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrUnknownType) || e.Offset != 9 || e.Type != 0x0A {
-		t.Fatalf("Next: %v, want ErrUnknownType for type 0x0A at 9", err)
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnknownType) || e.Offset != 9 || e.Type != 0x7F {
+		t.Fatalf("Next: %v, want ErrUnknownType for type 0x7F at 9", err)
 	}
 	for range 3 {
 		if _, again := r.Next(); again != err {
@@ -146,7 +146,7 @@ func TestErrorMessage(t *testing.T) {
 		"ANTH\x01\x00\x0B": "frame: offset 5: USAGE frame: malformed: payload length 11, want 12",
 		"":                 `frame: offset 0: unexpected EOF: empty stream, want "ANTH"`,
 		"X":                `frame: offset 0: bad magic: stream must start with "ANTH" (41 4E 54 48)`,
-		"ANTH\x0A":         "frame: offset 5: TYPE(0x0A) frame: unexpected EOF: stream ends inside a frame",
+		"ANTH\x7F":         "frame: offset 5: TYPE(0x7F) frame: unexpected EOF: stream ends inside a frame",
 		"ANTH\x08\x00":     "frame: offset 6: SHORT_TOKEN frame: unexpected EOF: stream ends inside a frame",
 		"ANTH\x09\x00\x00": "frame: offset 7: SHORT_TOKEN24 frame: unexpected EOF: stream ends inside a frame",
 	} {
@@ -188,7 +188,7 @@ func TestNames(t *testing.T) {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
-	if !TypePad.Ignorable() || TypeText.Ignorable() || Type(0x90).Known() || Type(0x0A).Known() || !TypeShortToken24.Known() {
+	if !TypePad.Ignorable() || TypeText.Ignorable() || Type(0x90).Known() || Type(0x7F).Known() || !TypeShortToken24.Known() {
 		t.Error("type ranges wrong")
 	}
 }

@@ -123,8 +123,10 @@ func wide(ids []uint32) bool {
 }
 
 // Tokens appends the frame's token IDs to dst and returns the extended
-// slice. It reads the four token frames alike (TOKEN, TOKEN32,
-// SHORT_TOKEN, SHORT_TOKEN24; Type.IsToken).
+// slice. It reads the four token frames whose IDs are their own alike
+// (TOKEN, TOKEN32, SHORT_TOKEN, SHORT_TOKEN24); a PACKED_TOKEN frame's
+// depend on the frames before it, so TokenDecoder reads it, and Tokens
+// returns ErrWrongType.
 func (f Frame) Tokens(dst []uint32) ([]uint32, error) {
 	p := f.Payload
 	switch f.Type {
@@ -144,6 +146,8 @@ func (f Frame) Tokens(dst []uint32) ([]uint32, error) {
 		for i := 0; i+3 < len(p); i += 4 {
 			dst = append(dst, binary.BigEndian.Uint32(p[i:]))
 		}
+	case TypePackedToken:
+		return dst, &Error{Offset: -1, Type: f.Type, Err: ErrWrongType, Detail: "its IDs depend on the PACKED_TOKEN frames before it: read it with a TokenDecoder", hasType: true}
 	default:
 		return dst, f.wrongType("a token frame")
 	}
@@ -151,7 +155,8 @@ func (f Frame) Tokens(dst []uint32) ([]uint32, error) {
 }
 
 // TokenCount returns the number of token IDs in a token frame (1 in a
-// short one), and 0 for frames of other types.
+// short one; in a PACKED_TOKEN frame, those of its codes that precede a
+// fault in its layout), and 0 for frames of other types.
 func (f Frame) TokenCount() int {
 	switch f.Type {
 	case TypeToken:
@@ -160,6 +165,11 @@ func (f Frame) TokenCount() int {
 		return len(f.Payload) / 4
 	case TypeShortToken, TypeShortToken24:
 		return 1
+	case TypePackedToken:
+		if len(f.Payload) >= 2 {
+			n, _, _, _, _ := scanPacked(f.Payload, RecentTokens)
+			return n
+		}
 	}
 	return 0
 }

@@ -40,10 +40,13 @@ const (
 	// token sent alone is a 3-byte frame (SPEC.md §2, §3.1).
 	TypeShortToken   Type = 0x08 // one token ID, u16: 3 bytes in all
 	TypeShortToken24 Type = 0x09 // one token ID, u24: 4 bytes in all
-	TypePad          Type = 0x80 // padding that hides frame sizes; ignorable
-	TypeCacheUsage   Type = 0x81 // prompt-cache token counts; ignorable
-	TypeEvent        Type = 0x82 // an event of a bridged stream, kept whole; ignorable
-	TypeVocab        Type = 0x83 // the vocabulary the token frames index; ignorable
+	// PACKED_TOKEN: token IDs, bit-packed, each one of the stream's recent
+	// IDs or a new one (SPEC.md §3.1.1); read with a TokenDecoder.
+	TypePackedToken Type = 0x0A
+	TypePad         Type = 0x80 // padding that hides frame sizes; ignorable
+	TypeCacheUsage  Type = 0x81 // prompt-cache token counts; ignorable
+	TypeEvent       Type = 0x82 // an event of a bridged stream, kept whole; ignorable
+	TypeVocab       Type = 0x83 // the vocabulary the token frames index; ignorable
 )
 
 // typeInfo is what this package knows of a frame type: its name and the
@@ -85,6 +88,7 @@ var types = [256]typeInfo{
 	TypeBlock:        {name: "BLOCK", known: true, min: 3, max: 3, want: "3", check: checkBlock},                                     // §3.9
 	TypeShortToken:   {name: "SHORT_TOKEN", known: true, min: 2, max: 2, short: 2, want: "2"},                                        // §3.1
 	TypeShortToken24: {name: "SHORT_TOKEN24", known: true, min: 3, max: 3, short: 3, want: "3"},                                      // §3.1
+	TypePackedToken:  {name: "PACKED_TOKEN", known: true, min: 2, max: MaxPayload, want: "at least 2", check: checkPacked},           // §3.1.1
 	TypePad:          {name: "PAD", known: true, fast: true, min: 0, max: MaxPayload},                                                // §3.6
 	TypeCacheUsage:   {name: "CACHE_USAGE", known: true, min: cacheUsageSize, max: cacheUsageSize, want: "8"},                        // §3.7
 	TypeEvent:        {name: "EVENT", known: true, min: 2, max: MaxPayload, want: "at least 2", check: checkEvent},                   // §3.10
@@ -121,10 +125,11 @@ func ParseHeader(b []byte) (t Type, size int, ok bool) {
 }
 
 // IsToken reports whether t is one of the token frames, whose payload is
-// token IDs: TOKEN, TOKEN32, SHORT_TOKEN, SHORT_TOKEN24 (SPEC.md §3.1).
-// Frame.Tokens reads them all.
+// token IDs: TOKEN, TOKEN32, SHORT_TOKEN, SHORT_TOKEN24 and PACKED_TOKEN
+// (SPEC.md §3.1). TokenDecoder reads them all; Frame.Tokens all but
+// PACKED_TOKEN, whose IDs depend on the frames before it.
 func (t Type) IsToken() bool {
-	return t == TypeToken || t == TypeToken32 || t == TypeShortToken || t == TypeShortToken24
+	return t <= TypePackedToken && (t == TypeToken || t == TypeToken32 || t >= TypeShortToken)
 }
 
 // Ignorable reports whether a reader that does not know t may skip it.

@@ -45,12 +45,18 @@ func readSpecVectors(t *testing.T) []specVector {
 
 // validVectors builds each valid vector of SPEC.md §9 from its value.
 var validVectors = map[string]func() []byte{
-	"token":              func() []byte { return AppendToken(nil, 42) },
-	"token-multi":        func() []byte { return AppendToken(nil, 1, 2, 65535) },
-	"token32":            func() []byte { return AppendToken(nil, 100276) },
-	"token32-multi":      func() []byte { return AppendToken(nil, 42, 200018) },
-	"short-token":        func() []byte { return AppendShortToken(nil, 42) },
-	"short-token24":      func() []byte { return AppendShortToken(nil, 200018) },
+	"token":         func() []byte { return AppendToken(nil, 42) },
+	"token-multi":   func() []byte { return AppendToken(nil, 1, 2, 65535) },
+	"token32":       func() []byte { return AppendToken(nil, 100276) },
+	"token32-multi": func() []byte { return AppendToken(nil, 42, 200018) },
+	"short-token":   func() []byte { return AppendShortToken(nil, 42) },
+	"short-token24": func() []byte { return AppendShortToken(nil, 200018) },
+	"packed-token":  func() []byte { return new(TokenEncoder).AppendPackedToken(nil, 42, 42, 100276, 42) },
+	"packed-token-stream": func() []byte {
+		var e TokenEncoder
+		b := e.AppendPackedToken(AppendMagic(nil), 42, 42, 100276, 42)
+		return AppendDone(e.AppendPackedToken(b, 100276, 7), StopUnspecified, "")
+	},
 	"usage":              func() []byte { return AppendUsage(nil, Usage{25, 1, 250_000}) },
 	"error":              func() []byte { return AppendError(nil, CodeOverloaded, "Overloaded") },
 	"done":               func() []byte { return AppendDone(nil, StopUnspecified, "") },
@@ -115,6 +121,23 @@ func TestSpecVectors(t *testing.T) {
 // checkValidVector parses a valid vector back and re-encodes it.
 func checkValidVector(t *testing.T, v specVector) {
 	switch {
+	case v.name == "packed-token-stream":
+		frames, err := readAll(NewReader(strings.NewReader(string(v.bytes)), ReaderOptions{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d TokenDecoder
+		var got [][]uint32
+		for _, f := range frames[:2] {
+			ids, err := d.Tokens(nil, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ids)
+		}
+		if diff := cmp.Diff([][]uint32{{42, 42, 100276, 42}, {100276, 7}}, got); diff != "" {
+			t.Fatalf("IDs (-want +got):\n%s", diff)
+		}
 	case v.name == "stream":
 		frames, err := readAll(NewReader(strings.NewReader(string(v.bytes)), ReaderOptions{}))
 		if err != nil {

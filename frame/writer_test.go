@@ -378,9 +378,24 @@ type writeCall struct {
 	want  []byte
 }
 
+// packedTwice is what two WriteToken(ids...) calls of a stream write: the
+// second's PACKED_TOKEN frame names the IDs the first sent (SPEC.md §3.1.1).
+func packedTwice(ids ...uint32) (first, again []byte) {
+	var e TokenEncoder
+	return e.AppendPackedToken(nil, ids...), e.AppendPackedToken(nil, ids...)
+}
+
+var (
+	packed12, packed12Again     = packedTwice(1, 2)
+	packedLong, packedLongAgain = packedTwice(longIDs...)
+	// writtenAgain is what a call writes the second time, where that is
+	// not what it wrote the first.
+	writtenAgain = map[string][]byte{"WriteToken": packed12Again, "long WriteToken": packedLongAgain}
+)
+
 // writeCalls is one call of each Write… method.
 var writeCalls = []writeCall{
-	{"WriteToken", func(w *Writer) error { return w.WriteToken(1, 2) }, AppendToken(nil, 1, 2)},
+	{"WriteToken", func(w *Writer) error { return w.WriteToken(1, 2) }, packed12},
 	{"WriteText", func(w *Writer) error { return w.WriteText(3, []byte("hi")) }, AppendText(nil, 3, []byte("hi"))},
 	{"WriteUsage", func(w *Writer) error { return w.WriteUsage(Usage{1, 2, 3}) }, AppendUsage(nil, Usage{1, 2, 3})},
 	{"WriteCacheUsage", func(w *Writer) error { return w.WriteCacheUsage(CacheUsage{4, 5}) }, AppendCacheUsage(nil, CacheUsage{4, 5})},
@@ -392,7 +407,7 @@ var writeCalls = []writeCall{
 	{"WriteBlock", func(w *Writer) error { return w.WriteBlock(1, BlockStartText) }, AppendBlock(nil, 1, BlockStartText)},
 	{"WriteEvent", func(w *Writer) error { return w.WriteEvent(EventJSON, []byte("e"), []byte("{}")) }, AppendEvent(nil, EventJSON, []byte("e"), []byte("{}"))},
 	// Values longer than a frame, in one Write all the same.
-	{"long WriteToken", func(w *Writer) error { return w.WriteToken(longIDs...) }, AppendToken(nil, longIDs...)},
+	{"long WriteToken", func(w *Writer) error { return w.WriteToken(longIDs...) }, packedLong},
 	{"long WriteText", func(w *Writer) error { return w.WriteText(1, longText) }, AppendText(nil, 1, longText)},
 	{"long WriteDelta", func(w *Writer) error { return w.WriteDelta(1, DeltaThinking, longText[:maxDeltaPerFrame+1]) },
 		AppendDelta(nil, 1, DeltaThinking, longText[:maxDeltaPerFrame+1])},
@@ -466,7 +481,11 @@ func TestWriterEachCall(t *testing.T) {
 			if err := w.Flush(); err != nil {
 				t.Fatal(err)
 			}
-			want := [][]byte{append(AppendMagic(nil), c.want...), c.want}
+			again := c.want
+			if b, ok := writtenAgain[c.name]; ok {
+				again = b
+			}
+			want := [][]byte{append(AppendMagic(nil), c.want...), again}
 			if d := cmp.Diff(want, log.writes, cmp.Comparer(bytes.Equal)); d != "" {
 				t.Errorf("options %+v, %s: writes (-want +got):\n%s", opts, c.name, d)
 			}

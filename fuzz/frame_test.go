@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/layer0/anth/frame"
@@ -24,6 +25,8 @@ func FuzzReader(f *testing.F) {
 	f.Add(frame.AppendError(frame.AppendMagic(nil), frame.CodeAPI, string(make([]byte, 70000))))
 	f.Add(frame.AppendDone(frame.AppendVocab(frame.AppendMagic(nil), frame.Vocab{Name: []byte("ab"), Specials: []byte("\x00\x00\x00\x01\x00\x00\x00\x02\x00\x01s")}), 0, ""))
 	f.Add(frame.AppendVocab(frame.AppendMagic(nil), frame.Vocab{Flags: frame.VocabDigest | frame.VocabText, Kind: 1}))
+	var e frame.TokenEncoder
+	f.Add(frame.AppendDone(e.AppendPackedToken(e.AppendPackedToken(frame.AppendMagic(nil), 42, 42, 100276, 42), 100276, 7, 1<<31), 0, ""))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		raw(t, in)
 		response(t, in)
@@ -97,10 +100,19 @@ func response(t *testing.T, in []byte) {
 	r := frame.NewReader(bytes.NewReader(in), frame.ReaderOptions{OnSkip: func(fr frame.Frame) { w.WriteFrame(fr) }})
 	var frames [][]byte
 	var err error
+	var ids frame.TokenDecoder
 	for {
 		var fr frame.Frame
 		if fr, err = r.Next(); err != nil {
 			break
+		}
+		if fr.Type.IsToken() {
+			// The Reader has checked a PACKED_TOKEN frame's places against
+			// the frames before it: its IDs read.
+			got, terr := ids.Tokens(nil, fr)
+			if terr != nil || len(got) != fr.TokenCount() {
+				t.Fatalf("%v frame the Reader returned: %d IDs, TokenCount %d, %v", fr.Type, len(got), fr.TokenCount(), terr)
+			}
 		}
 		if werr := w.WriteFrame(fr); werr != nil {
 			t.Fatalf("a frame the Reader returned does not write: %v", werr)
@@ -139,6 +151,75 @@ func response(t *testing.T, in []byte) {
 			t.Fatalf("frame %d differs between pull and push", i)
 		}
 	}
+}
+
+// FuzzPackedToken reads arbitrary bytes as a PACKED_TOKEN payload after a
+// frame of 64 IDs (so that every place is one the list holds): a payload
+// that reads gives at most 4 IDs a byte (SPEC.md §12), as many as
+// TokenCount says, and the IDs, written again by an encoder at the same
+// state, read back the same; one that does not is an *frame.Error at a
+// byte of the payload, the list unchanged, as Parse finds it unless only
+// the list's state made it wrong.
+func FuzzPackedToken(f *testing.F) {
+	f.Add([]byte{0x36, 0x6A, 0x80, 0x00, 0x30, 0xFE, 0x90, 0x40})
+	f.Add([]byte{0x01, 0xFF})
+	f.Add([]byte{0x00, 0x55, 0x55})
+	f.Add([]byte{0xFD, 0x30, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		first := make([]uint32, frame.RecentTokens)
+		for i := range first {
+			first[i] = uint32(i * 977)
+		}
+		var enc frame.TokenEncoder
+		var dec frame.TokenDecoder
+		b := enc.AppendPackedToken(nil, first...)
+		f0, _, err := frame.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dec.Tokens(nil, f0); err != nil {
+			t.Fatal(err)
+		}
+		fr := frame.Frame{Type: frame.TypePackedToken, Payload: in}
+		ids, err := dec.Tokens(nil, fr)
+		if err != nil {
+			var e *frame.Error
+			if !errors.As(err, &e) || !errors.Is(err, frame.ErrMalformed) || e.Offset < 0 || e.Offset > int64(len(in)) || len(ids) != 0 {
+				t.Fatalf("error %v, IDs %v; want an *frame.Error in the payload", err, ids)
+			}
+			// The list is as it was: the frame of 64 reads again as places.
+			again, err := dec.Tokens(nil, frame.Frame{Type: frame.TypePackedToken, Payload: enc.AppendPackedToken(nil, first...)[frame.HeaderSize:]})
+			if err != nil || len(again) != len(first) {
+				t.Fatalf("after a failed frame the list changed: %v", err)
+			}
+			return
+		}
+		if _, _, perr := frame.Parse(fr.Append(nil)); perr != nil && len(in) <= frame.MaxPayload {
+			t.Fatalf("TokenDecoder reads what Parse refuses: %v", perr)
+		}
+		if len(ids) > 4*len(in) || len(ids) != fr.TokenCount() {
+			t.Fatalf("%d IDs from %d bytes, TokenCount %d", len(ids), len(in), fr.TokenCount())
+		}
+		// Written again at the list's state before: the same IDs.
+		var enc2 frame.TokenEncoder
+		var dec2 frame.TokenDecoder
+		b0 := enc2.AppendPackedToken(nil, first...)
+		f0, _, _ = frame.Parse(b0)
+		dec2.Tokens(nil, f0)
+		for len(ids) > 0 {
+			n := min(len(ids), 5000)
+			bb := enc2.AppendPackedToken(nil, ids[:n]...)
+			g, _, err := frame.Parse(bb)
+			if err != nil {
+				t.Fatalf("the encoder's frame: %v", err)
+			}
+			got, err := dec2.Tokens(nil, g)
+			if err != nil || !slices.Equal(got, ids[:n]) {
+				t.Fatalf("written again and read: %v, %v; want %v", got, err, ids[:n])
+			}
+			ids = ids[n:]
+		}
+	})
 }
 
 // FuzzParseRequest feeds arbitrary bytes to request.Parse: a request

@@ -187,6 +187,18 @@ func TestEncoderErrors(t *testing.T) {
 	if err != nil || !bytes.Contains(out, []byte(`"text":"bc"`)) {
 		t.Fatalf("detokenized: %v\n%s", err, out)
 	}
+	// PACKED_TOKEN frames' IDs, the second's read with the first's (SPEC.md §3.1.1).
+	var e frame.TokenEncoder
+	in = append(e.AppendPackedToken(e.AppendPackedToken(magic(), 1, 2), 2, 3), done...)
+	out, err = toSSEBytes(in, len(in), EncoderOptions{Detokenize: func(dst []byte, ids []uint32) []byte {
+		for _, id := range ids {
+			dst = append(dst, 'a'+byte(id))
+		}
+		return dst
+	}})
+	if err != nil || !bytes.Contains(out, []byte(`"text":"bc"`)) || !bytes.Contains(out, []byte(`"text":"cd"`)) {
+		t.Fatalf("detokenized PACKED_TOKEN frames: %v\n%s", err, out)
+	}
 }
 
 func TestPadding(t *testing.T) {

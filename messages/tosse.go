@@ -38,6 +38,7 @@ type toSSE struct {
 	errWritten   bool       // an error event came as an EVENT
 
 	ids []uint32
+	dec frame.TokenDecoder // the IDs of the stream's PACKED_TOKEN frames
 	buf []byte
 	js  []byte // the JSON of the event being written
 }
@@ -86,11 +87,14 @@ func (s *toSSE) frame(b []byte, f frame.Frame) ([]byte, error) {
 			return s.citation(b, block, data)
 		}
 		return s.delta(b, block, kind, data)
-	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24, frame.TypePackedToken:
 		if s.opts.Detokenize == nil {
 			return b, &Error{Err: ErrMalformed, Detail: "token frames need EncoderOptions.Detokenize"}
 		}
-		s.ids, _ = f.Tokens(s.ids[:0])
+		var err error
+		if s.ids, err = s.dec.Tokens(s.ids[:0], f); err != nil {
+			return b, err
+		}
 		s.buf = s.opts.Detokenize(s.buf[:0], s.ids)
 		return s.delta(b, 0, 0, s.buf)
 	case frame.TypeBlock:

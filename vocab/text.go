@@ -32,6 +32,8 @@ type Text struct {
 	named   bool // a VOCAB frame was read
 	textToo bool // and it had the text flag
 	tokens  bool // a token frame was read
+	ids     frame.TokenDecoder
+	scratch []uint32 // a PACKED_TOKEN frame's IDs
 	err     error
 }
 
@@ -49,10 +51,13 @@ func (t *Text) AppendFrame(dst []byte, f frame.Frame) ([]byte, error) {
 		return dst, t.err
 	}
 	switch f.Type {
-	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24, frame.TypePackedToken:
 		t.tokens = true
 		if t.textToo {
 			return dst, nil
+		}
+		if f.Type == frame.TypePackedToken {
+			return t.appendPacked(dst, f)
 		}
 		// A stream flushed at every token has one ID a frame: its common
 		// case costs no further call. A token frame of 2 or 3 bytes is
@@ -116,6 +121,30 @@ func (t *Text) appendTokens(dst []byte, f frame.Frame) ([]byte, error) {
 	return dst, err
 }
 
+// appendPacked appends the text of a PACKED_TOKEN frame, whose IDs
+// t.ids reads with the frames before it (SPEC.md §3.1.1).
+func (t *Text) appendPacked(dst []byte, f frame.Frame) ([]byte, error) {
+	if t.d.v == nil {
+		return t.appendTokens(dst, f)
+	}
+	var err error
+	if t.scratch, err = t.ids.Tokens(t.scratch[:0], f); err != nil {
+		t.err = err
+		return dst, err
+	}
+	for _, id := range t.scratch {
+		if out, ok := t.d.appendWhole(dst, id); ok {
+			dst = out
+			continue
+		}
+		if dst, _, err = t.d.Next(dst, id); err != nil {
+			t.err = err
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
 // vocab applies SPEC.md §3.13 to a VOCAB frame.
 func (t *Text) vocab(f frame.Frame) error {
 	if t.named || t.tokens {
@@ -154,5 +183,5 @@ func (t *Text) Err() error { return t.err }
 // it allocates nothing.
 func (t *Text) Reset() {
 	t.Text.FlushAll(nil) // forget the blocks a response cut short left
-	*t = Text{Text: t.Text, d: Detokenizer{v: t.d.v}}
+	*t = Text{Text: t.Text, d: Detokenizer{v: t.d.v}, scratch: t.scratch[:0]}
 }

@@ -13,12 +13,20 @@ import (
 	"github.com/layer0/anth/internal/testdata"
 )
 
-// tokenFrames cuts ids into TOKEN/TOKEN32 frames of random sizes.
+// tokenFrames cuts ids into TOKEN/TOKEN32 frames, or PACKED_TOKEN frames
+// of one stream, of random sizes.
 func tokenFrames(t *rapid.T, ids []uint32) []frame.Frame {
 	var fs []frame.Frame
+	var packed *frame.TokenEncoder
+	if rapid.Bool().Draw(t, "packed") {
+		packed = new(frame.TokenEncoder)
+	}
 	for len(ids) > 0 {
 		n := rapid.IntRange(1, len(ids)).Draw(t, "per frame")
 		b := frame.AppendToken(nil, ids[:n]...)
+		if packed != nil {
+			b = packed.AppendPackedToken(nil, ids[:n]...)
+		}
 		f, _, err := frame.Parse(b)
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +211,8 @@ func TestTextAllocs(t *testing.T) {
 
 // TestTextOutputBound: SPEC.md §3.12's bound, with the worst input for
 // cl100k_base — full TOKEN frames of its longest token (128 bytes, ID
-// 58040) — gives 64 bytes of text per byte of payload, and no more.
+// 58040) — gives 64 bytes of text per byte of payload, and no more; a
+// PACKED_TOKEN frame of it, 146.3.
 func TestTextOutputBound(t *testing.T) {
 	v := loadTestTiktoken(t, "cl100k_base")
 	longest := 0
@@ -227,6 +236,44 @@ func TestTextOutputBound(t *testing.T) {
 	}
 	if ratio := float64(len(out)) / float64(len(f.Payload)); ratio != 64 {
 		t.Errorf("%d bytes of text from %d of payload: %.2f a byte, want 64", len(out), len(f.Payload), ratio)
+	}
+	// A PACKED_TOKEN frame names a recent ID in 7 bits (SPEC.md §3.1.1):
+	// 128 × 8 / 7 = 146.3 bytes of text per byte, and no more.
+	// The densest: ID 58040 new (order 16: 18 bits), then place 0 in every
+	// 7 bits the payload has left.
+	m := (8*(frame.MaxPayload-1) - 18) / 7
+	pad := 8*(frame.MaxPayload-1) - 18 - 7*m
+	var bits []byte
+	put := func(v uint64, n int) {
+		for i := n - 1; i >= 0; i-- {
+			bits = append(bits, byte(v>>i&1))
+		}
+	}
+	put(0b01, 2)
+	put(58040, 16)
+	for range m {
+		put(0b1000000, 7)
+	}
+	p := []byte{16<<3 | byte(pad)}
+	for i := 0; i < len(bits); i += 8 {
+		var c byte
+		for j := range 8 {
+			if i+j < len(bits) {
+				c |= bits[i+j] << (7 - j)
+			}
+		}
+		p = append(p, c)
+	}
+	f = frame.Frame{Type: frame.TypePackedToken, Payload: p}
+	if _, _, err := frame.Parse(f.Append(nil)); err != nil || len(p) != frame.MaxPayload {
+		t.Fatalf("the densest PACKED_TOKEN frame (%d bytes): %v", len(p), err)
+	}
+	out, err = NewText(v).AppendFrame(nil, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ratio := float64(len(out)) / float64(len(f.Payload)); ratio > 128*8/7.0 || ratio < 146 {
+		t.Errorf("PACKED_TOKEN: %d bytes of text from %d of payload: %.2f a byte, want at most 146.3", len(out), len(f.Payload), ratio)
 	}
 }
 

@@ -298,10 +298,10 @@ func decodeJSONL(out io.Writer, in io.Reader, api *streamAPI) error {
 	enc := json.NewEncoder(out)
 	var werr error
 	var r *frame.Reader
-	events := api.events()
+	st := &streamFrames{events: api.events()}
 	emit := func(f frame.Frame) {
 		if werr == nil {
-			if werr = enc.Encode(jsonlFields(r.Offset()-int64(f.Size()), f, api, events)); werr == nil {
+			if werr = enc.Encode(jsonlFields(r.Offset()-int64(f.Size()), f, api, st)); werr == nil {
 				werr = endFrame(out)
 			}
 		}
@@ -321,15 +321,11 @@ func decodeJSONL(out io.Writer, in io.Reader, api *streamAPI) error {
 // jsonlFields is a frame as anth decode --to jsonl writes it: offset, type
 // and length, then its payload's fields, numbers as numbers (decodeUsage
 // lists them).
-func jsonlFields(off int64, f frame.Frame, api *streamAPI, events func(frame.Frame) ([]byte, bool)) map[string]any {
+func jsonlFields(off int64, f frame.Frame, api *streamAPI, st *streamFrames) map[string]any {
 	m := map[string]any{"offset": off, "type": f.Type.String(), "length": len(f.Payload)}
 	switch f.Type {
-	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
-		ids, _ := f.Tokens(nil)
-		if ids == nil {
-			ids = []uint32{}
-		}
-		m["tokens"] = ids
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24, frame.TypePackedToken:
+		m["tokens"] = st.tokens(f)
 	case frame.TypeText:
 		block, text, _ := f.Text()
 		m["block"], m["text"] = block, string(text)
@@ -366,7 +362,7 @@ func jsonlFields(off int64, f frame.Frame, api *streamAPI, events func(frame.Fra
 		ev, _ := f.Event()
 		data := ev.Data
 		m["encoding"] = eventEncodingName(ev.Encoding)
-		if d, ok := events(f); ok && ev.Encoding != frame.EventJSON && !ev.More {
+		if d, ok := st.events(f); ok && ev.Encoding != frame.EventJSON && !ev.More {
 			data = d
 		}
 		m["name"], m["more"] = string(ev.Name), ev.More

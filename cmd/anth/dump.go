@@ -66,9 +66,9 @@ func runDump(args []string, stdin io.Reader, stdout io.Writer) error {
 func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error {
 	var werr error
 	var r *frame.Reader
-	events := api.events()
+	st := &streamFrames{events: api.events()}
 	r = frame.NewReader(in, frame.ReaderOptions{RawFrames: true, OnSkip: func(f frame.Frame) {
-		printFrame(w, r.Offset()-int64(f.Size()), f, api, events)
+		printFrame(w, r.Offset()-int64(f.Size()), f, api, st)
 		if werr == nil {
 			werr = endFrame(w)
 		}
@@ -79,9 +79,9 @@ func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error 
 		}
 		off := r.Offset() - int64(f.Size())
 		if v != nil && f.Type.IsToken() {
-			fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describeTokens(f, v))
+			fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describeTokens(st.tokens(f), v))
 		} else {
-			printFrame(w, off, f, api, events)
+			printFrame(w, off, f, api, st)
 		}
 		if werr == nil {
 			werr = endFrame(w)
@@ -104,17 +104,36 @@ func dump(w io.Writer, in io.Reader, api *streamAPI, v *vocab.Vocabulary) error 
 // name, fits), payload length, payload.
 const dumpLine = "%6d  %-13s %5d  %s\n"
 
-func printFrame(w io.Writer, off int64, f frame.Frame, api *streamAPI, events func(frame.Frame) ([]byte, bool)) {
-	fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describe(f, api, events))
+func printFrame(w io.Writer, off int64, f frame.Frame, api *streamAPI, st *streamFrames) {
+	fmt.Fprintf(w, dumpLine, off, f.Type, len(f.Payload), describe(f, api, st))
+}
+
+// streamFrames reads what a stream's frames mean with the frames before
+// them: its EVENTs (api.events; encoding 3 follows the EVENT before) and
+// the IDs of its token frames (a PACKED_TOKEN frame's follow the ones
+// before, SPEC.md §3.1.1). Give it every frame of the stream, in order.
+type streamFrames struct {
+	events func(frame.Frame) ([]byte, bool)
+	ids    frame.TokenDecoder
+}
+
+// tokens returns the IDs of token frame f, none for a frame that breaks its
+// layout (the Reader reports that).
+func (s *streamFrames) tokens(f frame.Frame) []uint32 {
+	ids, _ := s.ids.Tokens(nil, f)
+	if ids == nil {
+		ids = []uint32{}
+	}
+	return ids
 }
 
 // describe renders a frame's payload for people, naming stop reasons and
 // error types as api does and inflating EVENT data with its dictionary:
 // events, api's reader of the stream's EVENTs, is given every EVENT frame.
-func describe(f frame.Frame, api *streamAPI, events func(frame.Frame) ([]byte, bool)) string {
+func describe(f frame.Frame, api *streamAPI, st *streamFrames) string {
 	switch f.Type {
-	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
-		ids, _ := f.Tokens(nil)
+	case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24, frame.TypePackedToken:
+		ids := st.tokens(f)
 		s := make([]string, len(ids))
 		for i, id := range ids {
 			s[i] = strconv.FormatUint(uint64(id), 10)
@@ -157,7 +176,7 @@ func describe(f frame.Frame, api *streamAPI, events func(frame.Frame) ([]byte, b
 		ev, _ := f.Event()
 		data := ev.Data
 		enc := eventEncodingName(ev.Encoding)
-		if d, ok := events(f); ok && ev.Encoding != frame.EventJSON && !ev.More { // a continued event's frames show as they are
+		if d, ok := st.events(f); ok && ev.Encoding != frame.EventJSON && !ev.More { // a continued event's frames show as they are
 			data = d
 		}
 		more := ""

@@ -74,6 +74,32 @@ func TestDump(t *testing.T) {
 	}
 }
 
+// TestDumpPacked: dump and decode --to jsonl show a PACKED_TOKEN frame's
+// IDs, read with the PACKED_TOKEN frames before it (SPEC.md §3.1.1).
+func TestDumpPacked(t *testing.T) {
+	var e frame.TokenEncoder
+	b := e.AppendPackedToken(frame.AppendMagic(nil), 42, 42, 100276, 42)
+	b = frame.AppendDone(e.AppendPackedToken(b, 100276, 7), frame.StopEndTurn, "")
+	var out bytes.Buffer
+	if err := run([]string{"dump"}, bytes.NewReader(b), &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `     4  PACKED_TOKEN      8  42 42 100276 42
+    15  PACKED_TOKEN      3  100276 7
+    21  DONE              1  end_turn
+`
+	if out.String() != want {
+		t.Fatalf("dump printed\n%s\nwant\n%s", out.String(), want)
+	}
+	out.Reset()
+	if err := run([]string{"decode", "--to", "jsonl"}, bytes.NewReader(b), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"tokens":[42,42,100276,42]`) || !strings.Contains(out.String(), `"tokens":[100276,7]`) {
+		t.Fatalf("decode --to jsonl printed\n%s", out.String())
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{"nope"}, {"demo", "x"}, {"dump", "a", "b"}} {
 		if err := run(args, nil, &bytes.Buffer{}); !errors.Is(err, errUsage) {

@@ -167,8 +167,7 @@ func describeVocab(f frame.Frame) string {
 // describeTokens renders a token frame's IDs with their text in v: each
 // ordinary token's bytes quoted, a special token by its name, an ID v
 // lacks as "?".
-func describeTokens(f frame.Frame, v *vocab.Vocabulary) string {
-	ids, _ := f.Tokens(nil)
+func describeTokens(ids []uint32, v *vocab.Vocabulary) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
 		switch b, ok := v.Bytes(id); {

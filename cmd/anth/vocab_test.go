@@ -42,13 +42,19 @@ func englishIDs(t *testing.T) (string, []uint32) {
 }
 
 // tokenStream is a response of ids in frames of up to per IDs, after a
-// VOCAB frame fv if it has a hash.
+// VOCAB frame fv if it has a hash: TOKEN/TOKEN32 and PACKED_TOKEN frames
+// in turn.
 func tokenStream(fv *frame.Vocab, ids []uint32, per int) []byte {
 	b := frame.AppendMagic(nil)
 	if fv != nil {
 		b = frame.AppendVocab(b, *fv)
 	}
+	var e frame.TokenEncoder
 	for i := 0; i < len(ids); i += per {
+		if i/per%2 == 1 {
+			b = e.AppendPackedToken(b, ids[i:min(i+per, len(ids))]...)
+			continue
+		}
 		b = frame.AppendToken(b, ids[i:min(i+per, len(ids))]...)
 	}
 	return frame.AppendDone(b, frame.StopEndTurn, "")

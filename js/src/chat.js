@@ -11,6 +11,7 @@ import { DeltaKind, Frame, StopReason } from './frame.js';
 import { EventReader, sameBytes } from './events.js';
 import { escape, members, quote, skipValue, space } from './json.js';
 import { TextReassembler } from './text.js';
+import { TokenDecoder } from './packedtoken.js';
 import { Type } from './type.js';
 
 /** The longest template either side keeps (SPEC.md §7b.2): Go's chat.MaxTemplate. */
@@ -414,6 +415,8 @@ function obfuscation(n) {
  * as Go's chat toSSE does.
  */
 class ToChat {
+  /** The IDs of the stream's PACKED_TOKEN frames (SPEC.md §3.1.1). */
+  tokenIDs = new TokenDecoder();
   /** @param {ChatEncoderOptions} opts */
   constructor(opts) {
     this.opts = opts;
@@ -470,10 +473,11 @@ class ToChat {
       case Type.TOKEN:
       case Type.TOKEN32:
       case Type.SHORT_TOKEN:
-      case Type.SHORT_TOKEN24: {
+      case Type.SHORT_TOKEN24:
+      case Type.PACKED_TOKEN: {
         this.markContent();
         if (this.native) return; // a stream's own token IDs: no chunk field spells them
-        const ids = f.tokens();
+        const ids = this.tokenIDs.tokens(f);
         if (this.ids.length + ids.length > MAX_IDS) throw new AnthError('TooLarge', -1, "more token IDs before a chunk's text than one frame holds");
         for (const id of ids) this.ids.push(id);
         return;

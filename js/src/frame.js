@@ -155,7 +155,9 @@ export class Frame {
 
   /**
    * tokens returns the token IDs of a token frame (SPEC.md §3.1): TOKEN,
-   * TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, the short two one ID each.
+   * TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, the short two one ID each. A
+   * PACKED_TOKEN frame's IDs depend on the frames before it: a TokenDecoder
+   * reads them, and tokens throws.
    * @returns {number[]}
    */
   tokens() {
@@ -169,6 +171,8 @@ export class Frame {
       ids.push((p[0] << 8) | p[1]);
     } else if (this.type === Type.SHORT_TOKEN24 && p.length === 3) {
       ids.push(u24(p, 0));
+    } else if (this.type === Type.PACKED_TOKEN) {
+      throw new AnthError('WrongType', -1, 'its IDs depend on the PACKED_TOKEN frames before it: read it with a TokenDecoder', this.type);
     } else {
       throw this.#wrongType('a token frame');
     }

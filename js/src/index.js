@@ -7,6 +7,7 @@
 export { AnthError, StatusError, VocabError } from './errors.js';
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable, isToken } from './type.js';
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, VocabFlag, parseFrame, parseMagic } from './frame.js';
+export { TokenEncoder, TokenDecoder, RECENT_TOKENS } from './packedtoken.js';
 export {
   encodeMagic,
   encodeToken,

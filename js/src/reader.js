@@ -8,6 +8,7 @@ import { ACCEPT, CONTENT_TYPE, checkedBody, isResponse } from './http.js';
 import { DEFAULT_RESUME_TRIES, RESUME_ID_HEADER, resumeHeaders, resumingANTH } from './resume.js';
 import { Frame, checkHeader, checkPayload, magicError } from './frame.js';
 import { HEADER_SIZE, MAGIC, MAX_PAYLOAD, Type, frameSize, headerSize, isIgnorable, typeInfo } from './type.js';
+import { scanPacked } from './packedtoken.js';
 
 /**
  * What the reader's steps return when the input given so far is not enough;
@@ -142,6 +143,7 @@ export class FrameReader {
   #off = 0; // stream offset of the next byte to parse
   #magic = false;
   #ended = false; // a DONE or ERROR has been read
+  #recent = 0; // IDs in the stream's recent-ID list (SPEC.md §3.1.1)
   #closed = false; // end was called
   /** @type {AnthError | undefined} */
   #err;
@@ -265,6 +267,13 @@ export class FrameReader {
       if (!typeInfo(f.type)) {
         this.#onSkip?.(f);
         continue;
+      }
+      if (f.type === Type.PACKED_TOKEN) {
+        // SPEC.md §3.1.1: its places against the IDs the list holds (the
+        // layout, which needs no state, is checkPayload's).
+        const s = scanPacked(f.payload, this.#recent);
+        if ('at' in s) throw new AnthError('Malformed', this.#off - f.payload.length + s.at, s.detail, f.type);
+        this.#recent = s.after;
       }
       if (this.#raw) return f;
       if (this.#ended && !isIgnorable(f.type)) {

@@ -10,6 +10,7 @@ import { EventReader, sameBytes } from './events.js';
 import { compact, escape, members, quote, uintField } from './json.js';
 import { deltaTypes, errorTypeName, stopReasonName } from './names.js';
 import { TextReassembler } from './text.js';
+import { TokenDecoder } from './packedtoken.js';
 import { Type } from './type.js';
 
 /** The content blocks an SSEEncoder holds open at once unless configured: Go's DefaultMaxOpenBlocks. */
@@ -60,6 +61,8 @@ const nameBlockStop = enc('content_block_stop');
  * Messages API, as Go's toSSE does.
  */
 class ToSSE {
+  /** The IDs of the stream's PACKED_TOKEN frames (SPEC.md §3.1.1). */
+  tokenIDs = new TokenDecoder();
   /** @param {EncoderOptions} opts */
   constructor(opts) {
     this.opts = opts;
@@ -107,8 +110,9 @@ class ToSSE {
       case Type.TOKEN32:
       case Type.SHORT_TOKEN:
       case Type.SHORT_TOKEN24:
+      case Type.PACKED_TOKEN:
         if (!this.opts.detokenize) throw new AnthError('Malformed', -1, 'token frames need the detokenize option');
-        return this.delta(0, 0, this.opts.detokenize(f.tokens()));
+        return this.delta(0, 0, this.opts.detokenize(this.tokenIDs.tokens(f)));
       case Type.BLOCK: {
         const { block, op } = f.block();
         if (op === BlockOp.STOP) return this.stopBlock(block);

@@ -2,6 +2,8 @@
 // the reader, parseFrame, typeName and the encoders all read it, so a new
 // frame type is one entry (as in Go's frame/type.go).
 
+import { checkPacked } from './packedtoken.js';
+
 /** The 4 bytes that start every ANTH stream and request: "ANTH". */
 export const MAGIC = Object.freeze([0x41, 0x4e, 0x54, 0x48]);
 /**
@@ -25,6 +27,7 @@ export const Type = Object.freeze({
   BLOCK: 0x07,
   SHORT_TOKEN: 0x08,
   SHORT_TOKEN24: 0x09,
+  PACKED_TOKEN: 0x0a,
   PAD: 0x80,
   CACHE_USAGE: 0x81,
   EVENT: 0x82,
@@ -81,6 +84,7 @@ types[Type.DELTA] = { name: 'DELTA', min: 3, max: MAX_PAYLOAD, mask: 0, want: 'a
 types[Type.BLOCK] = { name: 'BLOCK', min: 3, max: 3, mask: 0, want: '3', check: checkBlock }; // §3.9
 types[Type.SHORT_TOKEN] = { name: 'SHORT_TOKEN', fast: true, fixed: 2, min: 2, max: 2, mask: 0, want: '2' }; // §3.1, no length field (§2)
 types[Type.SHORT_TOKEN24] = { name: 'SHORT_TOKEN24', fast: true, fixed: 3, min: 3, max: 3, mask: 0, want: '3' }; // §3.1, no length field (§2)
+types[Type.PACKED_TOKEN] = { name: 'PACKED_TOKEN', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2', check: checkPacked }; // §3.1.1
 types[Type.PAD] = { name: 'PAD', fast: true, min: 0, max: MAX_PAYLOAD, mask: 0, want: '' }; // §3.6
 types[Type.CACHE_USAGE] = { name: 'CACHE_USAGE', min: 8, max: 8, mask: 0, want: '8' }; // §3.7
 types[Type.EVENT] = { name: 'EVENT', min: 2, max: MAX_PAYLOAD, mask: 0, want: 'at least 2', check: checkEvent }; // §3.10
@@ -122,12 +126,13 @@ export function frameSize(b, i) {
 
 /**
  * isToken reports whether frame type t is a token frame (SPEC.md §3.1):
- * TOKEN, TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, whose IDs a receiver reads
- * the same way, in order.
+ * TOKEN, TOKEN32, SHORT_TOKEN, SHORT_TOKEN24 or PACKED_TOKEN, whose IDs a
+ * receiver reads in order (a TokenDecoder reads them all; Frame.tokens all
+ * but PACKED_TOKEN, whose IDs depend on the frames before it).
  * @param {number} t
  */
 export function isToken(t) {
-  return t === Type.TOKEN || t === Type.TOKEN32 || t === Type.SHORT_TOKEN || t === Type.SHORT_TOKEN24;
+  return t === Type.TOKEN || t === Type.TOKEN32 || t === Type.SHORT_TOKEN || t === Type.SHORT_TOKEN24 || t === Type.PACKED_TOKEN;
 }
 
 /**

@@ -7,6 +7,7 @@ import { Detokenizer } from './detokenizer.js';
 import { encodeMagic, encodeText } from './encode.js';
 import { chunks } from './http.js';
 import { VocabError } from './errors.js';
+import { TokenDecoder } from './packedtoken.js';
 import { VocabFlag } from './frame.js';
 import { TextReassembler } from './text.js';
 import { FrameReader, readFrames } from './reader.js';
@@ -88,6 +89,7 @@ export class VocabText {
   #specials = [];
   /** @type {Detokenizer | undefined} */
   #d;
+  #tokenIDs = new TokenDecoder(); // the IDs of PACKED_TOKEN frames (SPEC.md §3.1.1)
   #named = false; // a VOCAB frame was read
   #textToo = false; // and it had the text flag
   #tokens = false; // a token frame was read
@@ -144,6 +146,7 @@ export class VocabText {
       case Type.TOKEN32:
       case Type.SHORT_TOKEN:
       case Type.SHORT_TOKEN24:
+      case Type.PACKED_TOKEN:
         this.#tokens = true;
         return this.#textToo ? '' : this.#ids(f);
       case Type.VOCAB:
@@ -182,6 +185,25 @@ export class VocabText {
     }
     const d = this.#d;
     const p = f.payload;
+    if (f.type === Type.PACKED_TOKEN) {
+      let ids;
+      try {
+        ids = this.#tokenIDs.tokens(f);
+      } catch (e) {
+        throw (this.#err = /** @type {Error} */ (e));
+      }
+      let s = '';
+      try {
+        for (const id of ids) {
+          s += d.next(id);
+          if (d.special !== undefined) this.#specials.push({ name: d.special, at: s.length });
+        }
+      } catch (e) {
+        this.#err = /** @type {Error} */ (e);
+        if (s === '') throw e;
+      }
+      return s;
+    }
     if (p.length === 2 || f.type === Type.SHORT_TOKEN24) {
       // One ID a frame: the per-token path (a TOKEN or SHORT_TOKEN's u16,
       // a SHORT_TOKEN24's u24).

@@ -143,12 +143,12 @@ test('short token frames (no length field, SPEC.md §2) read the same whole, byt
   }
 });
 
-test('a must-understand type after the short token frames, 0x0A, is UnknownType at its offset in any chunking', () => {
-  const s = concat([encodeMagic(), encodeShortToken(1), new Uint8Array([0x0a, 0, 0]), encodeDone(StopReason.END_TURN)]);
+test('a must-understand type after PACKED_TOKEN, 0x0B, is UnknownType at its offset in any chunking', () => {
+  const s = concat([encodeMagic(), encodeShortToken(1), new Uint8Array([0x0b, 0, 0]), encodeDone(StopReason.END_TURN)]);
   for (const pieces of [[s], chunk(s, 1)]) {
     assert.throws(
       () => readAll(pieces),
-      (e) => e instanceof AnthError && e.kind === 'UnknownType' && e.offset === 7 && e.type === 0x0a,
+      (e) => e instanceof AnthError && e.kind === 'UnknownType' && e.offset === 7 && e.type === 0x0b,
     );
   }
 });
@@ -164,9 +164,9 @@ test('a response cut on a frame boundary is truncated; raw frames end cleanly th
 test('errors are sticky, and a piece with frames before its fault returns them first', () => {
   const good = concat([encodeMagic(), encodeText(0, 'a')]);
   const r = new FrameReader();
-  const frames = r.feed(concat([good, new Uint8Array([0x0a, 0, 0])]));
+  const frames = r.feed(concat([good, new Uint8Array([0x0b, 0, 0])]));
   assert.equal(frames.length, 1);
-  const check = (e) => e.kind === 'UnknownType' && e.offset === good.length && e.type === 0x0a;
+  const check = (e) => e.kind === 'UnknownType' && e.offset === good.length && e.type === 0x0b;
   assert.throws(() => r.feed(encodeText(0, 'b')), check);
   assert.throws(() => r.end(), check);
   assert.throws(() => r.end(), check);
@@ -383,7 +383,7 @@ test('readFrames keeps what an async generator promises: order, return, throw an
   // The reader's error cancels the stream; the stream's own error does too
   // (chunks() did), and either is the error thrown; then next is done.
   {
-    const { body, log } = source(concat([stream.subarray(0, 11), new Uint8Array([0x0a, 0, 0])]), 3);
+    const { body, log } = source(concat([stream.subarray(0, 11), new Uint8Array([0x0b, 0, 0])]), 3);
     const frames = readFrames(body);
     await assert.rejects(
       (async () => {
@@ -421,7 +421,7 @@ test('readFrames keeps what an async generator promises: order, return, throw an
       async next() {
         // Whole frames: the magic and t0, t1, then t2 or a fault.
         if (at === 'throws' && this.i === 2) throw new Error('source');
-        const piece = at === 'bad' && this.i === 2 ? new Uint8Array([0x0a, 0, 0]) : stream.subarray(this.i === 0 ? 0 : 4 + 7 * this.i, 4 + 7 * (this.i + 1));
+        const piece = at === 'bad' && this.i === 2 ? new Uint8Array([0x0b, 0, 0]) : stream.subarray(this.i === 0 ? 0 : 4 + 7 * this.i, 4 + 7 * (this.i + 1));
         this.i++;
         return this.i > 22 ? { value: undefined, done: true } : { value: piece, done: false };
       },

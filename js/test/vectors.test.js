@@ -15,6 +15,8 @@ import {
   FrameReader,
   Role,
   StopReason,
+  TokenDecoder,
+  TokenEncoder,
   encodeBlock,
   encodeCacheUsage,
   encodeDelta,
@@ -73,6 +75,11 @@ const validVectors = {
   'token32-multi': () => encodeToken([42, 200018]),
   'short-token': () => encodeShortToken(42),
   'short-token24': () => encodeShortToken(200018),
+  'packed-token': () => new TokenEncoder().encode([42, 42, 100276, 42]),
+  'packed-token-stream': () => {
+    const e = new TokenEncoder();
+    return concat([encodeMagic(), e.encode([42, 42, 100276, 42]), e.encode([100276, 7]), encodeDone(StopReason.UNSPECIFIED)]);
+  },
   usage: () => encodeUsage({ inputTokens: 25, outputTokens: 1, cacheHitRatio: 250_000 }),
   error: () => encodeError(529, 'Overloaded'),
   done: () => encodeDone(StopReason.UNSPECIFIED),
@@ -146,6 +153,17 @@ for (const v of vectors) {
     assert.equal(toHex(validVectors[v.name]()), toHex(v.bytes), 'encoder output against SPEC.md');
     if (v.name === 'request' || v.name === 'request-wide') {
       assert.deepEqual(parseRequest(v.bytes), v.name === 'request' ? specRequest : specRequestWide);
+    } else if (v.name === 'packed-token-stream') {
+      for (const pieces of chunkings(v.bytes)) {
+        const d = new TokenDecoder();
+        const ids = readAll(pieces)
+          .slice(0, 2)
+          .map((f) => d.tokens(f));
+        assert.deepEqual(ids, [
+          [42, 42, 100276, 42],
+          [100276, 7],
+        ]);
+      }
     } else if (v.name === 'stream') {
       for (const pieces of chunkings(v.bytes)) {
         const frames = readAll(pieces);
@@ -231,8 +249,8 @@ test('parseFrame: a short token frame has no length field, and a cut one is Trun
       hex,
     );
   }
-  // Type 0x0A, the first reserved type after them, is still unknown.
-  assert.throws(() => parseFrame(fromHex('0A 00 00'), 4), (e) => e instanceof AnthError && e.kind === 'UnknownType' && e.offset === 4 && e.type === 0x0a);
+  // Type 0x0B, the first reserved type after PACKED_TOKEN, is still unknown.
+  assert.throws(() => parseFrame(fromHex('0B 00 00'), 4), (e) => e instanceof AnthError && e.kind === 'UnknownType' && e.offset === 4 && e.type === 0x0b);
   // An encoded short frame with another payload length is refused, as a reader would.
   assert.throws(() => encodeFrame(new Frame(0x08, new Uint8Array(3))), (e) => e instanceof AnthError && e.kind === 'Malformed');
   assert.throws(() => new Frame(0x09, new Uint8Array(2)).tokens(), (e) => e instanceof AnthError && e.kind === 'WrongType');

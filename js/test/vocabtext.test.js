@@ -21,6 +21,7 @@ import {
   encodeShortToken,
   encodeText,
   encodeToken,
+  TokenEncoder,
   encodeVocab,
   formatHolds,
   holdsHeader,
@@ -77,6 +78,11 @@ test('token frames named by VOCAB (whole table, or digest) give their text; a sp
   assert.equal((await textOf([ab], [digestOnly, ids, done])).text, 'abba');
   // No VOCAB: the first vocabulary held, agreed out of band (SPEC.md §3.1).
   assert.equal((await textOf([ab], [encodeToken([1, 0]), done])).text, 'ba');
+  // PACKED_TOKEN frames, the second read with the first (SPEC.md §3.1.1).
+  const pe = new TokenEncoder();
+  const packed = await textOf([ab], [vocabFrame, pe.encode([0, 1, 2]), pe.encode([1, 0, 0]), done]);
+  assert.equal(packed.text, 'abbaa');
+  assert.deepEqual(packed.specials, ['<|endoftext|>@ab']);
   // TOKEN32 frames read the same.
   assert.equal((await textOf([ab], [vocabFrame, encodeToken([0x10000]).subarray(0, 0), fromHex('04 00 08 00 00 00 01 00 00 00 00'), done].filter((b) => b.length))).text, 'ba');
 });

@@ -205,7 +205,9 @@ export class Frame {
     get size(): number;
     /**
      * tokens returns the token IDs of a token frame (SPEC.md §3.1): TOKEN,
-     * TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, the short two one ID each.
+     * TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, the short two one ID each. A
+     * PACKED_TOKEN frame's IDs depend on the frames before it: a TokenDecoder
+     * reads them, and tokens throws.
      * @returns {number[]}
      */
     tokens(): number[];

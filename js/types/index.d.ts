@@ -46,6 +46,7 @@ export type ResumeOptions = import("./resume.js").ResumeOptions;
 export { AnthError, StatusError, VocabError } from "./errors.js";
 export { Type, MAGIC, HEADER_SIZE, MAX_PAYLOAD, PPM, typeName, isIgnorable, isToken } from "./type.js";
 export { Frame, StopReason, DeltaKind, BlockOp, EventEncoding, EVENT_MORE, VocabFlag, parseFrame, parseMagic } from "./frame.js";
+export { TokenEncoder, TokenDecoder, RECENT_TOKENS } from "./packedtoken.js";
 export { encodeMagic, encodeToken, encodeShortToken, encodeTokenRuns, encodeUsage, encodeCacheUsage, encodeError, encodeDone, encodeText, encodeDelta, encodeBlock, encodePad, encodeEvent, encodeVocab, encodeFrame } from "./encode.js";
 export { FrameReader, readFrames, DEFAULT_MAX_VALUE } from "./reader.js";
 export { Role, encodeRequest, parseRequest } from "./request.js";

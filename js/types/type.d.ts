@@ -12,7 +12,7 @@ export function typeInfo(t: number): TypeInfo | undefined;
  * reader skips an unknown ignorable type by it.
  * @param {number} t
  */
-export function headerSize(t: number): 3 | 1;
+export function headerSize(t: number): 1 | 3;
 /**
  * frameSize returns the size of the frame at b[i], header included, from
  * its first HEADER_SIZE bytes, which b must hold (every frame has that
@@ -24,11 +24,12 @@ export function headerSize(t: number): 3 | 1;
 export function frameSize(b: Uint8Array, i: number): number;
 /**
  * isToken reports whether frame type t is a token frame (SPEC.md §3.1):
- * TOKEN, TOKEN32, SHORT_TOKEN or SHORT_TOKEN24, whose IDs a receiver reads
- * the same way, in order.
+ * TOKEN, TOKEN32, SHORT_TOKEN, SHORT_TOKEN24 or PACKED_TOKEN, whose IDs a
+ * receiver reads in order (a TokenDecoder reads them all; Frame.tokens all
+ * but PACKED_TOKEN, whose IDs depend on the frames before it).
  * @param {number} t
  */
-export function isToken(t: number): t is 0 | 4 | 8 | 9;
+export function isToken(t: number): t is 0 | 4 | 8 | 9 | 10;
 /**
  * isIgnorable reports whether a reader that does not know frame type t may
  * skip it (0x80–0xFF, SPEC.md §3's type-range rule).
@@ -74,6 +75,7 @@ export const Type: Readonly<{
     BLOCK: 7;
     SHORT_TOKEN: 8;
     SHORT_TOKEN24: 9;
+    PACKED_TOKEN: 10;
     PAD: 128;
     CACHE_USAGE: 129;
     EVENT: 130;

@@ -7,6 +7,9 @@
 
 import {
   ACCEPT,
+  RECENT_TOKENS,
+  TokenDecoder,
+  TokenEncoder,
   AnthError,
   CL100K_BASE_SPECIALS,
   Detokenizer,
@@ -167,7 +170,7 @@ export type Enums = [
   Is<Equal<BlockOp, 0 | 1 | 2>>,
   Is<Equal<EventEncoding, 0 | 1 | 2 | 3>>,
   Is<Equal<Role, 0 | 1 | 2>>,
-  Is<Equal<Type, 0x00 | 0x01 | 0x02 | 0x03 | 0x04 | 0x05 | 0x06 | 0x07 | 0x08 | 0x09 | 0x80 | 0x81 | 0x82 | 0x83>>,
+  Is<Equal<Type, 0x00 | 0x01 | 0x02 | 0x03 | 0x04 | 0x05 | 0x06 | 0x07 | 0x08 | 0x09 | 0x0a | 0x80 | 0x81 | 0x82 | 0x83>>,
 ];
 export const op: BlockOp = BlockOp.START_TEXT;
 export const kind: DeltaKind = DeltaKind.THINKING;
@@ -198,6 +201,9 @@ export type Signatures = [
   Is<Equal<AsyncGenerator<string, void, undefined>, ReturnType<typeof readText>>>,
   Is<Equal<Uint8Array, ReturnType<typeof encodeVocab>>>,
   Is<Equal<Promise<Vocabulary>, ReturnType<typeof fetchVocabulary>>>,
+  Is<Equal<number[], ReturnType<TokenDecoder['tokens']>>>,
+  Is<Equal<Uint8Array, ReturnType<TokenEncoder['encode']>>>,
+  Is<Equal<64, typeof RECENT_TOKENS>>,
   Is<Equal<readonly SpecialAt[], VocabText['specials']>>,
   Is<Equal<Event, ReturnType<Frame['event']>>>,
   Is<Equal<ParsedFrame, ReturnType<typeof parseFrame>>>,
