@@ -334,8 +334,14 @@ func BenchmarkTokenBytes(b *testing.B) {
 // decodeStreams are one corpus's response two ways: its IDs a short token
 // frame each after a VOCAB frame, as frame.Writer's WriteToken sends a
 // token at a time, and its text a TEXT frame per token.
-func decodeStreams(c tokenCorpus) (tokens, text []byte, want string) {
+func decodeStreams(c tokenCorpus) (tokens, packed, text []byte, want string) {
 	tokens = frame.AppendVocab(frame.AppendMagic(nil), c.v.Vocab(0))
+	packed = tokens
+	var e frame.TokenEncoder
+	for i := 0; i < len(c.ids); i += 16 {
+		packed = e.AppendPackedToken(packed, c.ids[i:min(i+16, len(c.ids))]...)
+	}
+	packed = frame.AppendDone(packed, frame.StopEndTurn, "")
 	text = frame.AppendMagic(nil)
 	var all []byte
 	for _, id := range c.ids {
@@ -346,7 +352,7 @@ func decodeStreams(c tokenCorpus) (tokens, text []byte, want string) {
 	}
 	tokens = frame.AppendDone(tokens, frame.StopEndTurn, "")
 	text = frame.AppendDone(text, frame.StopEndTurn, "")
-	return tokens, text, string(all)
+	return tokens, packed, text, string(all)
 }
 
 // BenchmarkVocabDecode: a client reading a response's text from its token
@@ -357,30 +363,32 @@ func decodeStreams(c tokenCorpus) (tokens, text []byte, want string) {
 // token. All three give the same text, or the comparison is void.
 func BenchmarkVocabDecode(b *testing.B) {
 	for _, c := range tokenCorpora(b) {
-		tokens, text, want := decodeStreams(c)
+		tokens, packed, text, want := decodeStreams(c)
 		var br bytes.Reader
 		r := frame.NewReader(&br, frame.ReaderOptions{})
 		vt := vocab.NewText(c.v)
 		var ft frame.Text
 		out := make([]byte, 0, 2*len(want))
+		readVocabText := func() ([]byte, error) {
+			vt.Reset()
+			out = out[:0]
+			for f, err := range r.All() {
+				if err != nil {
+					return nil, err
+				}
+				if out, err = vt.AppendFrame(out, f); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
 		paths := []struct {
 			name   string
 			stream []byte
 			read   func() ([]byte, error)
 		}{
-			{"vocab.Text", tokens, func() ([]byte, error) {
-				vt.Reset()
-				out = out[:0]
-				for f, err := range r.All() {
-					if err != nil {
-						return nil, err
-					}
-					if out, err = vt.AppendFrame(out, f); err != nil {
-						return nil, err
-					}
-				}
-				return out, nil
-			}},
+			{"vocab.Text", tokens, readVocabText},
+			{"vocab.Text-packed16", packed, readVocabText},
 			{"hf-window", tokens, func() ([]byte, error) {
 				h := &hfstream.Stream{V: c.v}
 				out = out[:0]

@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"strconv"
 )
@@ -38,7 +39,13 @@ func (l *recent) find(id uint32) int {
 // use moves the ID at place i to the front.
 func (l *recent) use(i int) uint32 {
 	id := l.ids[i]
-	copy(l.ids[1:i+1], l.ids[:i])
+	if i < 8 { // shorter than a call to memmove
+		for ; i > 0; i-- {
+			l.ids[i] = l.ids[i-1]
+		}
+	} else {
+		copy(l.ids[1:i+1], l.ids[:i])
+	}
 	l.ids[0] = id
 	return id
 }
@@ -51,6 +58,9 @@ func (l *recent) push(id uint32) {
 	copy(l.ids[1:l.n], l.ids[:l.n-1])
 	l.ids[0] = id
 }
+
+// list returns the IDs in order, most recent first.
+func (l *recent) list() []uint32 { return append([]uint32{}, l.ids[:l.n]...) }
 
 // expGolombBits is the size of id's exponential-Golomb code of order k.
 func expGolombBits(id uint32, k int) int {
@@ -154,7 +164,9 @@ func (w *bitWriter) flush() []byte {
 }
 
 // bitReader reads a PACKED_TOKEN payload's codes, most significant bit
-// first; left counts the code bits not yet read (the padding excluded).
+// first: acc holds n bits not yet read at its top (and below them the
+// payload's next bits, or zeros), refilled 8 bytes at a time; left counts
+// the code bits not yet read (the padding excluded).
 type bitReader struct {
 	p    []byte
 	i    int
@@ -167,71 +179,132 @@ func newBitReader(p []byte) bitReader {
 	return bitReader{p: p, i: 1, left: 8*(len(p)-1) - int(p[0]&7)}
 }
 
-// read returns the next n bits, n ≤ 32; the caller has checked left ≥ n.
-func (r *bitReader) read(n int) uint64 {
-	for r.n < n {
-		r.acc = r.acc<<8 | uint64(r.p[r.i])
+// refill tops acc up to at least 56 bits, or to the payload's end. The
+// bits it ORs in below the n it counts are the payload's own, so the next
+// refill ORs the same bits there again.
+func (r *bitReader) refill() {
+	if r.i+8 <= len(r.p) {
+		r.acc |= binary.BigEndian.Uint64(r.p[r.i:]) >> r.n
+		adv := (63 - r.n) >> 3
+		r.i += adv
+		r.n += adv << 3
+		return
+	}
+	for r.n <= 56 && r.i < len(r.p) {
+		r.acc |= uint64(r.p[r.i]) << (56 - r.n)
 		r.i++
 		r.n += 8
 	}
+}
+
+// skip drops the next n bits, n ≤ r.n.
+func (r *bitReader) skip(n int) {
+	r.acc <<= n
 	r.n -= n
 	r.left -= n
-	return r.acc >> r.n & (1<<n - 1)
 }
 
 // at is the payload offset of the byte that holds the next bit.
 func (r *bitReader) at() int { return r.i - (r.n+7)/8 }
 
-// code reads one ID's code: a place in the recent list (hit) or a new ID.
-// have is the list's length; detail says what is wrong when ok is false.
-func (r *bitReader) code(k, have int) (v uint32, hit bool, detail string, ok bool) {
-	if r.read(1) == 1 {
-		if r.left < recentBits {
-			return 0, false, "the payload ends inside a recent ID's place", false
+// A code's faults (SPEC.md §3.1.1), as next reports them.
+const (
+	codeOK = iota
+	codePlaceCut
+	codePlacePast
+	codeCut
+	codeLong
+	codePast32
+)
+
+// next reads one ID's code with order k against a list that holds have
+// IDs: a place (hit) or a new ID, or one of the faults above, leaving r
+// at the code's start.
+func (r *bitReader) next(k, have int) (v uint32, hit bool, fault int) {
+	if r.n < 40 {
+		r.refill()
+	}
+	if r.acc>>63 == 1 {
+		if r.left < 1+recentBits {
+			return 0, false, codePlaceCut
 		}
-		i := int(r.read(recentBits))
+		i := int(r.acc >> (63 - recentBits) & (RecentTokens - 1))
 		if i >= have {
-			return 0, false, "recent ID " + strconv.Itoa(i) + ", the list holds " + strconv.Itoa(have), false
+			return uint32(i), false, codePlacePast
 		}
-		return uint32(i), true, "", true
+		r.skip(1 + recentBits)
+		return uint32(i), true, codeOK
 	}
-	z := 0
-	for {
-		if r.left == 0 {
-			return 0, false, "the payload ends inside an ID's code", false
-		}
-		if r.read(1) == 1 {
-			break
-		}
-		if z++; z > 32 {
-			return 0, false, "an ID's code longer than 32 bits", false
-		}
+	// acc holds at least 40 bits, or every bit left: the zeros of a valid
+	// code (at most 32) and the 1 after them are there.
+	z := min(bits.LeadingZeros64(r.acc<<1), r.left-1)
+	if z > 32 {
+		return 0, false, codeLong
 	}
-	if r.left < z+k {
-		return 0, false, "the payload ends inside an ID's code", false
+	size := 2 + 2*z + k // the flag, z zeros, w and r
+	if size > r.left {
+		return 0, false, codeCut
 	}
-	id := (1<<z|r.read(z)-1)<<k | r.read(k)
+	if size <= r.n {
+		x := r.acc << (1 + z) >> (64 - (z + 1 + k)) // w, then r
+		id := x - 1<<k
+		if id > 0xFFFFFFFF {
+			return 0, false, codePast32
+		}
+		r.skip(size)
+		return uint32(id), false, codeOK
+	}
+	// A long code (z+k over 26): w and r a part at a time.
+	s := *r
+	s.skip(1 + z)
+	s.refill()
+	w := s.acc >> (64 - (z + 1))
+	s.skip(z + 1)
+	s.refill()
+	id := (w-1)<<k | s.acc>>(64-k)&(1<<k-1)
 	if id > 0xFFFFFFFF {
-		return 0, false, "an ID past 2^32-1", false
+		return 0, false, codePast32
 	}
-	return uint32(id), false, "", true
+	s.skip(k)
+	*r = s
+	return uint32(id), false, codeOK
 }
 
-// scanPacked checks a PACKED_TOKEN payload's layout (SPEC.md §3.1.1) for
-// a list that holds have IDs before it (RecentTokens when unknown, as for
-// Parse), and returns how many IDs it carries and how many the list holds
-// after it.
+// faultDetail says what fault (from next, with the place i it returned)
+// breaks.
+func faultDetail(fault int, i uint32, have int) string {
+	switch fault {
+	case codePlaceCut:
+		return "the payload ends inside a recent ID's place"
+	case codePlacePast:
+		return "recent ID " + strconv.Itoa(int(i)) + ", the list holds " + strconv.Itoa(have)
+	case codeCut:
+		return "the payload ends inside an ID's code"
+	case codeLong:
+		return "an ID's code longer than 32 bits"
+	}
+	return "an ID past 2^32-1"
+}
+
+// paddingOK reports whether a PACKED_TOKEN payload of at least 2 bytes
+// has zero padding bits.
+func paddingOK(p []byte) bool { return p[len(p)-1]&(1<<(p[0]&7)-1) == 0 }
+
+// scanPacked checks a PACKED_TOKEN payload's codes (SPEC.md §3.1.1) for a
+// list that holds have IDs before it, and returns how many IDs it carries
+// and how many the list holds after it.
 func scanPacked(p []byte, have int) (count, after, at int, detail string, ok bool) {
-	if p[len(p)-1]&(1<<(p[0]&7)-1) != 0 {
+	if !paddingOK(p) {
 		return 0, have, len(p) - 1, "padding bits not zero", false
 	}
 	r := newBitReader(p)
 	k := int(p[0] >> 3)
 	for r.left > 0 {
-		at := r.at()
-		if _, hit, detail, ok := r.code(k, have); !ok {
-			return count, have, at, detail, false
-		} else if !hit && have < RecentTokens {
+		v, hit, fault := r.next(k, have)
+		if fault != codeOK {
+			return count, have, r.at(), faultDetail(fault, v, have), false
+		}
+		if !hit && have < RecentTokens {
 			have++
 		}
 		count++
@@ -239,9 +312,14 @@ func scanPacked(p []byte, have int) (count, after, at int, detail string, ok boo
 	return count, have, 0, "", true
 }
 
+// checkPacked is PACKED_TOKEN's check in Parse: the padding alone, which
+// needs no walk through the codes. A Reader or a TokenDecoder checks the
+// codes, once, as it reads them.
 func checkPacked(p []byte) (int, string, bool) {
-	_, _, at, detail, ok := scanPacked(p, RecentTokens)
-	return at, detail, ok
+	if !paddingOK(p) {
+		return len(p) - 1, "padding bits not zero", false
+	}
+	return 0, "", true
 }
 
 // TokenDecoder reads the IDs of a stream's token frames, PACKED_TOKEN
@@ -268,7 +346,7 @@ func (d *TokenDecoder) Tokens(dst []uint32, f Frame) ([]uint32, error) {
 	if len(p) < 2 {
 		return dst, frameErr(0, f.Type, ErrMalformed, "payload length "+strconv.Itoa(len(p))+", want at least 2")
 	}
-	if p[len(p)-1]&(1<<(p[0]&7)-1) != 0 {
+	if !paddingOK(p) {
 		return dst, frameErr(int64(len(p)-1), f.Type, ErrMalformed, "padding bits not zero")
 	}
 	l := d.l
@@ -276,10 +354,9 @@ func (d *TokenDecoder) Tokens(dst []uint32, f Frame) ([]uint32, error) {
 	k := int(p[0] >> 3)
 	n := len(dst)
 	for r.left > 0 {
-		at := r.at()
-		v, hit, detail, ok := r.code(k, l.n)
-		if !ok {
-			return dst[:n], frameErr(int64(at), f.Type, ErrMalformed, detail)
+		v, hit, fault := r.next(k, l.n)
+		if fault != codeOK {
+			return dst[:n], frameErr(int64(r.at()), f.Type, ErrMalformed, faultDetail(fault, v, l.n))
 		}
 		if hit {
 			v = l.use(int(v))

@@ -3,6 +3,9 @@ package frame
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,29 +81,29 @@ func TestPackedTokenRecent(t *testing.T) {
 }
 
 // TestPackedTokenErrors: each fault of SPEC.md §3.1.1 is ErrMalformed at
-// its byte, from Parse (layout), from a Reader (a place past the list's
-// IDs, known only from the frames before) and from a TokenDecoder.
+// its byte, from a Reader and from a TokenDecoder, which read the codes;
+// Parse sees only the padding, which needs no walk through them.
 func TestPackedTokenErrors(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		payload []byte
 		at      int64 // within the payload
 		detail  string
-		layout  bool // Parse sees it; else only the list's state does
+		parse   bool // Parse sees it
 	}{
 		{"padding", []byte{0x01, 0xC1}, 1, "padding bits not zero", true},
-		{"place-cut", []byte{0x03, 0xC0}, 1, "ends inside a recent ID's place", true},
+		{"place-cut", []byte{0x03, 0xC0}, 1, "ends inside a recent ID's place", false},
 		{"place-past-list", []byte{0x01, 0x80}, 1, "recent ID 0, the list holds 0", false},
-		{"code-cut", []byte{0x00, 0x00}, 1, "ends inside an ID's code", true},
-		{"code-long", []byte{0x00, 0, 0, 0, 0, 0x01, 0xFF}, 1, "longer than 32 bits", true},
-		{"past-2^32", []byte{0xFD, 0x30, 0, 0, 0, 0}, 1, "past 2^32-1", true},
+		{"code-cut", []byte{0x00, 0x00}, 1, "ends inside an ID's code", false},
+		{"code-long", []byte{0x00, 0, 0, 0, 0, 0x01, 0xFF}, 1, "longer than 32 bits", false},
+		{"past-2^32", []byte{0xFD, 0x30, 0, 0, 0, 0}, 1, "past 2^32-1", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			frame := appendHeader(nil, TypePackedToken, len(c.payload))
 			frame = append(frame, c.payload...)
 			_, _, perr := Parse(frame)
-			if c.layout != (perr != nil) {
-				t.Fatalf("Parse: %v, want an error %v", perr, c.layout)
+			if c.parse != (perr != nil) {
+				t.Fatalf("Parse: %v, want an error %v", perr, c.parse)
 			}
 			stream := AppendDone(append(AppendMagic(nil), frame...), 0, "")
 			_, err := readAll(NewReader(bytes.NewReader(stream), ReaderOptions{}))
@@ -118,6 +121,131 @@ func TestPackedTokenErrors(t *testing.T) {
 	if _, err := (Frame{TypePackedToken, []byte{0x00, 0x40}}).Tokens(nil); !errors.Is(err, ErrWrongType) {
 		t.Errorf("Frame.Tokens of a PACKED_TOKEN frame: %v, want ErrWrongType", err)
 	}
+}
+
+// TestPackedTokenReference: a TokenDecoder and a Reader's scan, which read
+// 8 bytes at a time, agree with SPEC.md §3.1.1 read literally, a bit at a
+// time, on any payload: the same IDs and list, or a fault at the same byte,
+// after any IDs before.
+func TestPackedTokenReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		before := rapid.SliceOfN(rapid.Uint32Range(0, 1000), 0, 80).Draw(t, "before")
+		// Mostly codes a sender writes, then bytes of any kind.
+		ids := rapid.SliceOfN(rapid.OneOf(rapid.Uint32Range(0, 1000), rapid.Uint32()), 1, 60).Draw(t, "ids")
+		var e TokenEncoder
+		var d TokenDecoder
+		var list []uint32
+		for _, id := range before {
+			f, _, _ := Parse(e.AppendPackedToken(nil, id))
+			if _, err := d.Tokens(nil, f); err != nil {
+				t.Fatal(err)
+			}
+			_, list, _, _, _ = readPackedBits(f.Payload, list)
+		}
+		p := e.AppendPackedToken(nil, ids...)[HeaderSize:]
+		p = append(p[:rapid.IntRange(2, len(p)).Draw(t, "cut")], rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "tail")...)
+		if rapid.Bool().Draw(t, "order") {
+			p[0] = rapid.Byte().Draw(t, "header")
+		}
+		if rapid.IntRange(0, 2).Draw(t, "zero run") == 0 {
+			// One code with 28 to 40 zeros after its flag, around the 32 it
+			// may have, then bits of any kind.
+			bits := strings.Repeat("0", 1+rapid.IntRange(28, 40).Draw(t, "zeros")) + "1"
+			for _, b := range rapid.SliceOfN(rapid.Bool(), 0, 140).Draw(t, "bits") {
+				bits += map[bool]string{false: "0", true: "1"}[b]
+			}
+			p = bitPayload(rapid.IntRange(0, maxOrder).Draw(t, "k"), bits)
+		}
+		want, wantList, wantAt, wantDetail, wantOK := readPackedBits(p, list)
+
+		got, err := d.Tokens(nil, Frame{TypePackedToken, p})
+		var fe *Error
+		if wantOK != (err == nil) || (err != nil && (!errors.As(err, &fe) || fe.Offset != int64(wantAt) || fe.Detail != wantDetail)) {
+			t.Fatalf("TokenDecoder: %v; the reference: ok %v at %d: %s", err, wantOK, wantAt, wantDetail)
+		}
+		if wantOK && !cmp.Equal(got, want) {
+			t.Fatalf("TokenDecoder: %v; the reference %v", got, want)
+		}
+		if wantOK && !cmp.Equal(d.l.list(), wantList) {
+			t.Fatalf("list after: %v; the reference %v", d.l.list(), wantList)
+		}
+		_, after, at, detail, ok := scanPacked(p, len(list))
+		if ok != wantOK || !ok && (at != wantAt || detail != wantDetail) || ok && after != len(wantList) {
+			t.Fatalf("scanPacked: ok %v at %d, %d IDs after; the reference: ok %v at %d, %d IDs", ok, at, after, wantOK, wantAt, len(wantList))
+		}
+	})
+}
+
+// referencePacked moves or puts id in front of list, which holds at most
+// RecentTokens IDs.
+func referencePacked(list []uint32, id uint32) []uint32 {
+	list = slices.Insert(list, 0, id)
+	return list[:min(len(list), RecentTokens)]
+}
+
+// readPackedBits reads a PACKED_TOKEN payload as SPEC.md §3.1.1 words it,
+// a bit at a time, with list as the frames before leave it.
+func readPackedBits(p []byte, list []uint32) (ids, after []uint32, at int, detail string, ok bool) {
+	list = slices.Clone(list)
+	k, pad := int(p[0]>>3), int(p[0]&7)
+	end := 8*len(p) - pad
+	if p[len(p)-1]&(1<<pad-1) != 0 {
+		return nil, nil, len(p) - 1, "padding bits not zero", false
+	}
+	bit := func(i int) uint64 { return uint64(p[i/8] >> (7 - i%8) & 1) }
+	read := func(i, n int) uint64 {
+		var v uint64
+		for j := range n {
+			v = v<<1 | bit(i+j)
+		}
+		return v
+	}
+	for i := 8; i < end; {
+		if bit(i) == 1 {
+			if i+7 > end {
+				return nil, nil, i / 8, "the payload ends inside a recent ID's place", false
+			}
+			if int(read(i+1, 6)) >= len(list) {
+				return nil, nil, i / 8, fmt.Sprintf("recent ID %d, the list holds %d", read(i+1, 6), len(list)), false
+			}
+			id := list[read(i+1, 6)]
+			list = referencePacked(slices.Delete(list, int(read(i+1, 6)), int(read(i+1, 6))+1), id)
+			ids = append(ids, id)
+			i += 7
+			continue
+		}
+		z := 0
+		for i+1+z < end && bit(i+1+z) == 0 {
+			z++
+		}
+		if z > 32 {
+			return nil, nil, i / 8, "an ID's code longer than 32 bits", false
+		}
+		if i+2+2*z+k > end {
+			return nil, nil, i / 8, "the payload ends inside an ID's code", false
+		}
+		id := (read(i+1+z, z+1)-1)<<k | read(i+2+2*z, k)
+		if id >= 1<<32 {
+			return nil, nil, i / 8, "an ID past 2^32-1", false
+		}
+		list = referencePacked(list, uint32(id))
+		ids = append(ids, uint32(id))
+		i += 2 + 2*z + k
+	}
+	return ids, list, 0, "", true
+}
+
+// bitPayload is a PACKED_TOKEN payload of order k whose codes are bits, a
+// string of 0s and 1s, padded with zeros.
+func bitPayload(k int, bits string) []byte {
+	pad := -len(bits) & 7
+	bits += strings.Repeat("0", pad)
+	p := []byte{byte(k<<3 | pad)}
+	for i := 0; i < len(bits); i += 8 {
+		v, _ := strconv.ParseUint(bits[i:i+8], 2, 8)
+		p = append(p, byte(v))
+	}
+	return p
 }
 
 // TestPackedTokenBudget: SPEC.md §12's bound, at most 4 IDs (16 bytes of

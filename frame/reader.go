@@ -245,9 +245,9 @@ func (r *Reader) next() (Frame, error) {
 	}
 }
 
-// packed checks a PACKED_TOKEN frame's places in the stream's recent-ID
-// list against the IDs the list holds (SPEC.md §3.1.1): Parse has checked
-// its layout, which needs no state.
+// packed checks a PACKED_TOKEN frame's codes, its places against the IDs
+// the stream's recent-ID list holds (SPEC.md §3.1.1): Parse has checked
+// its padding alone.
 func (r *Reader) packed(f Frame) error {
 	_, after, at, detail, ok := scanPacked(f.Payload, r.recent)
 	if !ok {

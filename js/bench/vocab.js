@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-import { Detokenizer, FrameReader, TextReassembler, Type, VocabText, encodeDone, encodeMagic, encodeShortToken, encodeText, parseLlama2c, parseTiktoken, CL100K_BASE_SPECIALS } from '../src/index.js';
+import { Detokenizer, FrameReader, TextReassembler, TokenEncoder, Type, VocabText, encodeDone, encodeMagic, encodeShortToken, encodeText, parseLlama2c, parseTiktoken, CL100K_BASE_SPECIALS } from '../src/index.js';
 
 const root = new URL('../../', import.meta.url);
 const require = createRequire(new URL('interop/vocab/package.json', root));
@@ -157,6 +157,12 @@ function cases(v, ids, summary) {
     if (b) textFrames.push(encodeText(0, b));
   }
   const tokenBody = Buffer.concat(tokenFrames);
+  // PACKED_TOKEN frames of 16 IDs, as frame.Writer's WriteToken sends a
+  // flush of 16.
+  const enc = new TokenEncoder();
+  const packedFrames = [encodeMagic()];
+  for (let j = 0; j < ids.length; j += 16) packedFrames.push(enc.encode(ids.slice(j, j + 16)));
+  const packedBody = Buffer.concat(packedFrames);
   const textBody = Buffer.concat(textFrames);
   return {
     text,
@@ -204,6 +210,13 @@ function cases(v, ids, summary) {
       for (const f of new FrameReader({ rawFrames: true }).feed(Buffer.concat([tokenBody, doneBody]))) s += t.add(f) ?? '';
       return s;
     },
+    /** FrameReader.feed of the whole body of PACKED_TOKEN frames (16 IDs each), and VocabText.add */
+    vocabTextPacked16() {
+      const t = new VocabText([{ vocab: v, summary }]);
+      let s = '';
+      for (const f of new FrameReader({ rawFrames: true }).feed(Buffer.concat([packedBody, doneBody]))) s += t.add(f) ?? '';
+      return s;
+    },
     /** FrameReader.feed of the whole body of TEXT frames, and VocabText.add */
     vocabTextTextBody() {
       const t = new VocabText([{ vocab: v, summary }]);
@@ -241,7 +254,7 @@ function measure(fn, n) {
   return { min: times[0], median: times[Math.floor(times.length / 2)] };
 }
 
-const paths = ['detokenizer', 'decodeStream', 'tokenBody', 'textBody', 'vocabTextBody', 'vocabTextTextBody', 'tokenFrames', 'textFrames'];
+const paths = ['detokenizer', 'decodeStream', 'tokenBody', 'textBody', 'vocabTextBody', 'vocabTextPacked16', 'vocabTextTextBody', 'tokenFrames', 'textFrames'];
 console.log(`Node ${process.version}; ${ROUNDS} rounds; ns per token, min and median`);
 console.log('| vocabulary | tokens | path | ns/token (min) | median | baseline ÷ ours |');
 console.log('|---|---:|---|---:|---:|---:|');
@@ -258,7 +271,7 @@ for (const [name, v, ids] of /** @type {[string, any, number[]][]} */ ([
   const m = {};
   for (const path of paths) m[path] = measure(/** @type {any} */ (c)[path], ids.length);
   for (const [path, r] of Object.entries(m)) {
-    const base = { decodeStream: m.detokenizer, textFrames: m.tokenFrames, textBody: m.tokenBody, vocabTextBody: m.tokenBody, vocabTextTextBody: m.vocabTextBody }[path];
+    const base = { decodeStream: m.detokenizer, textFrames: m.tokenFrames, textBody: m.tokenBody, vocabTextBody: m.tokenBody, vocabTextPacked16: m.vocabTextBody, vocabTextTextBody: m.vocabTextBody }[path];
     console.log(`| ${name} | ${ids.length} | ${path} | ${r.min.toFixed(1)} | ${r.median.toFixed(1)} | ${base ? (r.min / base.min).toFixed(2) + 'x' : '1x'} |`);
   }
 }

@@ -31,31 +31,45 @@ function codeBits(id, k) {
 
 /** The recent-ID list, most recent first. */
 class Recent {
-  /** @type {number[]} */
-  ids = [];
+  ids = new Uint32Array(RECENT_TOKENS);
+  n = 0;
 
   /** @param {number} id */
   find(id) {
-    return this.ids.indexOf(id);
+    const i = this.ids.indexOf(id);
+    return i < this.n ? i : -1;
   }
 
   /** @param {number} i moves the ID at place i to the front */
   use(i) {
-    const id = this.ids[i];
-    this.ids.copyWithin(1, 0, i);
-    this.ids[0] = id;
+    const ids = this.ids;
+    const id = ids[i];
+    if (i < 8) {
+      // shorter than a call to copyWithin
+      for (; i > 0; i--) ids[i] = ids[i - 1];
+    } else {
+      ids.copyWithin(1, 0, i);
+    }
+    ids[0] = id;
     return id;
   }
 
   /** @param {number} id puts a new ID in front */
   push(id) {
-    this.ids.unshift(id);
-    if (this.ids.length > RECENT_TOKENS) this.ids.length = RECENT_TOKENS;
+    if (this.n < RECENT_TOKENS) this.n++;
+    this.ids.copyWithin(1, 0, this.n - 1);
+    this.ids[0] = id;
+  }
+
+  /** @param {Recent} from */
+  copy(from) {
+    this.ids.set(from.ids);
+    this.n = from.n;
   }
 
   clone() {
     const c = new Recent();
-    c.ids = this.ids.slice();
+    c.copy(this);
     return c;
   }
 }
@@ -178,66 +192,159 @@ export class TokenEncoder {
   }
 }
 
-/** Reads a PACKED_TOKEN payload's codes. */
+// A code's faults (SPEC.md §3.1.1), as BitReader.code reports them.
+const PLACE_CUT = 1;
+const PLACE_PAST = 2;
+const CODE_CUT = 3;
+const CODE_LONG = 4;
+const PAST_32 = 5;
+
+/**
+ * @param {number} fault
+ * @param {number} i the place code read
+ * @param {number} have
+ */
+function faultDetail(fault, i, have) {
+  switch (fault) {
+    case PLACE_CUT:
+      return "the payload ends inside a recent ID's place";
+    case PLACE_PAST:
+      return `recent ID ${i}, the list holds ${have}`;
+    case CODE_CUT:
+      return "the payload ends inside an ID's code";
+    case CODE_LONG:
+      return "an ID's code longer than 32 bits";
+  }
+  return 'an ID past 2^32-1';
+}
+
+/**
+ * Reads a PACKED_TOKEN payload's codes, most significant bit first: acc
+ * holds n bits not yet read at its top (32 bits, the rest zero), refilled
+ * a byte at a time; left counts the code bits not yet read (the padding
+ * excluded).
+ */
 class BitReader {
   /** @param {Uint8Array} p */
   constructor(p) {
     this.p = p;
-    this.pos = 8; // bits from the payload's start: past the order byte
+    this.i = 1;
+    this.acc = 0;
+    this.n = 0;
     this.left = 8 * (p.length - 1) - (p[0] & 7);
+    // What code read: the ID or place, whether a place, and the fault.
+    this.v = 0;
+    this.hit = false;
   }
 
-  bit() {
-    const b = (this.p[this.pos >> 3] >> (7 - (this.pos & 7))) & 1;
-    this.pos++;
-    this.left--;
-    return b;
+  refill() {
+    while (this.n <= 24 && this.i < this.p.length) {
+      this.acc |= this.p[this.i++] << (24 - this.n);
+      this.n += 8;
+    }
   }
 
-  /** @param {number} n bits, n ≤ 33; the caller has checked left ≥ n */
-  read(n) {
+  /** @param {number} m bits to drop, m ≤ n */
+  skip(m) {
+    this.acc = m === 32 ? 0 : this.acc << m;
+    this.n -= m;
+    this.left -= m;
+  }
+
+  /**
+   * read returns the next m bits, m ≤ 33; the caller has checked left ≥ m.
+   * @param {number} m
+   */
+  read(m) {
     let v = 0;
-    for (let j = 0; j < n; j++) v = v * 2 + this.bit();
+    while (m > 0) {
+      this.refill();
+      const c = Math.min(m, 24);
+      v = v * (1 << c) + (this.acc >>> (32 - c));
+      this.skip(c);
+      m -= c;
+    }
     return v;
   }
 
   /** the payload offset of the byte that holds the next bit */
   at() {
-    return this.pos >> 3;
+    return this.i - ((this.n + 7) >> 3);
   }
 
   /**
-   * code reads one ID's code against a list of have IDs: [place, true] for
-   * a recent ID, [id, false] for a new one, or a string saying what is
-   * wrong.
+   * code reads one ID's code against a list of have IDs into v and hit (a
+   * place or a new ID), or returns a fault, leaving the reader at the
+   * code's start.
    * @param {number} k
    * @param {number} have
-   * @returns {[number, boolean] | string}
+   * @returns {number} 0, or the fault
    */
   code(k, have) {
-    if (this.bit() === 1) {
-      if (this.left < PLACE_BITS) return "the payload ends inside a recent ID's place";
-      const i = this.read(PLACE_BITS);
-      if (i >= have) return `recent ID ${i}, the list holds ${have}`;
-      return [i, true];
+    this.refill();
+    if (this.acc < 0) {
+      // the flag is 1: a place
+      if (this.left < 1 + PLACE_BITS) return PLACE_CUT;
+      const i = (this.acc >>> (31 - PLACE_BITS)) & (RECENT_TOKENS - 1);
+      this.v = i;
+      if (i >= have) return PLACE_PAST;
+      this.skip(1 + PLACE_BITS);
+      this.hit = true;
+      return 0;
     }
-    let z = 0;
-    for (;;) {
-      if (this.left === 0) return "the payload ends inside an ID's code";
-      if (this.bit() === 1) break;
-      if (++z > 32) return "an ID's code longer than 32 bits";
+    // The flag and up to 24 zeros are in acc after a refill, or every bit
+    // left; a longer run is counted from a copy.
+    let z = Math.min(Math.clz32(this.acc << 1), this.n - 1, this.left - 1);
+    if (z === this.n - 1 && z < this.left - 1) {
+      const s = this.save();
+      this.skip(this.n);
+      for (;;) {
+        this.refill();
+        const c = Math.min(Math.clz32(this.acc), this.n, this.left);
+        z += c;
+        if (c < this.n || z > 32 || this.left === c) break;
+        this.skip(c);
+      }
+      this.restore(s);
+      z = Math.min(z, this.left - 1);
     }
-    if (this.left < z + k) return "the payload ends inside an ID's code";
-    const w = 2 ** z + this.read(z);
+    if (z > 32) return CODE_LONG;
+    const size = 2 + 2 * z + k; // the flag, z zeros, w and r
+    if (size > this.left) return CODE_CUT;
+    if (size <= this.n) {
+      // The common case, the whole code in acc: w and r at once.
+      this.v = ((this.acc << (1 + z)) >>> (32 - (z + 1 + k))) - (1 << k);
+      this.hit = false;
+      this.skip(size);
+      return 0;
+    }
+    // Only a code of z + k ≥ 32 can name 2^32 or more.
+    const at = z + k >= 32 ? this.save() : undefined;
+    this.skip(1 + z);
+    const w = this.read(z + 1);
     const id = (w - 1) * 2 ** k + this.read(k);
-    if (id > 0xffffffff) return 'an ID past 2^32-1';
-    return [id, false];
+    if (at && id > 0xffffffff) {
+      this.restore(at);
+      return PAST_32;
+    }
+    this.v = id;
+    this.hit = false;
+    return 0;
+  }
+
+  save() {
+    return [this.i, this.acc, this.n, this.left];
+  }
+
+  /** @param {number[]} s */
+  restore(s) {
+    [this.i, this.acc, this.n, this.left] = s;
   }
 }
 
 /**
- * scanPacked checks a PACKED_TOKEN payload's layout for a list of have IDs
- * (RECENT_TOKENS when unknown, as for parseFrame): the IDs it carries and
+ * scanPacked checks a PACKED_TOKEN payload's codes for a list of have IDs
+ * (the frames before it in its stream fill it): the IDs it carries and
  * the list's length after it, or the payload offset of the fault and what
  * is wrong there.
  * @param {Uint8Array} p at least 2 bytes
@@ -250,23 +357,23 @@ export function scanPacked(p, have) {
   const k = p[0] >> 3;
   let count = 0;
   while (r.left > 0) {
-    const at = r.at();
-    const c = r.code(k, have);
-    if (typeof c === 'string') return { at, detail: c };
-    if (!c[1] && have < RECENT_TOKENS) have++;
+    const fault = r.code(k, have);
+    if (fault) return { at: r.at(), detail: faultDetail(fault, r.v, have) };
+    if (!r.hit && have < RECENT_TOKENS) have++;
     count++;
   }
   return { count, after: have };
 }
 
 /**
- * checkPacked is PACKED_TOKEN's payload check, the layout alone.
+ * checkPacked is PACKED_TOKEN's payload check in parseFrame: the padding
+ * alone, which needs no walk through the codes. A FrameReader or a
+ * TokenDecoder checks the codes, once, as it reads them.
  * @param {Uint8Array} p
  * @returns {[number, string] | undefined}
  */
 export function checkPacked(p) {
-  const s = scanPacked(p, RECENT_TOKENS);
-  return 'at' in s ? [s.at, s.detail] : undefined;
+  return (p[p.length - 1] & ((1 << (p[0] & 7)) - 1)) !== 0 ? [p.length - 1, 'padding bits not zero'] : undefined;
 }
 
 /**
@@ -276,6 +383,7 @@ export function checkPacked(p) {
  */
 export class TokenDecoder {
   #l = new Recent();
+  #saved = new Recent(); // the list before a frame, back if the frame fails
 
   /** reset empties the recent-ID list, for a new stream. */
   reset() {
@@ -297,22 +405,25 @@ export class TokenDecoder {
     const p = f.payload;
     if (p.length < 2) throw new AnthError('Malformed', 0, `payload length ${p.length}, want at least 2`, f.type);
     if ((p[p.length - 1] & ((1 << (p[0] & 7)) - 1)) !== 0) throw new AnthError('Malformed', p.length - 1, 'padding bits not zero', f.type);
-    const l = this.#l.clone();
+    const l = this.#l;
+    this.#saved.copy(l);
     const r = new BitReader(p);
     const k = p[0] >> 3;
     const ids = [];
     while (r.left > 0) {
-      const at = r.at();
-      const c = r.code(k, l.ids.length);
-      if (typeof c === 'string') throw new AnthError('Malformed', at, c, f.type);
-      if (c[1]) {
-        ids.push(l.use(c[0]));
+      const fault = r.code(k, l.n);
+      if (fault) {
+        const detail = faultDetail(fault, r.v, l.n);
+        l.copy(this.#saved);
+        throw new AnthError('Malformed', r.at(), detail, f.type);
+      }
+      if (r.hit) {
+        ids.push(l.use(r.v));
       } else {
-        l.push(c[0]);
-        ids.push(c[0]);
+        l.push(r.v);
+        ids.push(r.v);
       }
     }
-    this.#l = l;
     return ids;
   }
 }

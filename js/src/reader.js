@@ -269,8 +269,8 @@ export class FrameReader {
         continue;
       }
       if (f.type === Type.PACKED_TOKEN) {
-        // SPEC.md §3.1.1: its places against the IDs the list holds (the
-        // layout, which needs no state, is checkPayload's).
+        // SPEC.md §3.1.1: its codes, its places against the IDs the list
+        // holds (checkPayload has checked its padding alone).
         const s = scanPacked(f.payload, this.#recent);
         if ('at' in s) throw new AnthError('Malformed', this.#off - f.payload.length + s.at, s.detail, f.type);
         this.#recent = s.after;

@@ -1,6 +1,6 @@
 /**
- * scanPacked checks a PACKED_TOKEN payload's layout for a list of have IDs
- * (RECENT_TOKENS when unknown, as for parseFrame): the IDs it carries and
+ * scanPacked checks a PACKED_TOKEN payload's codes for a list of have IDs
+ * (the frames before it in its stream fill it): the IDs it carries and
  * the list's length after it, or the payload offset of the fault and what
  * is wrong there.
  * @param {Uint8Array} p at least 2 bytes
@@ -15,7 +15,9 @@ export function scanPacked(p: Uint8Array, have: number): {
     detail: string;
 };
 /**
- * checkPacked is PACKED_TOKEN's payload check, the layout alone.
+ * checkPacked is PACKED_TOKEN's payload check in parseFrame: the padding
+ * alone, which needs no walk through the codes. A FrameReader or a
+ * TokenDecoder checks the codes, once, as it reads them.
  * @param {Uint8Array} p
  * @returns {[number, string] | undefined}
  */
