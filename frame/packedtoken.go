@@ -300,6 +300,25 @@ func scanPacked(p []byte, have int) (count, after, at int, detail string, ok boo
 	r := newBitReader(p)
 	k := int(p[0] >> 3)
 	for r.left > 0 {
+		// A place in a full list, or a short new ID's code, is skipped here
+		// without next's call; next reads the rest and says what is wrong.
+		if r.n < 40 {
+			r.refill()
+		}
+		if r.acc>>63 == 1 {
+			if have == RecentTokens && r.left >= 1+recentBits {
+				r.skip(1 + recentBits)
+				count++
+				continue
+			}
+		} else if z := bits.LeadingZeros64(r.acc << 1); z+k < 32 {
+			if size := 2 + 2*z + k; size <= r.n && size <= r.left {
+				r.skip(size)
+				count++
+				have = min(have+1, RecentTokens)
+				continue
+			}
+		}
 		v, hit, fault := r.next(k, have)
 		if fault != codeOK {
 			return count, have, r.at(), faultDetail(fault, v, have), false
@@ -354,6 +373,26 @@ func (d *TokenDecoder) Tokens(dst []uint32, f Frame) ([]uint32, error) {
 	k := int(p[0] >> 3)
 	n := len(dst)
 	for r.left > 0 {
+		// A place, or a short new ID's code, is read here without next's
+		// call, as in scanPacked.
+		if r.n < 40 {
+			r.refill()
+		}
+		if r.acc>>63 == 1 {
+			if i := int(r.acc >> (63 - recentBits) & (RecentTokens - 1)); i < l.n && r.left >= 1+recentBits {
+				r.skip(1 + recentBits)
+				dst = append(dst, l.use(i))
+				continue
+			}
+		} else if z := bits.LeadingZeros64(r.acc << 1); z+k < 32 {
+			if size := 2 + 2*z + k; size <= r.n && size <= r.left {
+				id := uint32(r.acc<<(1+z)>>(64-(z+1+k))) - 1<<k
+				r.skip(size)
+				l.push(id)
+				dst = append(dst, id)
+				continue
+			}
+		}
 		v, hit, fault := r.next(k, l.n)
 		if fault != codeOK {
 			return dst[:n], frameErr(int64(r.at()), f.Type, ErrMalformed, faultDetail(fault, v, l.n))

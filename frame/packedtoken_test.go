@@ -123,6 +123,49 @@ func TestPackedTokenErrors(t *testing.T) {
 	}
 }
 
+// TestPackedTokenPlaceEdge: with the list holding 0, 1, 62, 63 or 64 IDs,
+// its last place reads and the one past it is a fault, to a Reader and to a
+// TokenDecoder, whichever of their paths reads it.
+func TestPackedTokenPlaceEdge(t *testing.T) {
+	for _, have := range []int{0, 1, 62, 63, 64} {
+		for _, place := range []int{have - 1, have} {
+			if place < 0 || place >= RecentTokens {
+				continue
+			}
+			var e TokenEncoder
+			var d TokenDecoder
+			var list []uint32
+			stream := AppendMagic(nil)
+			for i := range have {
+				b := e.AppendPackedToken(nil, uint32(1000+i))
+				f, _, _ := Parse(b)
+				d.Tokens(nil, f)
+				stream = append(stream, b...)
+				list = referencePacked(list, uint32(1000+i))
+			}
+			// The place, a new ID (2), the place again: each of the readers'
+			// paths, in a frame of 3 codes.
+			p := bitPayload(0, fmt.Sprintf("1%06b00111%06b", place, place))
+			stream = AppendDone(append(append(stream, byte(TypePackedToken), 0, byte(len(p))), p...), 0, "")
+			_, rerr := readAll(NewReader(bytes.NewReader(stream), ReaderOptions{}))
+			ids, derr := d.Tokens(nil, Frame{TypePackedToken, p})
+			want, _, _, _, ok := readPackedBits(p, list)
+			if ok != (place < have) {
+				t.Fatalf("list of %d, place %d: the reference says ok %v", have, place, ok)
+			}
+			if ok {
+				if rerr != nil || derr != nil || !cmp.Equal(ids, want) {
+					t.Errorf("list of %d, place %d: Reader %v, TokenDecoder %v %v; want %v", have, place, rerr, ids, derr, want)
+				}
+				continue
+			}
+			if !errors.Is(rerr, ErrMalformed) || !errors.Is(derr, ErrMalformed) {
+				t.Errorf("list of %d, place %d: Reader %v, TokenDecoder %v; want ErrMalformed", have, place, rerr, derr)
+			}
+		}
+	}
+}
+
 // TestPackedTokenReference: a TokenDecoder and a Reader's scan, which read
 // 8 bytes at a time, agree with SPEC.md §3.1.1 read literally, a bit at a
 // time, on any payload: the same IDs and list, or a fault at the same byte,
