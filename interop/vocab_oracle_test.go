@@ -53,8 +53,8 @@ type oracleRow struct {
 // and o200k_base, the Llama 3 and Qwen3 tokenizers) and random tok512 IDs,
 // and runs this test with ANTH_VOCAB_ORACLE naming the cases. Here Go's
 // loaders read the same files, each must hash as the JavaScript does, and
-// each case's IDs, as TOKEN/TOKEN32 frames of random runs cut into random
-// writes to a push frame.Reader, must decode to the case's text and
+// each case's IDs, as token frames of every kind (PACKED_TOKEN among them)
+// of random runs cut into random writes to a push frame.Reader, must decode to the case's text and
 // specials exactly; a one-byte change to a file must be an error or another
 // hash. It writes its table to ANTH_VOCAB_ORACLE_OUT. Without the cases
 // there is nothing to check: it skips, and the Node script fails if it did
@@ -148,19 +148,25 @@ func TestVocabOracle(t *testing.T) {
 }
 
 // decodeFramed writes ids as token frames, TOKEN/TOKEN32 frames of random
-// runs of 1 to 8 IDs and short token frames of one (SPEC.md §3.1), then
-// DONE, to a push frame.Reader in random pieces of 1 to 40 bytes, and
-// decodes the token frames it returns.
+// runs of 1 to 8 IDs, short token frames of one (SPEC.md §3.1) and
+// PACKED_TOKEN frames of 1 to 24 (§3.1.1), then DONE, to a push
+// frame.Reader in random pieces of 1 to 40 bytes, and decodes the token
+// frames it returns.
 func decodeFramed(v *vocab.Vocabulary, ids []uint32, rng *rand.Rand) (string, []string, error) {
 	body := frame.AppendMagic(nil)
+	var packed frame.TokenEncoder
 	for i := 0; i < len(ids); {
 		n := min(len(ids)-i, 1+rng.IntN(8))
 		if rng.IntN(3) == 0 {
 			n = 1
 		}
-		if n == 1 && rng.IntN(2) == 0 {
+		switch {
+		case rng.IntN(3) == 0:
+			n = min(len(ids)-i, 1+rng.IntN(24))
+			body = packed.AppendPackedToken(body, ids[i:i+n]...)
+		case n == 1 && rng.IntN(2) == 0:
 			body = frame.AppendShortToken(body, ids[i])
-		} else {
+		default:
 			body = frame.AppendToken(body, ids[i:i+n]...)
 		}
 		i += n
@@ -171,6 +177,7 @@ func decodeFramed(v *vocab.Vocabulary, ids []uint32, rng *rand.Rand) (string, []
 	var text []byte
 	var specials []string
 	var buf []uint32
+	var tokens frame.TokenDecoder
 	drain := func() error {
 		for {
 			f, err := r.Next()
@@ -180,9 +187,9 @@ func decodeFramed(v *vocab.Vocabulary, ids []uint32, rng *rand.Rand) (string, []
 				}
 				return err
 			}
-			switch f.Type {
-			case frame.TypeToken, frame.TypeToken32, frame.TypeShortToken, frame.TypeShortToken24:
-				if buf, err = f.Tokens(buf[:0]); err != nil {
+			switch {
+			case f.Type.IsToken():
+				if buf, err = tokens.Tokens(buf[:0], f); err != nil {
 					return err
 				}
 				for rest := buf; len(rest) > 0; {
@@ -196,7 +203,7 @@ func decodeFramed(v *vocab.Vocabulary, ids []uint32, rng *rand.Rand) (string, []
 					}
 					rest = rest[n:]
 				}
-			case frame.TypeDone:
+			case f.Type == frame.TypeDone:
 				text = d.Flush(text)
 			}
 		}

@@ -4,7 +4,7 @@
 // tok512 IDs with llama2.c run.c's decoding rules as their oracle, must come
 // back byte for byte from the JavaScript Detokenizer in Node, from Go's
 // (interop/vocab_oracle_test.go) and from the JavaScript one in headless
-// Chromium, each under random chunkings of the IDs into TOKEN/TOKEN32 frames
+// Chromium, each under random chunkings of the IDs into TOKEN/TOKEN32 and PACKED_TOKEN frames
 // and of the frames' bytes into reads. Every vocabulary must hash the same
 // in the three, cl100k_base and o200k_base as tiktoken pins, a one-byte
 // change to a vocabulary file must be an error or another hash, and each

@@ -1,7 +1,7 @@
 // The oracle's check, the same in Node and in the browser: each case's IDs
-// framed as an ANTH response (random runs of IDs as TOKEN or TOKEN32 frames
-// by the package's encoder), cut into random reads, read by FrameReader and
-// decoded by a Detokenizer, must give the case's text and specials exactly.
+// framed as an ANTH response (random runs of IDs as TOKEN, TOKEN32 and
+// PACKED_TOKEN frames by the package's encoders), cut into random reads, read
+// by FrameReader and a TokenDecoder and decoded by a Detokenizer, must give the case's text and specials exactly.
 // No Node APIs: the page imports it as it is.
 
 /**
@@ -22,17 +22,24 @@ export function rng(seed) {
 
 /**
  * framed encodes ids as an ANTH response: random runs of 1 to 8 IDs (one
- * in three a single ID) as TOKEN or TOKEN32 frames, then DONE; and cuts its
- * bytes into random reads of 1 to 40 bytes.
+ * in three a single ID) as TOKEN or TOKEN32 frames, and one run in three of
+ * 1 to 24 IDs as a PACKED_TOKEN frame (SPEC.md §3.1.1), then DONE; and cuts
+ * its bytes into random reads of 1 to 40 bytes.
  * @param {any} anth the package
  * @param {number[]} ids
  * @param {() => number} rand
  */
 export function framed(anth, ids, rand) {
   const parts = [anth.encodeMagic()];
+  const packed = new anth.TokenEncoder();
   for (let i = 0; i < ids.length; ) {
-    const n = rand() < 0.33 ? 1 : 1 + Math.floor(rand() * 8);
-    parts.push(anth.encodeToken(ids.slice(i, i + n)));
+    let n = rand() < 0.33 ? 1 : 1 + Math.floor(rand() * 8);
+    if (rand() < 0.33) {
+      n = 1 + Math.floor(rand() * 24);
+      parts.push(packed.encode(ids.slice(i, i + n)));
+    } else {
+      parts.push(anth.encodeToken(ids.slice(i, i + n)));
+    }
     i += n;
   }
   parts.push(anth.encodeDone(anth.StopReason.END_TURN));
@@ -64,10 +71,11 @@ export function decodeReads(anth, vocab, reads) {
   let text = '';
   const specials = [];
   let tokens = 0;
+  const packed = new anth.TokenDecoder();
   const take = (/** @type {any[]} */ frames) => {
     for (const f of frames) {
-      if (f.type === anth.Type.TOKEN || f.type === anth.Type.TOKEN32) {
-        const ids = f.tokens();
+      if (anth.isToken(f.type)) {
+        const ids = packed.tokens(f);
         tokens += ids.length;
         for (let at = 0; at < ids.length; at += d.taken) {
           text += d.decode(ids, at);
