@@ -254,7 +254,7 @@ func (r *bitReader) next(k, have int) (v uint32, hit bool, fault int) {
 		r.skip(size)
 		return uint32(id), false, codeOK
 	}
-	// A long code (z+k over 26): w and r a part at a time.
+	// A code longer than the bits in acc: w and r a part at a time.
 	s := *r
 	s.skip(1 + z)
 	s.refill()
@@ -300,8 +300,9 @@ func scanPacked(p []byte, have int) (count, after, at int, detail string, ok boo
 	r := newBitReader(p)
 	k := int(p[0] >> 3)
 	for r.left > 0 {
-		// A place in a full list, or a short new ID's code, is skipped here
-		// without next's call; next reads the rest and says what is wrong.
+		// A place in a full list, or a new ID's code within acc, is skipped
+		// here without next's call (z + k < 32 keeps an ID under 2^32);
+		// next reads the rest and says what is wrong.
 		if r.n < 40 {
 			r.refill()
 		}
