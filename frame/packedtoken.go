@@ -69,8 +69,9 @@ func expGolombBits(id uint32, k int) int {
 
 // TokenEncoder writes PACKED_TOKEN frames (SPEC.md §3.1.1): each ID the
 // stream's recent-ID list holds in 7 bits, any other as an
-// exponential-Golomb code, so that at 16 IDs a flush an ID costs 1.3–1.9
-// bytes on English and code (BenchmarkTokenBytes). A frame's IDs depend
+// exponential-Golomb code, so that at 16 IDs a flush an ID of a 100k+
+// vocabulary costs 1.4–1.9 bytes on prose, code and Chinese
+// (BenchmarkTokenBytes). A frame's IDs depend
 // on the PACKED_TOKEN frames before it in the stream: use one TokenEncoder
 // for every PACKED_TOKEN frame of a stream, in order, and Reset it for the
 // next stream. The zero value is ready to use.

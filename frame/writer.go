@@ -294,7 +294,7 @@ func (w *Writer) Flush() error {
 // WriteToken writes ids as token frames (SPEC.md §3.1): one ID alone in a
 // short token frame (see AppendShortToken), several in a PACKED_TOKEN
 // frame, coded against the IDs of the stream's PACKED_TOKEN frames before
-// it (see TokenEncoder; SPEC.md §3.1.1): at 16 IDs a call, 1.5–1.9 bytes
+// it (see TokenEncoder; SPEC.md §3.1.1): at 16 IDs a call, 1.4–1.9 bytes
 // an ID of a 100k+ vocabulary, where TOKEN and TOKEN32 frames take 2.2–2.7.
 func (w *Writer) WriteToken(ids ...uint32) error {
 	start, err := w.begin()
