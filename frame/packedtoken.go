@@ -59,9 +59,6 @@ func (l *recent) push(id uint32) {
 	l.ids[0] = id
 }
 
-// list returns the IDs in order, most recent first.
-func (l *recent) list() []uint32 { return append([]uint32{}, l.ids[:l.n]...) }
-
 // expGolombBits is the size of id's exponential-Golomb code of order k.
 func expGolombBits(id uint32, k int) int {
 	return 2*(bits.Len64(uint64(id)>>k+1)-1) + 1 + k

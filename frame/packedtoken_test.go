@@ -219,6 +219,9 @@ func TestPackedTokenReference(t *testing.T) {
 	})
 }
 
+// list returns the IDs in order, most recent first.
+func (l *recent) list() []uint32 { return append([]uint32{}, l.ids[:l.n]...) }
+
 // referencePacked moves or puts id in front of list, which holds at most
 // RecentTokens IDs.
 func referencePacked(list []uint32, id uint32) []uint32 {
