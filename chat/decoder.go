@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"errors"
 	"io"
 	"sync"
 
@@ -149,6 +150,12 @@ func (d *Decoder) next(b []byte) ([]byte, error) {
 	}
 	for {
 		name, data, err := d.sc.Next()
+		if err != nil && d.core.ended && errors.Is(err, sse.ErrTruncated) {
+			// SPEC.md §7b.3: bytes cut after the response's end complete no event
+			// (an EventSource leaves such an event out too): the response
+			// is whole, as the gateway's relay judges it.
+			err = io.EOF
+		}
 		if err == io.EOF {
 			start := len(b)
 			if b, err = d.core.end(b); err != nil {

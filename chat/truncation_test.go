@@ -54,6 +54,33 @@ func TestEveryCut(t *testing.T) {
 	}
 }
 
+// TestCutAfterEnd: bytes after a response's end that complete no event (a
+// connection cut after the response) leave it whole: the ANTH of the
+// stream alone and no error, as the gateway's relay judges it (SPEC.md
+// §7b.3). A stream whose end is only the end of its bytes (no [DONE]) is
+// cut by them, as before.
+func TestCutAfterEnd(t *testing.T) {
+	recs := recordings(t)
+	for _, name := range sortedNames(recs) {
+		src := recs[name]
+		full := toANTH(t, src, DecoderOptions{})
+		cutByTail := bytes.Contains(full, eofEvent)
+		for _, tail := range []string{"0", `data: {"x":`, "data: {}\n", ": c", "data: [DONE]\n"} {
+			in := append(append([]byte{}, src...), tail...)
+			got, err := io.ReadAll(NewDecoder(bytes.NewReader(in), DecoderOptions{}))
+			if cutByTail {
+				if !errors.Is(err, ErrTruncated) || relayWhole(in) {
+					t.Errorf("%s + %q: %v (relay says whole: %v), want ErrTruncated", name, tail, err, relayWhole(in))
+				}
+				continue
+			}
+			if err != nil || !bytes.Equal(got, full) || !relayWhole(in) {
+				t.Errorf("%s + %q: %v, the stream's ANTH %v, relay says whole: %v; want the stream alone", name, tail, err, bytes.Equal(got, full), relayWhole(in))
+			}
+		}
+	}
+}
+
 // eofEvent is the EVENT eof a Decoder writes when a stream with no [DONE]
 // ends with its bytes (SPEC.md §7b.3).
 var eofEvent = (&toFrames{}).whole(nil, "eof", []byte("null"))

@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"errors"
 	"io"
 	"sync"
 
@@ -138,6 +139,13 @@ func (d *Decoder) next(b []byte) ([]byte, error) {
 	}
 	for {
 		name, data, err := d.sc.Next()
+		if err != nil && d.core.ended && errors.Is(err, sse.ErrTruncated) {
+			// SPEC.md §7a (after the response ends): bytes cut after its
+			// end complete no event (an EventSource leaves such an event
+			// out too): the response is whole, as the gateway's relay
+			// judges it.
+			err = io.EOF
+		}
 		if err == io.EOF {
 			if err := d.core.end(); err != nil {
 				return b, d.at(err, d.sc.Offset())

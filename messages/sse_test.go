@@ -128,6 +128,23 @@ func TestNative(t *testing.T) {
 	toANTH(t, sse, DecoderOptions{})
 }
 
+// TestCutAfterEnd: bytes after a response's end (message_stop or error)
+// that complete no event, a connection cut after the response, leave it
+// whole: the ANTH of the stream alone and no error (SPEC.md §7a); a cut
+// before the end is still ErrTruncated (TestDecoderErrors).
+func TestCutAfterEnd(t *testing.T) {
+	for name, src := range testdata.SSE(t) {
+		full := toANTH(t, src, DecoderOptions{})
+		for _, tail := range []string{"0", "event: ping\ndata: {", "event: ping\n", ": c"} {
+			in := append(append([]byte{}, src...), tail...)
+			got, err := io.ReadAll(NewDecoder(bytes.NewReader(in), DecoderOptions{}))
+			if err != nil || !bytes.Equal(got, full) {
+				t.Errorf("%s + %q: %v, the stream's ANTH %v; want the stream alone", name, tail, err, bytes.Equal(got, full))
+			}
+		}
+	}
+}
+
 func TestDecoderErrors(t *testing.T) {
 	ok := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
 	for name, c := range map[string]struct {
