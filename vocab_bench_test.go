@@ -331,9 +331,10 @@ func BenchmarkTokenBytes(b *testing.B) {
 	}
 }
 
-// decodeStreams are one corpus's response two ways: its IDs a short token
-// frame each after a VOCAB frame, as frame.Writer's WriteToken sends a
-// token at a time, and its text a TEXT frame per token.
+// decodeStreams are one corpus's response three ways: its IDs a short
+// token frame each after a VOCAB frame, as frame.Writer's WriteToken sends
+// a token at a time; the same IDs in PACKED_TOKEN frames of 16, as it sends
+// a flush of 16; and its text a TEXT frame per token.
 func decodeStreams(c tokenCorpus) (tokens, packed, text []byte, want string) {
 	tokens = frame.AppendVocab(frame.AppendMagic(nil), c.v.Vocab(0))
 	packed = tokens

@@ -151,9 +151,9 @@ func (d *Decoder) next(b []byte) ([]byte, error) {
 	for {
 		name, data, err := d.sc.Next()
 		if err != nil && d.core.ended && errors.Is(err, sse.ErrTruncated) {
-			// SPEC.md §7b.3: bytes cut after the response's end complete no event
-			// (an EventSource leaves such an event out too): the response
-			// is whole, as the gateway's relay judges it.
+			// SPEC.md §7b.3: bytes cut after the response's end complete
+			// no event (an EventSource leaves such an event out too): the
+			// response is whole, as the gateway's relay judges it.
 			err = io.EOF
 		}
 		if err == io.EOF {
