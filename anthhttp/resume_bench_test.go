@@ -19,9 +19,11 @@ import (
 	. "github.com/layer0/anth/anthhttp"
 	"github.com/layer0/anth/frame"
 	"github.com/layer0/anth/internal/cputime"
+	"github.com/layer0/anth/internal/redistest"
 	"github.com/layer0/anth/internal/testdata"
 	"github.com/layer0/anth/messages"
 	"github.com/layer0/anth/resume"
+	"github.com/layer0/anth/resume/redisstore"
 )
 
 // BenchmarkResumeStream is what keeping a tail costs a live stream: each
@@ -194,87 +196,115 @@ func fillStore(b *testing.B, store *resume.Memory, h http.Handler, w resumeWire,
 // BenchmarkResumeReconnect is the time from a resume request to its
 // first frame read, over loopback HTTP, from the middle of the longest
 // recording of testdata/sse, kept whole: as ANTH (Anth-Resume-Offset) and
-// as an event stream (Last-Event-ID); beside it, re-sending the request (a new POST through the
-// same gateway to an upstream in memory, which answers at once: a real
-// model's first token takes far longer). p50 and p99 are of the
-// iterations' times.
+// as an event stream (Last-Event-ID), from a Memory store and from Redis
+// (a redis-server on loopback, as redisstore's own benchmarks use); beside
+// them, re-sending the request (a new POST through the same gateway to an
+// upstream in memory, which answers at once: a real model's first token
+// takes far longer). p50 and p99 are of the iterations' times.
 func BenchmarkResumeReconnect(b *testing.B) {
 	recs := testdata.SSE(b)
 	name := "tests_fixtures_fable-fallback_stream-a-toolrefusal.sse"
-	gw, _ := resumeGateway(b, &streamUpstream{streams: recs}, GatewayOptions{})
-	body := `{"model":"` + name + `","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
-	resp, err := http.DefaultTransport.RoundTrip(post(b, gw, "/v1/messages", body, anthclient.Accept, ""))
-	if err != nil {
-		b.Fatal(err)
-	}
-	whole, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	id := resp.Header.Get(ResumeIDHeader)
-	// The offset of the middle frame.
-	var offs []int
-	for off := len(frame.Magic); off < len(whole); off += frame.HeaderSize + (int(whole[off+1])<<8 | int(whole[off+2])) {
-		offs = append(offs, off-len(frame.Magic))
-	}
-	mid := offs[len(offs)/2]
-	// An event stream's is kept as its events (§13.1): its cursor, the id
-	// of its middle event.
-	sseReq := post(b, gw, "/v1/messages", body, "text/event-stream", "")
-	resp, err = http.DefaultTransport.RoundTrip(sseReq)
-	if err != nil {
-		b.Fatal(err)
-	}
-	events, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	sseID := resp.Header.Get(ResumeIDHeader)
-	ids := regexp.MustCompile(`(?m)^id:(\d+)$`).FindAllSubmatch(events, -1)
-	midEvent := string(ids[len(ids)/2][1])
-	first := func(b *testing.B, req *http.Request) time.Duration {
-		start := time.Now()
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil || resp.StatusCode != 200 {
-			b.Fatal(err, resp.Status)
+	redis := redistest.Start(b)
+	for _, st := range []string{"memory", "redis"} {
+		var opts GatewayOptions
+		if st == "redis" {
+			store, err := redisstore.New(redisstore.Options{Addr: redis.Addr})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { store.Close() })
+			opts.Resume = store
 		}
-		var p [1]byte
-		if _, err := io.ReadFull(resp.Body, p[:]); err != nil {
+		gw, _ := resumeGateway(b, &streamUpstream{streams: recs}, opts)
+		body := `{"model":"` + name + `","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+		resp, err := http.DefaultTransport.RoundTrip(post(b, gw, "/v1/messages", body, anthclient.Accept, ""))
+		if err != nil {
 			b.Fatal(err)
 		}
-		d := time.Since(start)
-		io.Copy(io.Discard, resp.Body)
+		whole, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		return d
+		id := resp.Header.Get(ResumeIDHeader)
+		// The offset of the middle frame.
+		var offs []int
+		for off := len(frame.Magic); off < len(whole); off += frame.HeaderSize + (int(whole[off+1])<<8 | int(whole[off+2])) {
+			offs = append(offs, off-len(frame.Magic))
+		}
+		mid := offs[len(offs)/2]
+		// An event stream's is kept as its events (§13.1): its cursor, the id
+		// of its middle event.
+		sseReq := post(b, gw, "/v1/messages", body, "text/event-stream", "")
+		resp, err = http.DefaultTransport.RoundTrip(sseReq)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		sseID := resp.Header.Get(ResumeIDHeader)
+		ids := regexp.MustCompile(`(?m)^id:(\d+)$`).FindAllSubmatch(events, -1)
+		if id == "" || sseID == "" || len(ids) == 0 {
+			b.Fatalf("%s: responses not kept (IDs %q and %q, %d event ids)", st, id, sseID, len(ids))
+		}
+		midEvent := string(ids[len(ids)/2][1])
+		cases := []struct {
+			name string
+			req  func() *http.Request
+		}{
+			{"resume-anth", func() *http.Request {
+				req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
+				req.Header.Set("X-Api-Key", "key-1")
+				req.Header.Set("Accept", anthclient.Accept)
+				req.Header.Set(ResumeIDHeader, id)
+				req.Header.Set(ResumeOffsetHeader, strconv.Itoa(mid))
+				return req
+			}},
+			{"resume-sse", func() *http.Request {
+				req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
+				req.Header.Set("X-Api-Key", "key-1")
+				req.Header.Set("Accept", "text/event-stream")
+				req.Header.Set(ResumeIDHeader, sseID)
+				req.Header.Set(LastEventIDHeader, midEvent)
+				return req
+			}},
+		}
+		if st == "memory" {
+			cases = append(cases, struct {
+				name string
+				req  func() *http.Request
+			}{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, anthclient.Accept, "") }})
+		}
+		for _, c := range cases {
+			b.Run(st+"/"+c.name, func(b *testing.B) {
+				var ds []time.Duration
+				for b.Loop() {
+					ds = append(ds, firstByte(b, c.req()))
+				}
+				slices.Sort(ds)
+				b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
+				b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs")
+			})
+		}
 	}
-	for _, c := range []struct {
-		name string
-		req  func() *http.Request
-	}{
-		{"resume-anth", func() *http.Request {
-			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
-			req.Header.Set("X-Api-Key", "key-1")
-			req.Header.Set("Accept", anthclient.Accept)
-			req.Header.Set(ResumeIDHeader, id)
-			req.Header.Set(ResumeOffsetHeader, strconv.Itoa(mid))
-			return req
-		}},
-		{"resume-sse", func() *http.Request {
-			req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
-			req.Header.Set("X-Api-Key", "key-1")
-			req.Header.Set("Accept", "text/event-stream")
-			req.Header.Set(ResumeIDHeader, sseID)
-			req.Header.Set(LastEventIDHeader, midEvent)
-			return req
-		}},
-		{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, anthclient.Accept, "") }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			var ds []time.Duration
-			for b.Loop() {
-				ds = append(ds, first(b, c.req()))
-			}
-			slices.Sort(ds)
-			b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs")
-		})
+}
+
+// firstByte sends req and returns the time to the first byte of its body,
+// which it then reads to the end.
+func firstByte(b *testing.B, req *http.Request) time.Duration {
+	start := time.Now()
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		b.Fatal(err)
 	}
+	if resp.StatusCode != 200 {
+		b.Fatal(resp.Status)
+	}
+	var p [1]byte
+	if _, err := io.ReadFull(resp.Body, p[:]); err != nil {
+		b.Fatal(err)
+	}
+	d := time.Since(start)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return d
 }
 
 // BenchmarkResumeHeld is the memory a kept response holds: b.N responses
