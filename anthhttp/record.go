@@ -55,7 +55,10 @@ type Record struct {
 	// §13), given to it or, for a resume (Resumed), asked for; "" for
 	// others. ResumeFrom is a resume's cursor (the frame offset it asked
 	// for). ResumeErr is why a response the gateway would have kept is
-	// not resumable (the store's Create failed), or nil.
+	// not resumable, or not past some point: the store's Create failed,
+	// or a later Append did (the tail grew past ResumeMaxBytes, the store
+	// evicted it to stay in its own bound, or the store went down), after
+	// which the stream went on unkept; nil if it was kept whole.
 	ResumeID   string
 	Resumed    bool
 	ResumeFrom int64

@@ -89,14 +89,18 @@ func (t *tail) abandon() { t.ex.cancel(errAbandoned) }
 
 // keep appends p, whole frames without the magic or whole events; end
 // says p ends the response. A failed Append ends the keeping (the store has
-// dropped the tail or cannot be reached): the stream goes on, and a resume
-// gets the store's error.
+// dropped the tail or cannot be reached): the stream goes on, a resume
+// gets the store's error, and the response's Record says why (ResumeErr),
+// so an operator whose store evicts tails still streaming sees it. It runs
+// on the goroutine that serves the response, which writes the Record
+// after its last call.
 func (t *tail) keep(p []byte, end bool) {
 	if t.failed != nil || t.ended || len(p) == 0 && !end {
 		return
 	}
 	if err := t.kept.Append(t.ctx, p, end); err != nil {
 		t.failed = err
+		t.ex.rec.ResumeErr = err
 		return
 	}
 	t.off += int64(len(p))

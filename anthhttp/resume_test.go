@@ -975,3 +975,34 @@ func m0(m [][]byte) []byte {
 	}
 	return m[0]
 }
+
+// TestResumeKeepFailureRecorded: a response whose tail the store stops
+// keeping partway (here, past ResumeMaxBytes; as well, evicted by the
+// store's bound, or the store gone) streams on whole, and its Record, so
+// its log line and anth proxy's metrics, says why it is no longer
+// resumable, as for one whose tail could not be created: an operator
+// whose store is too small for the streams in flight sees it.
+func TestResumeKeepFailureRecorded(t *testing.T) {
+	streams := streamsOf(t)
+	for _, w := range resumeWires {
+		t.Run(w.name, func(t *testing.T) {
+			var rec Record
+			up, _ := url.Parse("http://upstream.test")
+			store := resume.NewMemory(resume.MemoryOptions{})
+			defer store.Close()
+			gw := NewGateway(messages.API{}, GatewayOptions{Upstream: up, Transport: &memTransport{body: streams["layer0-basic.sse"]},
+				Resume: store, ResumeMaxBytes: 64, Observer: observerFunc(func(r *Record) { rec = *r })})
+			rr := httptest.NewRecorder()
+			gw.ServeHTTP(rr, w.request())
+			if rr.Code != 200 || rr.Header().Get(ResumeIDHeader) == "" {
+				t.Fatalf("status %d, %s %q: want a resumable 200", rr.Code, ResumeIDHeader, rr.Header().Get(ResumeIDHeader))
+			}
+			if rec.End != EndDone {
+				t.Errorf("the stream ends %v (%v), want it whole", rec.End, rec.Err)
+			}
+			if !errors.Is(rec.ResumeErr, resume.ErrTooLarge) {
+				t.Errorf("Record.ResumeErr %v, want resume.ErrTooLarge", rec.ResumeErr)
+			}
+		})
+	}
+}

@@ -98,7 +98,7 @@ func newMetrics(apiPaths []string, inFlight func() int) *metrics {
 		Help: "Resume requests (SPEC.md §13), by status: 200 resumed, 404 unknown or expired, 410 dropped, 416 bad cursor, 503 store unreachable."},
 		[]string{"status"})
 	m.unkept = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "resume_keep_failures_total",
-		Help: "Streams served unresumable because the store could not start keeping them (unreachable when they began)."})
+		Help: "Streams the store could not keep, from their start or from some point on (served on unkept): unreachable when they began, or an append failed later (the tail grew past --resume-max-bytes, was evicted to stay within --resume-memory, or the store went down)."})
 	m.reg.MustRegister(m.requests, m.ttfb, m.stream, m.in, m.out, m.faults, m.frames, m.tokens, m.resumes, m.unkept,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "streams_in_flight",
 			Help: "Requests to the API's streaming path being served now (the ones --max-streams bounds)."},
