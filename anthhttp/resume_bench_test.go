@@ -245,10 +245,11 @@ func BenchmarkResumeReconnect(b *testing.B) {
 			b.Fatalf("%s: responses not kept (IDs %q and %q, %d event ids)", st, id, sseID, len(ids))
 		}
 		midEvent := string(ids[len(ids)/2][1])
-		cases := []struct {
+		type reconnect struct {
 			name string
 			req  func() *http.Request
-		}{
+		}
+		cases := []reconnect{
 			{"resume-anth", func() *http.Request {
 				req, _ := http.NewRequest(http.MethodGet, gw.URL+"/v1/messages", nil)
 				req.Header.Set("X-Api-Key", "key-1")
@@ -267,10 +268,7 @@ func BenchmarkResumeReconnect(b *testing.B) {
 			}},
 		}
 		if st == "memory" {
-			cases = append(cases, struct {
-				name string
-				req  func() *http.Request
-			}{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, anthclient.Accept, "") }})
+			cases = append(cases, reconnect{"resend-post", func() *http.Request { return post(b, gw, "/v1/messages", body, anthclient.Accept, "") }})
 		}
 		for _, c := range cases {
 			b.Run(st+"/"+c.name, func(b *testing.B) {
